@@ -26,10 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("supervisor.cmd_store", "show one checkpoint"),
     "diff": ("supervisor.cmd_store", "section-by-section diff of two checkpoints"),
     "restore": ("supervisor.cmd_store", "restore a checkpoint into the live files"),
-    "payload": ("supervisor.cmd_payload", "print the rehydrate payload exactly as it would be sent"),
+    "payload": ("supervisor.cmd_payload", "print the rehydrate payload as it would be sent"),
     "hook": ("supervisor.cmd_hook", "called by agent hooks: records the event, may answer"),
     "profiles": ("supervisor.cmd_profiles", "list agent profiles and where each was loaded from"),
-    "demo-agent": ("supervisor.demo_agent", "the scripted demo agent itself (used by `tether demo`)"),
+    "demo-agent": ("supervisor.demo_agent", "the scripted demo agent itself"),
 }
 
 

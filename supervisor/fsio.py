@@ -1,0 +1,182 @@
+"""Durable file primitives: atomic whole-file writes and torn-line-safe JSONL.
+
+Nothing under `.tether/` is ever truncated in place: a whole file is written
+to a temp file in the same folder, fsynced and renamed over the old one; a
+JSONL record is one ``write`` of one line plus fsync. A reader therefore only
+ever meets a torn *last* line (a crash mid-append), which it skips and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from supervisor.errors import TetherError
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A JSONL line that could not be read, named so a person can find it."""
+
+    path: Path
+    line_number: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line_number}: {self.reason}"
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, whole."""
+    path = Path(path)
+    try:
+        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise TetherError(f"cannot write {path}: {error.strerror}; check the folder") from error
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, mode)
+        os.replace(temp_name, path)
+        _fsync_dir(path.parent)
+    except OSError as error:
+        try:
+            os.unlink(temp_name)
+        except OSError:
+            pass
+        hint = "the disk is full; free some space" if error.errno == 28 else "check the folder"
+        raise TetherError(f"cannot write {path}: {error.strerror}; {hint}") from error
+
+
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def atomic_write_json(path: Path, obj: Any, *, mode: int = 0o644) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n", mode=mode)
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as one line with one ``write`` and an fsync.
+
+    If the file ends in a torn line (a crash mid-append), a newline is written
+    first so the new record starts on a line of its own and stays readable.
+    """
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    data = line.encode("utf-8")
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise TetherError(f"cannot append to {path}: {error.strerror}") from error
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(path, "rb") as reader:
+                reader.seek(size - 1)
+                if reader.read(1) != b"\n":
+                    data = b"\n" + data
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(28, "short write (disk full?)")
+        os.fsync(fd)
+    except OSError as error:
+        hint = "the disk is full; free some space" if error.errno == 28 else "check the folder"
+        raise TetherError(f"cannot append to {path}: {error.strerror}; {hint}") from error
+    finally:
+        os.close(fd)
+
+
+def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object of a JSONL file; skip and report lines that are not one."""
+    path = Path(path)
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                torn = not raw.endswith(b"\n")
+                reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
+                if problems is not None:
+                    problems.append(BadLine(path, number, reason))
+                continue
+            if not isinstance(record, dict):
+                if problems is not None:
+                    problems.append(BadLine(path, number, "not a JSON object"))
+                continue
+            yield record
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    problems: list[BadLine] = []
+    records = list(iter_jsonl(path, problems))
+    return records, problems
+
+
+def tail_jsonl(
+    path: Path, count: int = 1, *, chunk: int = 64 * 1024
+) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    """The last ``count`` readable records, reading backwards from the end of the file.
+
+    Used where files grow without bound (artifacts, events): the cost is
+    proportional to the tail asked for, never to the file.
+    """
+    path = Path(path)
+    problems: list[BadLine] = []
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return [], problems
+    with handle:
+        handle.seek(0, os.SEEK_END)
+        end = handle.tell()
+        position, buffer = end, b""
+        while position > 0 and buffer.count(b"\n") <= count + 1:
+            step = min(chunk, position)
+            position -= step
+            handle.seek(position)
+            buffer = handle.read(step) + buffer
+    lines = buffer.split(b"\n")
+    if position > 0:
+        lines = lines[1:]  # the first piece may be the middle of a line
+    found: list[dict[str, Any]] = []
+    torn_candidate = bool(buffer) and not buffer.endswith(b"\n")
+    for index in range(len(lines) - 1, -1, -1):
+        raw = lines[index]
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            is_last = index == len(lines) - 1 and torn_candidate
+            problems.append(
+                BadLine(path, -1, "torn last line" if is_last else "not valid JSON (near the end)")
+            )
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+            if len(found) == count:
+                break
+    found.reverse()
+    return found, problems
