@@ -8,6 +8,7 @@ ever meets a torn *last* line (a crash mid-append), which it skips and reports.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -31,6 +32,17 @@ class BadLine:
         return f"{self.path}:{self.line_number}: {self.reason}"
 
 
+def write_hint(error: OSError) -> str:
+    """What a person can do about a failed write, by its errno."""
+    if error.errno == errno.ENOSPC:
+        return "the disk is full; free some space"
+    if error.errno == errno.EFBIG:
+        return "a file size limit was hit (disk quota or `ulimit -f`); free space or raise it"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "the folder is read-only; make it writable (e.g. `chmod u+w`)"
+    return "check the folder"
+
+
 def _fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -45,7 +57,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     try:
         fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
-        raise TetherError(f"cannot write {path}: {error.strerror}; check the folder") from error
+        raise TetherError(f"cannot write {path}: {error.strerror}; {write_hint(error)}") from error
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -59,8 +71,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
             os.unlink(temp_name)
         except OSError:
             pass
-        hint = "the disk is full; free some space" if error.errno == 28 else "check the folder"
-        raise TetherError(f"cannot write {path}: {error.strerror}; {hint}") from error
+        raise TetherError(f"cannot write {path}: {error.strerror}; {write_hint(error)}") from error
 
 
 def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
@@ -83,7 +94,8 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as error:
-        raise TetherError(f"cannot append to {path}: {error.strerror}") from error
+        hint = write_hint(error)
+        raise TetherError(f"cannot append to {path}: {error.strerror}; {hint}") from error
     try:
         size = os.fstat(fd).st_size
         if size:
@@ -96,7 +108,7 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
             raise OSError(28, "short write (disk full?)")
         os.fsync(fd)
     except OSError as error:
-        hint = "the disk is full; free some space" if error.errno == 28 else "check the folder"
+        hint = write_hint(error)
         raise TetherError(f"cannot append to {path}: {error.strerror}; {hint}") from error
     finally:
         os.close(fd)
@@ -180,3 +192,57 @@ def tail_jsonl(
                 break
     found.reverse()
     return found, problems
+
+
+def iter_jsonl_reversed(
+    path: Path, problems: list[BadLine] | None = None, *, chunk: int = 64 * 1024
+) -> Iterator[dict[str, Any]]:
+    """Yield the JSON objects of a JSONL file from the last to the first, lazily.
+
+    For questions answered near the end (the last incident, the last artifact):
+    stop iterating and the rest of the file is never read.
+    """
+    path = Path(path)
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        handle.seek(0, os.SEEK_END)
+        position = handle.tell()
+        carry = b""
+        first_chunk = True
+        while position > 0:
+            step = min(chunk, position)
+            position -= step
+            handle.seek(position)
+            pieces = (handle.read(step) + carry).split(b"\n")
+            carry = pieces[0] if position > 0 else b""
+            lines = pieces[1:] if position > 0 else pieces
+            for index in range(len(lines) - 1, -1, -1):
+                raw = lines[index]
+                if not raw.strip():
+                    continue
+                # Only the piece after the file's last newline can be a torn append.
+                torn = first_chunk and index == len(lines) - 1
+                record = _parse_line(raw, path, problems, torn=torn)
+                if record is not None:
+                    yield record
+            first_chunk = False
+
+
+def _parse_line(
+    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool
+) -> dict[str, Any] | None:
+    try:
+        record = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        if problems is not None:
+            reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
+            problems.append(BadLine(path, -1, reason))
+        return None
+    if not isinstance(record, dict):
+        if problems is not None:
+            problems.append(BadLine(path, -1, "not a JSON object"))
+        return None
+    return record
