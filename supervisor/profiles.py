@@ -1,0 +1,322 @@
+"""Agent profiles: TOML data files parsed once, strictly, into frozen dataclasses.
+
+A profile that is wrong in any way (bad TOML, an unknown key, a wrong type, a
+regex that does not compile) stops tether with a message naming the file, the
+line and the key: a guessed marker rule would silently miss context losses.
+
+Bundled profiles live in the ``profiles`` package; a user's own profiles in
+``<config dir>/profiles/*.toml`` override them by name. The config dir is
+``platformdirs.user_config_dir("tether")`` unless ``TETHER_CONFIG_DIR`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from supervisor.errors import TetherError
+
+CONFIG_ENV = "TETHER_CONFIG_DIR"
+
+#: Marker kinds a profile may give regexes for, and what each means.
+MARKER_KINDS: dict[str, str] = {
+    "compaction_started": "the agent is compacting (opens no incident by itself)",
+    "compaction": "a compaction finished",
+    "context_low": "context nearly full; named group `percent` = percent remaining",
+    "context_used": "context meter; named group `percent` = percent used",
+    "context_full": "the context is full / a prompt was refused for its size",
+    "wipe": "the conversation was cleared",
+    "prompt_ready": "the agent waits for input",
+    "busy": "the agent is working",
+    "exit_hint": "printed on a clean exit; optional named group `session`",
+}
+_PERCENT_KINDS = ("context_low", "context_used")
+
+INTEGRATIONS = frozenset({"claude_hooks", "claude_transcript", "codex_rollout", "osc7501"})
+
+# key -> (python type(s), description of the TOML type for messages)
+_TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "description": (str, "a string"),
+    "command": (list, "an array of strings"),
+    "resume_command": (list, "an array of strings"),
+    "context_window": (int, "an integer (tokens, 0 = unknown)"),
+    "submit_key": (str, 'a string such as "\\r"'),
+    "integrations": (list, "an array of strings"),
+    "preamble": (str, "a string"),
+    "payload_budget": (int, "an integer (tokens)"),
+    "auto_rehydrate": (bool, "true or false"),
+    "initial_brief": (bool, "true or false"),
+    "markers": (dict, "a table [markers]"),
+}
+_REQUIRED = ("command", "preamble", "markers")
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerRules:
+    """Compiled regexes per marker kind, applied to ANSI-free screen rows."""
+
+    compaction_started: tuple[re.Pattern[str], ...] = ()
+    compaction: tuple[re.Pattern[str], ...] = ()
+    context_low: tuple[re.Pattern[str], ...] = ()
+    context_used: tuple[re.Pattern[str], ...] = ()
+    context_full: tuple[re.Pattern[str], ...] = ()
+    wipe: tuple[re.Pattern[str], ...] = ()
+    prompt_ready: tuple[re.Pattern[str], ...] = ()
+    busy: tuple[re.Pattern[str], ...] = ()
+    exit_hint: tuple[re.Pattern[str], ...] = ()
+
+    def items(self) -> list[tuple[str, tuple[re.Pattern[str], ...]]]:
+        return [(kind, getattr(self, kind)) for kind in MARKER_KINDS]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One agent's description: how to start it, recognise its losses and rehydrate it."""
+
+    name: str
+    path: Path
+    origin: str  # "bundled" or "user"
+    description: str
+    command: tuple[str, ...]
+    resume_command: tuple[str, ...]
+    context_window: int
+    submit_key: str
+    integrations: frozenset[str]
+    preamble: str
+    payload_budget: int
+    auto_rehydrate: bool
+    initial_brief: bool
+    markers: MarkerRules
+
+    def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
+        """The command to spawn, with "tether" resolved to the running interpreter."""
+        base = self.resume_command if resume and self.resume_command else self.command
+        return resolve_command(base) + list(extra)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileListing:
+    """A row of `tether profiles`: where a profile came from and whether it loads."""
+
+    name: str
+    path: Path
+    origin: str
+    overrides: Path | None
+    error: str | None
+
+
+def resolve_command(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """Map a leading "tether" to this interpreter so the demo works without an installed script."""
+    argv = list(argv)
+    if argv and argv[0] == "tether":
+        return [sys.executable, "-m", "supervisor.cli", *argv[1:]]
+    return argv
+
+
+def config_dir() -> Path:
+    override = os.environ.get(CONFIG_ENV)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("tether"))
+
+
+def user_profiles_dir() -> Path:
+    return config_dir() / "profiles"
+
+
+def bundled_profiles_dir() -> Path:
+    import profiles
+
+    return Path(profiles.__file__).resolve().parent
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _line_of(text: str, table: str | None, key: str) -> int | None:
+    """The 1-based line where ``key`` is assigned inside ``[table]`` (None = top level)."""
+    current: str | None = None
+    key_re = re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*=""")
+    header_re = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = header_re.match(line)
+        if header and not line.lstrip().startswith("[["):
+            current = header.group(1).strip().strip("\"'")
+            if table is not None and current == table and key == table:
+                return number
+            continue
+        if current == table and key_re.match(line):
+            return number
+    if table is None:
+        # a table given as a top-level key: point at its header
+        for number, line in enumerate(text.splitlines(), start=1):
+            if re.match(rf"^\s*\[\s*{re.escape(key)}\s*\]", line):
+                return number
+    return None
+
+
+class _Checker:
+    """Builds error messages that name the file, the line and the key."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+
+    def fail(self, table: str | None, key: str, problem: str) -> TetherError:
+        line = _line_of(self.text, table, key)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        dotted = f"{table}.{key}" if table else key
+        return TetherError(
+            f"{where}: profile key `{dotted}`: {problem}; fix or remove the file "
+            f"(tether will not start with a broken profile)"
+        )
+
+
+def _str_list(check: _Checker, table: str | None, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise check.fail(table, key, "must be an array of strings")
+    return tuple(value)
+
+
+def _compile(check: _Checker, kind: str, value: Any) -> tuple[re.Pattern[str], ...]:
+    sources = _str_list(check, "markers", kind, value)
+    compiled = []
+    for source in sources:
+        try:
+            pattern = re.compile(source)
+        except re.error as error:
+            raise check.fail("markers", kind, f"invalid regex {source!r}: {error}") from error
+        if pattern.match("") is not None and pattern.search("x") is not None:
+            raise check.fail("markers", kind, f"regex {source!r} matches empty text")
+        if kind in _PERCENT_KINDS and "percent" not in pattern.groupindex:
+            raise check.fail(
+                "markers", kind, f"regex {source!r} needs a named group (?P<percent>\\d+)"
+            )
+        compiled.append(pattern)
+    return tuple(compiled)
+
+
+def parse_profile(
+    text: str, path: Path, *, name: str | None = None, origin: str = "user"
+) -> Profile:
+    """Parse and validate profile TOML; raise :class:`TetherError` naming file, line and key."""
+    path = Path(path)
+    name = name or path.stem
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        found = re.search(r"line (\d+)", message)
+        line = f":{found.group(1)}" if found else ""
+        raise TetherError(f"{path}{line}: not valid TOML: {message}") from error
+    check = _Checker(path, text)
+    for key, value in data.items():
+        if key not in _TOP_KEYS:
+            known = ", ".join(_TOP_KEYS)
+            raise check.fail(None, key, f"unknown key (known keys: {known})")
+        expected, described = _TOP_KEYS[key]
+        bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
+        if bad_type:
+            raise check.fail(None, key, f"must be {described}, not {type(value).__name__}")
+    for key in _REQUIRED:
+        if key not in data:
+            raise TetherError(f"{path}: profile key `{key}` is missing; add it")
+    command = _str_list(check, None, "command", data["command"])
+    resume = _str_list(check, None, "resume_command", data.get("resume_command", []))
+    integrations = _str_list(check, None, "integrations", data.get("integrations", []))
+    for item in integrations:
+        if item not in INTEGRATIONS:
+            raise check.fail(
+                None,
+                "integrations",
+                f"unknown integration {item!r} ({', '.join(sorted(INTEGRATIONS))})",
+            )
+    for key in ("context_window", "payload_budget"):
+        if data.get(key, 0) < 0:
+            raise check.fail(None, key, "must not be negative")
+    submit = data.get("submit_key", "\r")
+    if not submit:
+        raise check.fail(None, "submit_key", "must not be empty")
+    markers: dict[str, Any] = data["markers"]
+    rules: dict[str, tuple[re.Pattern[str], ...]] = {}
+    for kind, value in markers.items():
+        if kind not in MARKER_KINDS:
+            raise check.fail(
+                "markers", kind, f"unknown marker kind (known: {', '.join(MARKER_KINDS)})"
+            )
+        rules[kind] = _compile(check, kind, value)
+    return Profile(
+        name=name,
+        path=path,
+        origin=origin,
+        description=data.get("description", name),
+        command=command,
+        resume_command=resume,
+        context_window=data.get("context_window", 0),
+        submit_key=submit,
+        integrations=frozenset(integrations),
+        preamble=data["preamble"].strip(),
+        payload_budget=data.get("payload_budget", 4000),
+        auto_rehydrate=data.get("auto_rehydrate", False),
+        initial_brief=data.get("initial_brief", False),
+        markers=MarkerRules(**rules),
+    )
+
+
+def load_profile_file(path: Path, *, origin: str = "user") -> Profile:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise TetherError(f"{path}: cannot read the profile: {error.strerror}") from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise TetherError(
+            f"{path}: not UTF-8 text (byte {error.start}); save it as UTF-8"
+        ) from error
+    return parse_profile(text, path, origin=origin)
+
+
+def _candidates() -> dict[str, list[tuple[Path, str]]]:
+    """name -> [(path, origin)], the winning one last (user after bundled)."""
+    found: dict[str, list[tuple[Path, str]]] = {}
+    for folder, origin in ((bundled_profiles_dir(), "bundled"), (user_profiles_dir(), "user")):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.toml")):
+            found.setdefault(path.stem, []).append((path, origin))
+    return found
+
+
+def load_profile(name: str) -> Profile:
+    """The profile called ``name``: the user's own if present, else the bundled one."""
+    candidates = _candidates()
+    if name not in candidates:
+        known = ", ".join(sorted(candidates)) or "none"
+        suggestion = user_profiles_dir() / f"{name}.toml"
+        raise TetherError(f"no profile named {name!r} (known: {known}); add {suggestion}")
+    path, origin = candidates[name][-1]
+    return load_profile_file(path, origin=origin)
+
+
+def list_profiles() -> list[ProfileListing]:
+    """Every profile name with the file that wins, what it overrides and any error."""
+    rows = []
+    for name, entries in sorted(_candidates().items()):
+        path, origin = entries[-1]
+        overrides = entries[-2][0] if len(entries) > 1 else None
+        try:
+            load_profile_file(path, origin=origin)
+            error = None
+        except TetherError as problem:
+            error = str(problem)
+        rows.append(ProfileListing(name, path, origin, overrides, error))
+    return rows
