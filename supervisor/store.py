@@ -249,6 +249,37 @@ class TetherDir:
     def write_notes(self, text: str) -> None:
         fsio.atomic_write_text(self.notes, text)
 
+    def add_note(self, section: str, text: str) -> str:
+        """``tether note SECTION TEXT`` under the update lock; returns the section title used.
+
+        See :func:`supervisor.notes.apply_note` for which sections are replaced.
+        """
+        from supervisor import notes
+
+        with self.updating():
+            before = self.read_notes()
+            after = notes.apply_note(before, section, text, utc_now())
+            if after != before:
+                self.write_notes(after)
+        return notes.canonical_title(section)
+
+    def add_decisions(self, texts: list[str], source: str) -> list[str]:
+        """Pin decisions (e.g. captured ``DECISION:`` lines); returns those that were new."""
+        from supervisor import notes
+
+        added: list[str] = []
+        with self.updating():
+            text = self.read_notes()
+            for decision in texts:
+                text, new = notes.add_decision(text, decision, utc_now())
+                if new:
+                    added.append(decision)
+            if added:
+                self.write_notes(text)
+        for decision in added:
+            self.record_event("decision", source, text=decision)
+        return added
+
     # -- progress ----------------------------------------------------------------------------
 
     def read_progress(self) -> Progress:
