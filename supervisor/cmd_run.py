@@ -1,0 +1,67 @@
+"""`tether run [PROFILE] [-- ARGS]` and `tether run -- CMD ARGS`.
+
+Everything before `--` names a profile (default: the generic shell profile);
+everything after is either extra arguments for the profile's agent or, with
+no profile named, the command itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from supervisor.errors import TetherError
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    from supervisor.cli import add_dir_option
+
+    add_dir_option(parser)
+    parser.add_argument("profile", nargs="?", help="agent profile (claude, codex, demo, ...)")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="after --: arguments or a command")
+
+
+def split_command(profile: str | None, rest: list[str]) -> tuple[str | None, list[str]]:
+    """(profile name or None, the words after `--`)."""
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return profile, rest
+
+
+def build_config(profile_name: str | None, words: list[str], workdir: Path):
+    from supervisor.app import RunConfig
+    from supervisor.keymap import load_keymap
+    from supervisor.pty_host import resolve_command
+
+    if not workdir.is_dir():
+        raise TetherError(f"no such folder: {workdir}")
+    if profile_name is None and not words:
+        raise TetherError("nothing to run: name a profile (`tether run claude`) or a command "
+                          "after `--` (`tether run -- bash`)")
+    from supervisor.profiles import load_profile
+
+    profile = load_profile(profile_name or "shell")
+    argv = list(words) if profile_name is None else profile.argv(words)
+    resolve_command(argv)  # fail before the UI starts if the program is missing
+    return RunConfig(
+        argv=argv,
+        workdir=workdir,
+        profile_name=profile.name,
+        title=f"tether · {profile.name}",
+        keymap=load_keymap(),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    profile, words = split_command(args.profile, args.args)
+    if profile == "--":
+        profile = None
+    config = build_config(profile, words, Path(args.dir).resolve())
+    if not sys.stdout.isatty():
+        raise TetherError("tether run needs a terminal (stdout is not a tty)")
+    os.chdir(config.workdir)
+    from supervisor.app import run_app
+
+    return run_app(config)

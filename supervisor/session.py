@@ -1,0 +1,155 @@
+"""One supervised agent run: PTY → emulator → listeners, driven by an asyncio loop.
+
+The session reads the PTY in bounded chunks from ``loop.add_reader`` (never a
+blocking read on the loop), feeds the emulator, writes the emulator's query
+replies straight back, and tells its listeners (recorder, detectors, the view)
+what arrived. Everything here is engine: no Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from supervisor.emulator import Emulator, FeedResult
+from supervisor.keys import encode_paste
+from supervisor.pty_host import ExitStatus, PtyHost
+
+# Parsing is the costly step (pyte: about 0.5 MB/s); 16 KiB per loop turn keeps
+# one turn well under a frame, and the kernel's PTY buffer pushes back on a flood.
+READ_PER_TURN = 16 * 1024
+
+
+class OutputListener(Protocol):
+    def __call__(self, data: bytes, result: FeedResult) -> None: ...
+
+
+def default_emulator(cols: int, rows: int) -> Emulator:
+    from supervisor.pyte_emulator import PyteEmulator
+
+    return PyteEmulator(cols, rows)
+
+
+class AgentSession:
+    """The agent process, its screen, and who wants to hear about its output."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cols: int = 80,
+        rows: int = 24,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        emulator_factory: Callable[[int, int], Emulator] = default_emulator,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.base_env = dict(env) if env is not None else None
+        self.emulator = emulator_factory(cols, rows)
+        self.listeners: list[OutputListener] = []
+        self.exit_listeners: list[Callable[[ExitStatus], None]] = []
+        self.screen_listeners: list[Callable[[], None]] = []
+        self.host: PtyHost | None = None
+        self.exit_status: ExitStatus | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.bytes_read = 0
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(
+        self, loop: asyncio.AbstractEventLoop | None = None, argv: Sequence[str] | None = None
+    ) -> None:
+        """Spawn the child (raises TetherError if it cannot start) and begin reading."""
+        if argv is not None:
+            self.argv = list(argv)
+        self._loop = loop or asyncio.get_running_loop()
+        self.exit_status = None
+        self.host = PtyHost(
+            self.argv,
+            cols=self.emulator.cols,
+            rows=self.emulator.rows,
+            cwd=self.cwd,
+            env=self.base_env,
+        )
+        self._loop.add_reader(self.host.fd, self._on_readable)
+
+    @property
+    def running(self) -> bool:
+        return self.host is not None and self.exit_status is None
+
+    def _on_readable(self) -> None:
+        host = self.host
+        if host is None:
+            return
+        try:
+            data = host.read_chunk(READ_PER_TURN)
+        except OSError:
+            data = None
+        if data is None:
+            self._finish()
+            return
+        if data:
+            self.process_output(data)
+
+    def process_output(self, data: bytes) -> None:
+        """Feed one read through the emulator and out to every listener."""
+        self.bytes_read += len(data)
+        result = self.emulator.feed(data)
+        if result.replies and self.host is not None:
+            self.host.write(result.replies)
+        for listener in self.listeners:
+            listener(data, result)
+        for notify in self.screen_listeners:
+            notify()
+
+    def _finish(self) -> None:
+        host = self.host
+        if host is None or self.exit_status is not None:
+            return
+        if self._loop is not None:
+            try:
+                self._loop.remove_reader(host.fd)
+            except (ValueError, OSError):
+                pass
+        status = host.wait_exit(2.0) or host.terminate()
+        host.close()
+        self.exit_status = status or ExitStatus(None, None)
+        for notify in self.exit_listeners:
+            notify(self.exit_status)
+
+    def stop(self) -> ExitStatus | None:
+        """Hang up on the child and reap it (used when tether quits or restarts)."""
+        host = self.host
+        if host is None:
+            return self.exit_status
+        if self._loop is not None:
+            try:
+                self._loop.remove_reader(host.fd)
+            except (ValueError, OSError):
+                pass
+        status = host.terminate()
+        if self.exit_status is None:
+            self.exit_status = status
+        return self.exit_status
+
+    # -- input -------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Bytes to the child, at once (keys, encoded pastes)."""
+        if self.host is not None and self.exit_status is None and data:
+            self.host.write(data)
+
+    def paste(self, text: str) -> None:
+        self.write(encode_paste(text, self.emulator.modes))
+
+    def resize(self, cols: int, rows: int) -> None:
+        cols, rows = max(cols, 2), max(rows, 2)
+        if (cols, rows) == (self.emulator.cols, self.emulator.rows):
+            return
+        self.emulator.resize(cols, rows)
+        if self.host is not None and self.exit_status is None:
+            self.host.resize(cols, rows)
+        for notify in self.screen_listeners:
+            notify()

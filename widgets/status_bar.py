@@ -1,0 +1,29 @@
+"""One line under the terminal: agent state, context meter, compactions, checkpoint age."""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    agent_state: reactive[str] = reactive("starting")
+    context: reactive[str] = reactive("")
+    compactions: reactive[int] = reactive(0)
+    checkpoint_age: reactive[str] = reactive("")
+    profile: reactive[str] = reactive("")
+
+    def render(self) -> str:
+        parts = [f"agent: {self.agent_state}"]
+        if self.profile:
+            parts.insert(0, self.profile)
+        if self.context:
+            parts.append(f"context {self.context}")
+        parts.append(f"compactions {self.compactions}")
+        if self.checkpoint_age:
+            parts.append(f"checkpoint {self.checkpoint_age}")
+        return "  ·  ".join(parts)

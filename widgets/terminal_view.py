@@ -1,0 +1,267 @@
+"""The agent's terminal, drawn with Textual's Line API.
+
+Each screen row becomes a cached :class:`Strip`; when the agent writes, only
+the rows the emulator marks dirty are rebuilt and repainted (all of them when
+most changed). Every key goes to the agent except tether's own few, which the
+app binds with priority. The user can scroll the capped scrollback with the
+mouse wheel or shift+PageUp/PageDown without the agent noticing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Region
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.widget import Widget
+
+from supervisor.emulator import CellStyle, Row
+from supervisor.keys import DEFAULT_SHIFT_ENTER, encode_key, encode_mouse_wheel
+from supervisor.session import AgentSession
+
+# Keys the view keeps for itself: scrolling tether's scrollback, as terminals do.
+SCROLL_KEYS = {"shift+pageup": -1, "shift+pagedown": 1}
+
+
+@lru_cache(maxsize=4096)
+def _color(spec: str | None) -> Color | None:
+    if spec is None:
+        return None
+    if spec.startswith("color"):
+        return Color.from_ansi(int(spec[5:]))
+    try:
+        return Color.parse(spec)
+    except Exception:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def rich_style(style: CellStyle) -> Style:
+    """The rich Style for a cell style (cached: agents reuse a handful of styles)."""
+    return Style(
+        color=_color(style.fg),
+        bgcolor=_color(style.bg),
+        bold=style.bold or None,
+        dim=style.dim or None,
+        italic=style.italic or None,
+        underline=style.underline or None,
+        reverse=style.reverse or None,
+        strike=style.strike or None,
+        blink=style.blink or None,
+    )
+
+
+def row_strip(row: Row, width: int) -> Strip:
+    """Spans of one emulator row to a Strip exactly ``width`` cells wide."""
+    segments = [Segment(span.text, rich_style(span.style)) for span in row if span.text]
+    return Strip(segments).adjust_cell_length(width)
+
+
+CURSOR_STYLE = Style(reverse=True)
+
+
+class TerminalView(Widget, can_focus=True):
+    """A live view of an :class:`AgentSession`'s screen that forwards input to it."""
+
+    DEFAULT_CSS = """
+    TerminalView {
+        width: 1fr;
+        height: 1fr;
+        background: $background;
+        color: $foreground;
+    }
+    """
+
+    scroll_back: reactive[int] = reactive(0, init=False)
+    """How many rows of history are shown above the screen (0 = live screen)."""
+
+    class Sized(Message):
+        """The view knows its size (the first time, and after each resize)."""
+
+        def __init__(self, view: TerminalView, cols: int, rows: int) -> None:
+            super().__init__()
+            self.view = view
+            self.cols = cols
+            self.rows = rows
+
+        @property
+        def control(self) -> TerminalView:
+            return self.view
+
+    def __init__(
+        self,
+        session: AgentSession,
+        *,
+        shift_enter: str = DEFAULT_SHIFT_ENTER,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.session = session
+        self.shift_enter = shift_enter
+        self._strips: dict[int, Strip] = {}
+        self._cursor_row: int | None = None
+        self.repaints = 0  # rows repainted, for tests and the benchmark
+        self._full_refreshes = 0
+        self._pending_paint = False
+
+    # -- painting ----------------------------------------------------------
+
+    @property
+    def emulator(self):
+        return self.session.emulator
+
+    def screen_changed(self) -> None:
+        """Called after the session fed output: repaint at most once per frame."""
+        if not self._pending_paint:
+            self._pending_paint = True
+            self.call_after_refresh(self._paint_changes)
+
+    def _paint_changes(self) -> None:
+        self._pending_paint = False
+        emulator = self.emulator
+        dirty = emulator.take_dirty()
+        cursor = emulator.cursor
+        if self._cursor_row is not None and self._cursor_row != cursor.y:
+            dirty.add(self._cursor_row)
+        dirty.add(cursor.y)
+        self._cursor_row = cursor.y
+        if self.scroll_back:
+            # Scrolled into history: the rows under the view shift as output arrives.
+            self._strips.clear()
+            self.refresh()
+            return
+        rows = emulator.rows
+        if len(dirty) * 2 >= rows:
+            self._strips.clear()
+            self._full_refreshes += 1
+            self.repaints += rows
+            self.refresh()
+            return
+        width = self.size.width
+        for y in dirty:
+            if 0 <= y < rows:
+                self._strips.pop(y, None)
+                self.repaints += 1
+                self.refresh(Region(0, y, width, 1))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        emulator = self.emulator
+        if self.scroll_back:
+            history = emulator.history_size
+            index = history - self.scroll_back + y
+            if index < 0:
+                return Strip.blank(width)
+            if index < history:
+                return row_strip(emulator.history_row(index), width)
+            y = index - history
+        if y >= emulator.rows:
+            return Strip.blank(width)
+        strip = self._strips.get(y)
+        if strip is None:
+            strip = row_strip(emulator.row(y), width)
+            self._strips[y] = strip
+        cursor = emulator.cursor
+        if (
+            not self.scroll_back
+            and y == cursor.y
+            and cursor.visible
+            and self.has_focus
+            and 0 <= cursor.x < width
+        ):
+            strip = self._with_cursor(strip, cursor.x)
+        return strip
+
+    @staticmethod
+    def _with_cursor(strip: Strip, x: int) -> Strip:
+        before, cell, after = strip.divide([x, x + 1, strip.cell_length])[:3]
+        segments = list(cell) or [Segment(" ")]
+        marked = [
+            Segment(seg.text or " ", (seg.style or Style()) + CURSOR_STYLE) for seg in segments
+        ]
+        return Strip.join([before, Strip(marked), after])
+
+    def watch_scroll_back(self) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # -- size --------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        cols, rows = event.size.width, event.size.height
+        if cols < 2 or rows < 2:
+            return
+        self.session.resize(cols, rows)
+        self._strips.clear()
+        self.refresh()
+        self.post_message(self.Sized(self, cols, rows))
+
+    # -- input -------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in SCROLL_KEYS:
+            event.stop()
+            event.prevent_default()
+            self._scroll_page(SCROLL_KEYS[event.key])
+            return
+        data = encode_key(
+            event.key, event.character, self.emulator.modes, shift_enter=self.shift_enter
+        )
+        if data is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if self.scroll_back:
+            self.scroll_back = 0
+        self.session.write(data)
+
+    def on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()
+        if self.scroll_back:
+            self.scroll_back = 0
+        self.session.paste(event.text)
+
+    def _scroll_page(self, direction: int) -> None:
+        step = max(1, self.size.height - 1)
+        self._scroll_by(direction * step)
+
+    def _scroll_by(self, rows: int) -> None:
+        limit = self.emulator.history_size
+        self.scroll_back = max(0, min(limit, self.scroll_back - rows))
+
+    def _wheel(self, event: events.MouseEvent, up: bool) -> None:
+        event.stop()
+        modes = self.emulator.modes
+        if modes.mouse_tracking and not self.scroll_back:
+            data = encode_mouse_wheel(up, event.x, event.y, modes)
+            if data:
+                self.session.write(data)
+            return
+        if modes.alt_screen:
+            # Full-screen programs (less, vim) scroll themselves: send arrow keys.
+            key = encode_key("up" if up else "down", None, modes)
+            if key:
+                self.session.write(key * 3)
+            return
+        self._scroll_by(-3 if up else 3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, up=True)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, up=False)
