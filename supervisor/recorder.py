@@ -1,0 +1,215 @@
+"""Session recording: `sessions/<UTC stamp>-<profile>.cast` (asciicast v2) and `.txt`.
+
+The ``.cast`` replays the agent's terminal in asciinema; the ``.txt`` is the
+plain text a person or the agent can grep: lines as they scroll off the top of
+the screen, then the final screen on close. Both are created with mode 0600
+because agent output can carry secrets.
+
+The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
+decodes and appends to a list; lines are serialised and written at most every
+:data:`FLUSH_INTERVAL` seconds (checked on the next call, or by :meth:`flush`
+from a timer) and on close.
+
+Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
+64 MiB for the cast). When the next event would cross it, one marker event
+(``[t, "m", "tether: recording stopped ..."]``) is written instead and later
+output is dropped; the session goes on unrecorded. The ``.txt`` has its own cap
+and a closing line saying so. A write error (disk full) stops recording the
+same way and is kept in :attr:`SessionRecorder.error` for the app to show.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+DEFAULT_CAP_BYTES = 64 * 1024 * 1024
+DEFAULT_TEXT_CAP_BYTES = 16 * 1024 * 1024
+FLUSH_INTERVAL = 0.5
+
+
+def _open_private(path: Path) -> int:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    os.fchmod(fd, 0o600)  # the umask can only narrow it, but be explicit
+    return fd
+
+
+def session_paths(
+    sessions_dir: Path, profile: str, now: datetime | None = None
+) -> tuple[Path, Path]:
+    """Fresh ``.cast`` and ``.txt`` paths; a suffix keeps two sessions in one second apart."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in profile) or "agent"
+    for attempt in range(1, 1000):
+        suffix = "" if attempt == 1 else f"-{attempt}"
+        cast = sessions_dir / f"{stamp}-{safe}{suffix}.cast"
+        if not cast.exists() and not cast.with_suffix(".txt").exists():
+            return cast, cast.with_suffix(".txt")
+    raise FileExistsError(f"too many sessions named {stamp}-{safe} in {sessions_dir}")
+
+
+class _CappedFile:
+    """An append-only file that buffers writes and stops, with one last word, at its cap."""
+
+    def __init__(self, path: Path, cap: int) -> None:
+        self.path = path
+        self.cap = cap
+        self.size = 0
+        self.full = False
+        self._fd = _open_private(path)
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+
+    def add(self, data: bytes, stop_note: bytes) -> None:
+        if self.full:
+            return
+        if self.size + self._pending_size + len(data) + len(stop_note) > self.cap:
+            self.full = True
+            data = stop_note
+        self._pending.append(data)
+        self._pending_size += len(data)
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_size = 0
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self.size += len(data)
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            os.close(self._fd)
+
+
+class SessionRecorder:
+    """Record one agent run; feed it every chunk read from the PTY."""
+
+    def __init__(
+        self,
+        sessions_dir: Path,
+        profile: str,
+        width: int,
+        height: int,
+        *,
+        term: str = "xterm-256color",
+        cap_bytes: int = DEFAULT_CAP_BYTES,
+        text_cap_bytes: int = DEFAULT_TEXT_CAP_BYTES,
+        clock: object = time.monotonic,
+    ) -> None:
+        sessions_dir = Path(sessions_dir)
+        sessions_dir.mkdir(parents=True, exist_ok=True)
+        self.cast_path, self.txt_path = session_paths(sessions_dir, profile)
+        self._clock = clock
+        self._start = clock()
+        self._last_flush = self._start
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.error: str | None = None
+        self.closed = False
+        self._cast = _CappedFile(self.cast_path, cap_bytes)
+        self._txt = _CappedFile(self.txt_path, text_cap_bytes)
+        header = {
+            "version": 2,
+            "width": int(width),
+            "height": int(height),
+            "timestamp": int(time.time()),
+            "env": {"TERM": term},
+            "title": f"tether: {profile}",
+        }
+        self._cast.add(json.dumps(header).encode() + b"\n", b"")
+        self._events: list[tuple[float, str, str]] = []
+
+    # -- hot path ----------------------------------------------------------------------------
+
+    def record(self, data: bytes) -> None:
+        """One chunk of the agent's output. Cheap: decode, append, maybe flush."""
+        if self.closed or self._cast.full:
+            return
+        text = self._decoder.decode(data)
+        now = self._clock()
+        if text:
+            self._events.append((now - self._start, "o", text))
+        if now - self._last_flush >= FLUSH_INTERVAL:
+            self.flush()
+
+    def resize(self, width: int, height: int) -> None:
+        """An asciicast v2 resize event (``"r"``, ``"COLSxROWS"``)."""
+        if not self.closed:
+            self._events.append((self._clock() - self._start, "r", f"{width}x{height}"))
+
+    def scrolled_off(self, lines: list[str]) -> None:
+        """Lines that left the top of the screen (``FeedResult.scrolled_off``), for the .txt."""
+        if self.closed or not lines:
+            return
+        data = "".join(line.rstrip() + "\n" for line in lines).encode("utf-8", "replace")
+        self._txt.add(data, self._stop_note_txt())
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write what is buffered: from :meth:`record` every half second, a timer, or close."""
+        self._last_flush = self._clock()
+        if self.error is not None:
+            self._events.clear()
+            return
+        events, self._events = self._events, []
+        for offset, code, text in events:
+            line = json.dumps([round(offset, 6), code, text], ensure_ascii=False) + "\n"
+            self._cast.add(line.encode("utf-8", "replace"), self._stop_note_cast(offset))
+            if self._cast.full:
+                break
+        try:
+            self._cast.flush()
+            self._txt.flush()
+        except OSError as error:
+            self.error = (
+                f"recording stopped: cannot write {self.cast_path.parent}: {error.strerror}"
+            )
+            self._cast.full = self._txt.full = True
+
+    def _stop_note_cast(self, offset: float) -> bytes:
+        label = f"tether: recording stopped at the {self._cast.cap} byte cap; output not recorded"
+        return json.dumps([round(offset, 6), "m", label]).encode() + b"\n"
+
+    def _stop_note_txt(self) -> bytes:
+        return f"[tether: text stopped at the {self._txt.cap} byte cap]\n".encode()
+
+    def close(self, final_screen: list[str] | None = None) -> None:
+        """Flush everything, append the final screen to the .txt, close both files."""
+        if self.closed:
+            return
+        tail = self._decoder.decode(b"", final=True)
+        if tail:
+            self._events.append((self._clock() - self._start, "o", tail))
+        if final_screen is not None:
+            screen = list(final_screen)
+            while screen and not screen[-1].strip():
+                screen.pop()
+            text = "".join(line.rstrip() + "\n" for line in screen)
+            self._txt.add(
+                ("--- final screen ---\n" + text).encode("utf-8", "replace"),
+                self._stop_note_txt(),
+            )
+        self.flush()
+        self.closed = True
+        for file in (self._cast, self._txt):
+            try:
+                file.close()
+            except OSError as error:
+                self.error = self.error or f"recording incomplete: {error.strerror}"
+
+    def __enter__(self) -> SessionRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
