@@ -137,6 +137,7 @@ def acquire(tether: TetherDir) -> SupervisorLock:
         raise TetherError(
             f"cannot write {tether.lock}: {error.strerror}; {fsio.write_hint(error)}"
         ) from error
+    tether.sweep_temp_files()  # litter of writes a crash cut short
     return SupervisorLock(tether, fd, previous)
 
 

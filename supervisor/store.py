@@ -185,6 +185,30 @@ class TetherDir:
     def exists(self) -> bool:
         return self.root.is_dir()
 
+    def sweep_temp_files(self, older_than: float = 600.0) -> int:
+        """Remove temp files left by atomic writes that a crash cut short; returns how many.
+
+        Only old ones: a young temp file may belong to a write in progress.
+        """
+        import time
+
+        removed = 0
+        for folder in (self.root, self.checkpoints):
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+                    continue
+                try:
+                    if time.time() - entry.stat().st_mtime > older_than:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    pass
+        return removed
+
     # -- serialising updates ----------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -450,6 +474,7 @@ def init(work_dir: Path | str = ".", goal: str | None = None) -> InitResult:
             else:
                 fsio.atomic_write_bytes(path, b"")
                 created.append(path.name)
+    tether.sweep_temp_files()
     if created:
         tether.record_event("init", "cli", created=created)
     return InitResult(tether, created, kept)
