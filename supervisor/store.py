@@ -276,16 +276,21 @@ class TetherDir:
     def add_note(self, section: str, text: str) -> str:
         """``tether note SECTION TEXT`` under the update lock; returns the section title used.
 
-        See :func:`supervisor.notes.apply_note` for which sections are replaced.
+        See :func:`supervisor.notes.apply_note` for which sections are replaced; a
+        new phase is also written to ``progress.json`` so the two never disagree.
         """
         from supervisor import notes
 
+        title = notes.canonical_title(section)
         with self.updating():
             before = self.read_notes()
             after = notes.apply_note(before, section, text, utc_now())
             if after != before:
                 self.write_notes(after)
-        return notes.canonical_title(section)
+            if title == "Phase":  # progress.json carries the phase too: keep them one
+                first_line = notes.clean_text(text).strip().split("\n")[0][:200]
+                self.set_progress(phase=first_line)
+        return title
 
     def add_decisions(self, texts: list[str], source: str) -> list[str]:
         """Pin decisions (e.g. captured ``DECISION:`` lines); returns those that were new."""
