@@ -195,12 +195,17 @@ def tail_jsonl(
 
 
 def iter_jsonl_reversed(
-    path: Path, problems: list[BadLine] | None = None, *, chunk: int = 64 * 1024
+    path: Path,
+    problems: list[BadLine] | None = None,
+    *,
+    chunk: int = 64 * 1024,
+    containing: bytes | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield the JSON objects of a JSONL file from the last to the first, lazily.
 
     For questions answered near the end (the last incident, the last artifact):
-    stop iterating and the rest of the file is never read.
+    stop iterating and the rest of the file is never read. ``containing`` skips,
+    unparsed, every line without those bytes: a cheap filter for long scans.
     """
     path = Path(path)
     try:
@@ -216,12 +221,18 @@ def iter_jsonl_reversed(
             step = min(chunk, position)
             position -= step
             handle.seek(position)
-            pieces = (handle.read(step) + carry).split(b"\n")
+            block = handle.read(step) + carry
+            if containing is not None and containing not in block:
+                # Nothing wanted here; keep only the partial first line for the next block.
+                carry = block.split(b"\n", 1)[0] if position > 0 else b""
+                first_chunk = False
+                continue
+            pieces = block.split(b"\n")
             carry = pieces[0] if position > 0 else b""
             lines = pieces[1:] if position > 0 else pieces
             for index in range(len(lines) - 1, -1, -1):
                 raw = lines[index]
-                if not raw.strip():
+                if not raw.strip() or (containing is not None and containing not in raw):
                     continue
                 # Only the piece after the file's last newline can be a torn append.
                 torn = first_chunk and index == len(lines) - 1

@@ -416,7 +416,8 @@ class TetherDir:
         Reads ``events.jsonl`` backwards and stops at the first incident, so the
         cost is the distance from the end to the last incident, not the file.
         """
-        for event in fsio.iter_jsonl_reversed(self.events):
+        marker = INCIDENT_KIND.encode()
+        for event in fsio.iter_jsonl_reversed(self.events, containing=marker):
             if event.get("kind") == INCIDENT_KIND:
                 number = event.get("number")
                 if isinstance(number, int) and not isinstance(number, bool):

@@ -1,0 +1,93 @@
+"""Wall time of the store commands as whole processes, on a small and a large `.tether/`.
+
+Not a test: it prints figures for people. The large folder holds 100,000
+artifact lines, 100,000 events (the only incident at the very start, the worst
+case for counting incidents from the tail) and 10,000 checkpoints.
+
+    .venv/bin/python bench/store_timings.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from supervisor import checkpoints  # noqa: E402
+from supervisor.store import init  # noqa: E402
+
+TETHER = REPO / ".venv" / "bin" / "tether"
+
+
+def _time(command: list[str], runs: int) -> tuple[float, float]:
+    """Median and worst wall time in milliseconds."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), max(times)
+
+
+def _make_large(work: Path, artifacts: int, events: int, checkpoint_count: int) -> None:
+    tether = init(work, "a large store").tether
+    with open(tether.artifacts, "w") as handle:
+        for index in range(artifacts):
+            record = {"index": index, "at": "2026-01-01T00:00:00.000Z", "task": f"unit {index}"}
+            handle.write(json.dumps(record) + "\n")
+    tether.set_progress(cursor=artifacts, phase="bulk")
+    tether.record_incident("compaction", "bench")
+    with open(tether.events, "a") as handle:
+        for number in range(events):
+            handle.write(json.dumps({"at": "2026-01-01T00:00:00Z", "kind": "screen", "n": number}))
+            handle.write("\n")
+    first = checkpoints.take(tether, "bench", with_git=False).to_dict()
+    for seq in range(2, checkpoint_count + 1):
+        first["seq"] = seq
+        (tether.checkpoints / f"{seq:06d}.json").write_text(json.dumps(first))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        small, large = Path(folder, "small"), Path(folder, "large")
+        small.mkdir()
+        large.mkdir()
+        init(small, "a small store")
+        start = time.perf_counter()
+        _make_large(large, 100_000, 100_000, 10_000)
+        print(f"built the large store in {time.perf_counter() - start:.1f} s")
+        rows = [
+            ("python -c pass (baseline)", [sys.executable, "-c", "pass"], small),
+            ("tether note done X", [str(TETHER), "note", "done", "bench item"], small),
+            ("tether checkpoint", [str(TETHER), "checkpoint", "-m", "bench"], small),
+            ("tether status", [str(TETHER), "status"], small),
+            ("tether check", [str(TETHER), "check"], small),
+            (
+                "tether status (100k artifacts, 100k events, 10k checkpoints)",
+                [str(TETHER), "status"],
+                large,
+            ),
+            ("tether check (100k artifacts)", [str(TETHER), "check"], large),
+            ("tether note done X (large store)", [str(TETHER), "note", "done", "x"], large),
+            ("tether checkpoint (10k checkpoints)", [str(TETHER), "checkpoint"], large),
+        ]
+        print(f"{'command':<64} {'median ms':>10} {'max ms':>8}   ({args.runs} runs)")
+        for label, command, work in rows:
+            full = [*command, "--dir", str(work)] if command[0] == str(TETHER) else command
+            median, worst = _time(full, args.runs)
+            print(f"{label:<64} {median:>10.1f} {worst:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
