@@ -37,7 +37,7 @@ class RunConfig:
     side_pane: bool = True
 
 
-class TetherApp(App[int]):
+class TetherApp(App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False

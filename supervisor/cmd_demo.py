@@ -27,6 +27,5 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir) if args.dir else demo_folder()
     folder.mkdir(parents=True, exist_ok=True)
     args.dir = str(folder)
-    args.profile = "demo"
-    args.args = []
+    args.words = ["demo"]
     return cmd_run.run(args)

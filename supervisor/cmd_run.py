@@ -19,12 +19,25 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     from supervisor.cli import add_dir_option
 
     add_dir_option(parser)
-    parser.add_argument("profile", nargs="?", help="agent profile (claude, codex, demo, ...)")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="after --: arguments or a command")
+    parser.add_argument(
+        "words",
+        nargs=argparse.REMAINDER,
+        metavar="[PROFILE] [-- ARGS] | -- CMD ARGS",
+        help="a profile (claude, codex, demo, ...) and extra arguments, or a command after --",
+    )
 
 
-def split_command(profile: str | None, rest: list[str]) -> tuple[str | None, list[str]]:
-    """(profile name or None, the words after `--`)."""
+def split_command(words: list[str]) -> tuple[str | None, list[str]]:
+    """(profile name or None, the words after `--`).
+
+    `PROFILE -- ARGS` gives the profile and extra arguments for its agent;
+    `-- CMD ARGS` gives no profile and the command itself.
+    """
+    if not words:
+        return None, []
+    if words[0] == "--":
+        return None, words[1:]
+    profile, rest = words[0], words[1:]
     if rest and rest[0] == "--":
         rest = rest[1:]
     return profile, rest
@@ -55,9 +68,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
 
 
 def run(args: argparse.Namespace) -> int:
-    profile, words = split_command(args.profile, args.args)
-    if profile == "--":
-        profile = None
+    profile, words = split_command(args.words)
     config = build_config(profile, words, Path(args.dir).resolve())
     if not sys.stdout.isatty():
         raise TetherError("tether run needs a terminal (stdout is not a tty)")

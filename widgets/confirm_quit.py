@@ -12,9 +12,10 @@ class ConfirmQuit(ModalScreen[bool]):
     DEFAULT_CSS = """
     ConfirmQuit { align: center middle; }
     ConfirmQuit > Vertical {
-        width: 56; height: auto; padding: 1 2;
+        width: 64; height: auto; padding: 1 2;
         border: thick $warning; background: $surface;
     }
+    ConfirmQuit Label { width: 100%; }
     ConfirmQuit Horizontal { height: auto; }
     ConfirmQuit Button { margin: 1 1 0 0; }
     """
