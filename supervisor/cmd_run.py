@@ -44,9 +44,9 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 
 
 def build_config(profile_name: str | None, words: list[str], workdir: Path):
-    from supervisor.app import RunConfig
     from supervisor.keymap import load_keymap
     from supervisor.pty_host import resolve_command
+    from supervisor.supervision import RunConfig
 
     if not workdir.is_dir():
         raise TetherError(f"no such folder: {workdir}")

@@ -1,0 +1,86 @@
+"""The engine side of a run, headless: lock, recording, exit checkpoint, unclean exit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from supervisor import checkpoints
+from supervisor.errors import TetherError
+from supervisor.session import AgentSession
+from supervisor.store import TetherDir
+from supervisor.supervision import RunConfig, Supervision
+
+
+async def run_to_exit(session: AgentSession, timeout: float = 15.0) -> None:
+    session.start()
+    deadline = asyncio.get_running_loop().time() + timeout
+    while session.exit_status is None:
+        assert asyncio.get_running_loop().time() < deadline, "the child never exited"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_run_is_recorded_and_checkpointed_at_exit(tmp_path):
+    argv = [sys.executable, "-c", "print('\\x1b[32mhello\\x1b[0m from the agent'); exit(4)"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    supervision.start_recording()
+    await run_to_exit(session)
+    supervision.close()
+
+    tether = TetherDir.at(tmp_path)
+    cast = next(tether.sessions.glob("*-shell.cast"))
+    lines = cast.read_text().splitlines()
+    assert json.loads(lines[0])["version"] == 2
+    output = "".join(json.loads(line)[2] for line in lines[1:] if json.loads(line)[1] == "o")
+    assert "hello\x1b[0m from the agent" in output
+    assert oct(cast.stat().st_mode & 0o777) == "0o600"
+    assert "hello from the agent" in cast.with_suffix(".txt").read_text()
+    last = checkpoints.load(tether, checkpoints.latest_seq(tether))
+    assert "exited with code 4" in last.reason
+    events, _ = tether.recent_events(10)
+    assert any(e["kind"] == "agent_exit" and e["code"] == 4 for e in events)
+
+
+def test_a_second_tether_on_the_same_folder_is_refused(tmp_path):
+    config = RunConfig(argv=["true"], workdir=tmp_path)
+    first = Supervision(config, AgentSession(["true"], cwd=str(tmp_path)))
+    first.open()
+    try:
+        holder = subprocess.run(
+            [sys.executable, "-c",
+             "import sys; from supervisor.supervision import *; from supervisor.session import *;"
+             f"Supervision(RunConfig(argv=['true'], workdir={str(tmp_path)!r}),"
+             " AgentSession(['true'])).open()"],
+            capture_output=True, text=True, cwd=os.getcwd(), check=False,
+        )
+        assert holder.returncode != 0
+        assert f"pid {os.getpid()}" in holder.stderr
+        with pytest.raises(TetherError, match="another tether"):
+            Supervision(config, AgentSession(["true"])).open()
+    finally:
+        first.close()
+
+
+def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
+    script = (
+        "import os; from supervisor.supervision import *; from supervisor.session import *;"
+        f"Supervision(RunConfig(argv=['true'], workdir={str(tmp_path)!r}),"
+        " AgentSession(['true'])).open(); os._exit(9)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=False)
+    config = RunConfig(argv=["true"], workdir=tmp_path)
+    supervision = Supervision(config, AgentSession(["true"]))
+    supervision.open()
+    supervision.close()
+    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    incident = next(e for e in events if e.get("kind") == "incident")
+    assert incident["type"] == "unclean-exit"
+    assert "died without a clean exit" in incident["summary"]
