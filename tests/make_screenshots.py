@@ -1,0 +1,119 @@
+"""Regenerate the SVG screenshots in screenshots/ (`make screenshots`).
+
+Each screenshot is the real app around a real child in a real PTY at 160x48,
+driven by Pilot the way a person would type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from supervisor.app import TetherApp
+from supervisor.profiles import load_profile
+from supervisor.supervision import RunConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "screenshots"
+SIZE = (160, 48)
+
+
+async def _wait_for(app: TetherApp, pilot, text: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in "\n".join(app.session.emulator.display()):
+            await pilot.pause(0.3)
+            return
+        await pilot.pause(0.05)
+    raise RuntimeError(f"never saw {text!r} on the agent's screen")
+
+
+async def _type(pilot, text: str) -> None:
+    await pilot.press(*text)
+    await pilot.press("enter")
+
+
+async def shoot(
+    name: str,
+    argv: list[str],
+    script: Callable[[TetherApp, object], Awaitable[None]],
+    env: dict[str, str],
+    workdir: Path,
+) -> Path:
+    app = TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, title=f"tether · {name}"))
+    async with app.run_test(size=SIZE) as pilot:
+        await script(app, pilot)
+        svg = app.export_screenshot(title=f"tether · {name}")
+    path = OUT / f"{name}.svg"
+    path.write_text(svg, encoding="utf-8")
+    return path
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="tether-shots-"))
+    env = dict(os.environ, PS1="$ ", HOME=str(scratch), TETHER_DEMO_DELAY="0.2")
+    work = scratch / "project"
+    work.mkdir()
+    for name in ("src", "tests", "docs"):
+        (work / name).mkdir()
+    (work / "README.md").write_text("# project\n")
+    (work / "run.sh").write_text("#!/bin/sh\necho run\n")
+    (work / "run.sh").chmod(0o755)
+    (work / "notes.txt").write_text("refresh tokens live in Redis with a 15 minute TTL\n" * 3)
+    bash = ["bash", "--norc", "--noprofile"]
+
+    async def bash_session(app, pilot):
+        await _wait_for(app, pilot, "$")
+        await _type(pilot, "ls --color=always -l")
+        await _type(pilot, r"printf '\e[1;31mbold red\e[0m \e[3mitalic\e[0m \e[4munderline\e[0m "
+                    r"\e[9mstrike\e[0m \e[7mreverse\e[0m \e[38;2;255;160;60mtruecolor\e[0m\n'")
+        await _type(pilot, "echo $TERM $COLORTERM; stty size")
+        await _wait_for(app, pilot, "truecolor\n")
+
+    async def vim_session(app, pilot):
+        await _wait_for(app, pilot, "$")
+        await _type(pilot, "vim -u NONE -c 'syntax on' notes.txt")
+        await _wait_for(app, pilot, "notes.txt")
+        await pilot.press("G", "o", *"added from inside tether", "escape")
+        await pilot.pause(0.5)
+
+    async def demo_session(app, pilot):
+        await _wait_for(app, pilot, "? for shortcuts")
+        await _type(pilot, "add a login endpoint")
+        await _wait_for(app, pilot, "Working on it: add a login")
+        await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
+        await _wait_for(app, pilot, "Noted. DECISION")
+        await _type(pilot, "/compact")
+        await _wait_for(app, pilot, "Conversation compacted")
+        await _type(pilot, "what do you remember")
+        await _wait_for(app, pilot, "(summary)")
+
+    written = [
+        await shoot("terminal-bash", bash, bash_session, env, work),
+        await shoot("demo", load_profile("demo").argv(), demo_session, env, work),
+    ]
+    if shutil.which("vim"):
+        written.append(await shoot("terminal-vim", bash, vim_session, env, work))
+    try:
+        from tests.pane_screens import make_pane_screenshots
+    except ImportError:
+        pass
+    else:
+        result = make_pane_screenshots(OUT)
+        if asyncio.iscoroutine(result):
+            result = await result
+        written.extend(result or [])
+    shutil.rmtree(scratch, ignore_errors=True)
+    for path in written:
+        print(path.relative_to(ROOT) if Path(path).is_absolute() else path)
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
