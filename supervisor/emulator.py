@@ -73,12 +73,15 @@ class FeedResult:
 
     ``replies`` are bytes to write back to the child (answers to terminal
     queries). ``scrolled_off`` are plain-text lines that left the top of the
-    main screen, oldest first, for the recorder and the scrollback.
+    main screen, oldest first, for the recorder and the scrollback. ``dirty``
+    is filled by the session, which alone calls ``take_dirty()``, so that the
+    view and the screen detectors both see every changed row.
     """
 
     replies: bytes = b""
     scrolled_off: list[str] = field(default_factory=list)
     bell: bool = False
+    dirty: set[int] = field(default_factory=set)
 
 
 class Emulator(Protocol):

@@ -55,6 +55,7 @@ class AgentSession:
         self.exit_status: ExitStatus | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bytes_read = 0
+        self._unpainted: set[int] = set()
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -99,10 +100,17 @@ class AgentSession:
         result = self.emulator.feed(data)
         if result.replies and self.host is not None:
             self.host.write(result.replies)
+        result.dirty = self.emulator.take_dirty()
+        self._unpainted |= result.dirty
         for listener in self.listeners:
             listener(data, result)
         for notify in self.screen_listeners:
             notify()
+
+    def take_unpainted(self) -> set[int]:
+        """Rows changed since the view last painted (the view's share of the dirty rows)."""
+        rows, self._unpainted = self._unpainted, set()
+        return rows
 
     def _finish(self) -> None:
         host = self.host
@@ -149,6 +157,7 @@ class AgentSession:
         if (cols, rows) == (self.emulator.cols, self.emulator.rows):
             return
         self.emulator.resize(cols, rows)
+        self._unpainted.update(range(rows))
         if self.host is not None and self.exit_status is None:
             self.host.resize(cols, rows)
         for notify in self.screen_listeners:

@@ -127,7 +127,7 @@ class TerminalView(Widget, can_focus=True):
     def _paint_changes(self) -> None:
         self._pending_paint = False
         emulator = self.emulator
-        dirty = emulator.take_dirty()
+        dirty = self.session.take_unpainted()
         cursor = emulator.cursor
         if self._cursor_row is not None and self._cursor_row != cursor.y:
             dirty.add(self._cursor_row)
