@@ -1,10 +1,10 @@
 """A writer for the crash-safety tests, and the checks run on what it leaves behind.
 
 ``python tests/crash_writer.py serve`` imports the store once, then for every
-``run WORK_DIR SEED DELAY`` line on stdin forks a child that writes notes,
+``run WORK_DIR RUN DELAY`` line on stdin forks a child that writes notes,
 progress, artifacts, events and checkpoints in a loop, printing ``ack ...`` to
-stdout after each write returns. The server SIGKILLs the child after DELAY
-seconds, reaps it, and prints ``done``. Forking from a warm server keeps each
+stdout after each write returns. The server SIGKILLs the child DELAY seconds
+after its loop began, reaps it, and prints ``done``. Forking from a warm server keeps each
 run to a few milliseconds, so a test can afford hundreds of real kills.
 
 :func:`verify` states what must hold afterwards: every file parses, every
@@ -33,23 +33,38 @@ def _ack(text: str) -> None:
     os.write(1, (f"ack {text}\n").encode())
 
 
-def write_loop(work: Path, run: str) -> None:
+def write_loop(work: Path, run: str, ready_fd: int | None = None) -> None:
     """Write forever (until killed), acknowledging each write after it returned."""
     tether = TetherDir.at(work)
     invariant.fix(tether, source="writer-start")  # what a supervisor does at start
-    for step in range(1_000_000):
-        last, _ = tether.last_artifact()
-        index = last["index"] + 1 if last else 0
+    if ready_fd is not None:
+        os.write(ready_fd, b"r")
+        os.close(ready_fd)
+    kinds = ("artifact", "progress", "note", "event", "checkpoint")
+    # Each run starts at another kind of write, so every kind meets the kill
+    # even when a loaded machine makes the loop slower than the kill delay.
+    first = sum(map(ord, run)) % len(kinds)
+    index = 0
+    for position in range(first, 5_000_000):
+        step, kind = divmod(position, len(kinds))
         token = f"{run}-{step}"
-        tether.append_artifact(index=index, token=token)
-        _ack(f"artifact {token}")
-        tether.set_progress(cursor=index + 1, phase=f"run {run}")
-        _ack(f"progress {index + 1}")
-        tether.add_note("done", f"item {token}")
-        _ack(f"note {token}")
-        tether.record_event("writer", "crash-test", token=token)
-        _ack(f"event {token}")
-        if step % 3 == 0:
+        if kind == 0:
+            last, _ = tether.last_artifact()
+            index = last["index"] + 1 if last else 0
+            tether.append_artifact(index=index, token=token)
+            _ack(f"artifact {token}")
+        elif kind == 1:
+            last, _ = tether.last_artifact()
+            cursor = last["index"] + 1 if last else 0
+            tether.set_progress(cursor=cursor, phase=f"run {run}")
+            _ack(f"progress {cursor}")
+        elif kind == 2:
+            tether.add_note("done", f"item {token}")
+            _ack(f"note {token}")
+        elif kind == 3:
+            tether.record_event("writer", "crash-test", token=token)
+            _ack(f"event {token}")
+        else:
             checkpoint = checkpoints.take(tether, f"writer {token}", with_git=False)
             _ack(f"checkpoint {checkpoint.seq}")
 
@@ -60,12 +75,19 @@ def serve() -> None:
         if not parts or parts[0] != "run":
             continue
         work, run, delay = Path(parts[1]), parts[2], float(parts[3])
+        ready_read, ready_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: write until killed
             try:
-                write_loop(work, run)
+                os.close(ready_read)
+                write_loop(work, run, ready_write)
             finally:
                 os._exit(0)
+        os.close(ready_write)
+        # Count the delay from the start of the write loop, so a loaded machine
+        # still kills mid-write rather than always during start-up.
+        os.read(ready_read, 1)
+        os.close(ready_read)
         time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
