@@ -7,6 +7,7 @@ taken when the agent exits, and (as they land) the detectors and fusion.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ class RunConfig:
     keymap: Keymap = field(default_factory=Keymap)
     side_pane: bool = True
     record: bool = True
+    checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
 
 
 class Supervision:
@@ -48,6 +50,7 @@ class Supervision:
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.notices: list[Callable[[str], None]] = []
+        self._last_timer_checkpoint = time.monotonic()
 
     def open(self) -> None:
         """Create `.tether/` if needed and take the folder's lock (refuses a second tether)."""
@@ -89,6 +92,19 @@ class Supervision:
             recorder.record(data)
             if result.scrolled_off:
                 recorder.scrolled_off(result.scrolled_off)
+
+    def tick(self, now: float | None = None) -> None:
+        """Called about once a second: flush the recording; checkpoint if the state changed."""
+        now = time.monotonic() if now is None else now
+        if self.recorder is not None:
+            self.recorder.flush()
+        if now - self._last_timer_checkpoint >= self.config.checkpoint_every:
+            self._last_timer_checkpoint = now
+            try:
+                if checkpoints.changed_since_last(self.tether):
+                    checkpoints.take(self.tether, "timer: state changed")
+            except TetherError as error:
+                self._problem(str(error))
 
     def resized(self, cols: int, rows: int) -> None:
         if self.recorder is not None:

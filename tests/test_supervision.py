@@ -84,3 +84,21 @@ def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
     incident = next(e for e in events if e.get("kind") == "incident")
     assert incident["type"] == "unclean-exit"
     assert "died without a clean exit" in incident["summary"]
+
+
+def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
+    config = RunConfig(argv=["true"], workdir=tmp_path, checkpoint_every=10)
+    supervision = Supervision(config, AgentSession(["true"]))
+    supervision.open()
+    tether = supervision.tether
+    start = supervision._last_timer_checkpoint
+    supervision.tick(start + 11)
+    first = checkpoints.latest_seq(tether)
+    assert first is not None
+    supervision.tick(start + 22)
+    assert checkpoints.latest_seq(tether) == first
+    tether.add_note("done", "wrote the parser")
+    supervision.tick(start + 33)
+    assert checkpoints.latest_seq(tether) == first + 1
+    assert checkpoints.load(tether, first + 1).reason.startswith("timer")
+    supervision.close()
