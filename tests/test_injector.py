@@ -1,0 +1,346 @@
+"""Injection into a real child in a real PTY: one bracketed paste, then the submit key.
+
+The child puts its terminal in raw mode (so the kernel passes every byte
+through untouched), optionally enables bracketed paste, and logs exactly the
+bytes it reads. What it logs is what an agent would have received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from supervisor import checkpoints
+from supervisor.emulator import TerminalModes
+from supervisor.fsio import read_jsonl
+from supervisor.injector import (
+    ACKNOWLEDGED,
+    EMPTY,
+    IDLE,
+    QUEUED,
+    SENT,
+    UNACKNOWLEDGED,
+    Injector,
+)
+from supervisor.payload import build_payload
+from supervisor.profiles import load_profile
+from supervisor.sanitize import sanitize
+from supervisor.session import AgentSession
+from supervisor.store import TetherDir, init
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, tty
+    log, bracketed = sys.argv[1], sys.argv[2] == "1"
+    tty.setraw(0)
+    os.write(1, (b"\\x1b[?2004h" if bracketed else b"") + b"READY\\r\\n")
+    with open(log, "ab", buffering=0) as out:
+        while True:
+            try:
+                data = os.read(0, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            out.write(data)
+    """
+)
+HOSTILE = (
+    "Context check.\n"
+    "A note that tries to escape: \x1b[201~\rrm -rf ~\r\x1b[200~ and \x9b201~\n"
+    "an OSC 52: \x1b]52;c;cm0gLXJmIH4K\x07 and NUL\x00 and CRLF\r\nlast line"
+)
+
+
+@pytest.fixture
+def tether(tmp_path) -> TetherDir:
+    (tmp_path / "work").mkdir()
+    return init(tmp_path / "work", goal="count to 400").tether
+
+
+@pytest.fixture
+def profile():
+    return load_profile("demo")
+
+
+class Child:
+    """The raw-mode child in a real PTY, driven by an AgentSession on the running loop."""
+
+    def __init__(self, tmp_path: Path, bracketed: bool) -> None:
+        script = tmp_path / "child.py"
+        script.write_text(CHILD)
+        self.log = tmp_path / "received.bin"
+        self.log.write_bytes(b"")
+        self.session = AgentSession(
+            [sys.executable, str(script), str(self.log), str(int(bracketed))]
+        )
+        self.bracketed = bracketed
+
+    async def start(self) -> None:
+        self.session.start(asyncio.get_running_loop())
+        await until(lambda: "READY" in "\n".join(self.session.emulator.display()), "READY")
+        assert self.session.emulator.modes.bracketed_paste is self.bracketed
+
+    def received(self) -> bytes:
+        return self.log.read_bytes()
+
+    def stop(self) -> None:
+        self.session.stop()
+
+
+async def until(predicate, what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+def expected_paste(text: str) -> bytes:
+    body = sanitize(text).strip("\n").replace("\n", "\r").encode()
+    return b"\x1b[200~" + body + b"\x1b[201~"
+
+
+async def test_payload_arrives_as_exactly_one_bracketed_paste_then_the_submit_key(
+    tmp_path, tether, profile
+):
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    try:
+        tether.add_note("decision", "retry budget is 250 ms")
+        payload = build_payload(tether, profile)
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: True,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+        assert injector.request(payload.text, "rehydrate", incident=1) == SENT
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+        assert child.received() == expected_paste(payload.text) + b"\r"
+        assert child.received().count(b"\x1b[200~") == 1
+    finally:
+        child.stop()
+    events = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection"]
+    assert len(events) == 1
+    event = events[0]
+    assert event["tokens"] == payload.tokens and event["exact"] is True
+    assert event["bracketed"] is True and event["incident"] == 1
+    assert event["reason"] == "rehydrate"
+
+
+async def test_hostile_text_cannot_end_the_paste_early(tmp_path, tether, profile):
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    try:
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: True,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+        injector.request(HOSTILE, "rehydrate")
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+    finally:
+        child.stop()
+    got = child.received()
+    assert got.count(b"\x1b") == 2  # the two paste markers, nothing else
+    assert got.startswith(b"\x1b[200~") and got.endswith(b"\x1b[201~\r")
+    inside = got[len(b"\x1b[200~") : -len(b"\x1b[201~\r")]
+    assert b"\x00" not in inside and b"\x9b" not in inside and "\x9b" not in inside.decode()
+    assert b"rm -rf ~" in inside  # kept as harmless text inside the paste
+    assert got == expected_paste(HOSTILE) + b"\r"
+
+
+async def test_queued_while_busy_and_sent_when_the_agent_waits(tmp_path, tether, profile):
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    writes: list[bytes] = []
+    real_write = child.session.write
+
+    def counting_write(data: bytes) -> None:
+        writes.append(data)
+        real_write(data)
+
+    child.session.write = counting_write  # type: ignore[method-assign]
+    waiting = False
+    try:
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: waiting,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+        assert injector.request("the payload\nline two", "rehydrate") == QUEUED
+        assert injector.status().state == QUEUED
+        assert "queued" in injector.status().describe()
+        assert writes == [] and checkpoints.list_seqs(tether) == []
+        assert injector.agent_became_waiting() is None  # says waiting, but is_waiting() is False
+        waiting = True
+        assert injector.agent_became_waiting() == SENT
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+        assert child.received() == expected_paste("the payload\nline two") + b"\r"
+        assert injector.status().state == SENT
+    finally:
+        child.stop()
+    event = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection")
+    assert event["queued_for_seconds"] >= 0
+
+
+async def test_a_checkpoint_is_taken_just_before_the_injection(tmp_path, tether, profile):
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    try:
+        tether.add_note("next", "write artifact 1")
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: True,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+        injector.request("payload", "rehydrate", incident=7)
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+    finally:
+        child.stop()
+    seqs = checkpoints.list_seqs(tether)
+    assert len(seqs) == 1
+    snapshot = checkpoints.load(tether, seqs[0])
+    assert snapshot.reason == "before injection" and snapshot.incident == 7
+    assert "write artifact 1" in snapshot.notes
+    events, _ = read_jsonl(tether.events)
+    kinds = [e["kind"] for e in events]
+    injection = events[kinds.index("injection")]
+    assert injection["checkpoint"] == snapshot.seq
+    assert snapshot.at <= injection["at"]
+
+
+async def test_without_bracketed_paste_the_text_is_one_line_then_submit(tmp_path, tether, profile):
+    child = Child(tmp_path, bracketed=False)
+    await child.start()
+    try:
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: True,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+        injector.request("first line\n\nsecond line\nthird", "rehydrate")
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+    finally:
+        child.stop()
+    assert child.received() == b"first line / second line / third\r"
+
+
+# ---------------------------------------------------------------- without a PTY
+
+
+class FakeSession:
+    def __init__(self, bracketed: bool = True) -> None:
+        self.written: list[bytes] = []
+
+        class Emulator:
+            modes = TerminalModes(bracketed_paste=bracketed)
+
+        self.emulator = Emulator()
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(tether, profile, *, waiting=lambda: True, **kwargs):
+    session, scheduled, clock = FakeSession(), [], Clock()
+    injector = Injector(
+        session,
+        profile,
+        tether,
+        waiting,
+        call_later=lambda delay, fn: scheduled.append((delay, fn)),
+        clock=clock,
+        **kwargs,
+    )
+    return injector, session, scheduled, clock
+
+
+def test_the_submit_key_is_scheduled_not_written_with_the_paste(tether, profile):
+    injector, session, scheduled, _ = make(tether, profile, submit_delay=0.04)
+    injector.request("hello", "rehydrate")
+    assert session.written == [b"\x1b[200~hello\x1b[201~"]
+    assert [delay for delay, _ in scheduled] == [0.04]
+    scheduled[0][1]()
+    assert session.written[-1] == profile.submit_key.encode()
+
+
+def test_a_second_request_right_after_a_send_is_queued_until_the_agent_waits_again(tether, profile):
+    injector, session, _, clock = make(tether, profile)
+    assert injector.request("one", "rehydrate") == SENT
+    assert injector.request("two", "initial brief") == QUEUED  # the screen still shows a prompt
+    clock.now += 0.5
+    assert injector.agent_became_waiting() == SENT
+    assert session.written[-1] == b"\x1b[200~two\x1b[201~"
+
+
+def test_a_newer_request_replaces_a_queued_one_for_the_same_reason(tether, profile):
+    injector, _, _, _ = make(tether, profile, waiting=lambda: False)
+    injector.request("old state", "rehydrate")
+    injector.request("new state", "rehydrate")
+    assert [r.text for r in injector.queue] == ["new state"]
+
+
+def test_text_that_sanitizes_to_nothing_is_not_sent(tether, profile):
+    injector, session, _, _ = make(tether, profile)
+    assert injector.request("\x1b[201~\x00\r\n", "rehydrate") == EMPTY
+    assert session.written == []
+
+
+def test_acknowledged_when_the_agent_writes_its_phase_summary(tether, profile):
+    injector, _, _, clock = make(tether, profile, ack_warn_seconds=30)
+    assert injector.status().state == IDLE
+    injector.request("payload", "rehydrate", incident=2)
+    assert not injector.check_acknowledged()
+    clock.now += 31
+    status = injector.status()
+    assert status.state == UNACKNOWLEDGED
+    assert status.describe() == "payload not acknowledged after 31 s"
+    tether.add_note("phase", "rehydrated: at cursor 0, next is artifact 0")
+    assert injector.check_acknowledged()
+    assert injector.status().state == ACKNOWLEDGED
+    acks = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged"]
+    assert len(acks) == 1 and acks[0]["incident"] == 2 and acks[0]["by"] == "phase"
+    assert injector.check_acknowledged()  # stays acknowledged, recorded once
+    assert len([e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged"]) == 1
+
+
+def test_acknowledged_by_a_note_event_after_the_injection(tether, profile):
+    tether.record_event("note", "cli", section="Phase", text="before the injection")
+    injector, _, _, _ = make(tether, profile)
+    injector.request("payload", "rehydrate")
+    assert not injector.check_acknowledged()  # the old note event does not count
+    tether.record_event("note", "cli", section="Phase", text="rehydrated")
+    assert injector.check_acknowledged()
+
+
+def test_the_initial_brief_expects_no_acknowledgement(tether, profile):
+    injector, _, _, clock = make(tether, profile)
+    injector.request("brief", "initial brief", expect_ack=False)
+    clock.now += 100
+    tether.add_note("phase", "working")
+    assert not injector.check_acknowledged()
+    assert injector.status().state == SENT
