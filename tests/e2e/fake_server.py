@@ -1,0 +1,738 @@
+"""A fake model server for the end-to-end tier (standard library only).
+
+Speaks just enough of the Anthropic Messages API (streaming SSE) and the OpenAI
+Responses API (streaming SSE) for the real Claude Code and Codex CLIs to run
+offline against it. Replies are deterministic; every request is logged as one
+JSON line (secret headers redacted, full body kept) so tests can assert what
+the model received.
+
+    python tests/e2e/fake_server.py [--port 0] [--port-file F] [--log requests.jsonl]
+
+On start it prints one JSON line ``{"port": N, "url": "http://127.0.0.1:N", "pid": P}``
+(and writes the same object to ``--port-file`` if given). SIGTERM or SIGINT stops it.
+
+Reply rules, checked in this order (see agents-offline.md):
+
+=============================  ===============================================
+request                        reply
+=============================  ===============================================
+Claude compaction prompt       ``<analysis>..</analysis><summary>FAKE-COMPACT-SUMMARY: ..``
+Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..``
+title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
+Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
+``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
+``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
+                               or 990000) input tokens
+``TOOLONG`` (first time per    HTTP 400 ``prompt is too long: N tokens > 1000000 maximum``
+distinct prompt)               (Claude: invalid_request_error; Codex: context_length_exceeded)
+``SLOW``                       the normal reply, delayed by $FAKE_SLOW_SECONDS (default 30)
+anything else                  ``FAKE-REPLY <n>: ack '<first 60 chars of the last user text>'``
+=============================  ===============================================
+
+The compaction summaries are deliberately LOSSY: they mention that a decision
+about refresh tokens was made, but none of its specifics (store, lifetime,
+rotation policy, reason), as real summaries do after a few folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import itertools
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+CLAUDE_COMPACT_SUMMARY = (
+    "<analysis>\n"
+    "The conversation was short: a greeting, an acknowledgement, and a design note from the user.\n"
+    "</analysis>\n"
+    "<summary>\n"
+    "FAKE-COMPACT-SUMMARY:\n"
+    "1. Primary Request and Intent: the user is working on the authentication part of the\n"
+    "   project and exchanged a few short messages with the assistant.\n"
+    "2. Key Decisions: the user recorded a decision about how refresh tokens are stored and\n"
+    "   handled; the details were discussed earlier in the conversation.\n"
+    "3. Pending Tasks: none recorded.\n"
+    "4. Current Work: waiting for the user's next instruction.\n"
+    "</summary>"
+)
+
+CODEX_COMPACT_SUMMARY = (
+    "FAKE-CODEX-COMPACT-SUMMARY: the user is working on the authentication part of the project "
+    "and exchanged a few short messages with the assistant. A decision about how refresh tokens "
+    "are stored and handled was recorded earlier; the details were discussed in the conversation. "
+    "Nothing is pending."
+)
+
+TITLE = "Fake session title"
+
+CLAUDE_COMPACT_MARK = "Your task is to create a detailed summary of the conversation so far"
+SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"}
+# Wrappers Claude Code and Codex put around context they inject into user turns.
+_INJECTED = re.compile(
+    r"<(system-reminder|local-command-[a-z]+|command-[a-z]+)>.*?</\1>", re.DOTALL
+)
+_TAG_WRAPPED = re.compile(r"^\s*<([A-Za-z_][\w -]*)>.*</\1>\s*$", re.DOTALL)
+
+
+def _redact(headers: Any) -> dict[str, str]:
+    """Header names lower-cased (HTTP/1.1 clients differ), secrets replaced."""
+    out = {}
+    for k, v in headers.items():
+        k = k.lower()
+        out[k] = "<redacted>" if k in SECRET_HEADERS else v
+    return out
+
+
+def _one_line(text: str, n: int) -> str:
+    return " ".join(text.split())[:n]
+
+
+# --------------------------------------------------------------------------- Anthropic helpers
+
+
+def _claude_texts(message: dict) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for block in content or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            out.append(block.get("text", ""))
+    return out
+
+
+def _claude_user_text(message: dict) -> str:
+    """The typed part of a user message: its last text block once injected wrappers
+    (system reminders, slash-command records) are removed. After a compaction Claude Code
+    merges the summary and the next prompt into one message; the prompt is the last block."""
+    texts = [_INJECTED.sub("", t).strip() for t in _claude_texts(message)]
+    texts = [t for t in texts if t]
+    return texts[-1] if texts else ""
+
+
+def _has_tool_result(message: dict) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )
+
+
+def _tool_result_text(message: dict) -> str:
+    for block in message.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            c = block.get("content")
+            if isinstance(c, str):
+                return c
+            if isinstance(c, list):
+                return " ".join(x.get("text", "") for x in c if isinstance(x, dict))
+    return ""
+
+
+def _system_text(body: dict) -> str:
+    system = body.get("system")
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+    return ""
+
+
+# --------------------------------------------------------------------------- Codex helpers
+
+
+def _codex_item_text(item: dict) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        c.get("text", "") for c in content or [] if isinstance(c, dict) and "text" in c
+    )
+
+
+def _codex_user_items(body: dict) -> list[str]:
+    inp = body.get("input")
+    if isinstance(inp, str):
+        return [inp]
+    return [
+        _codex_item_text(it)
+        for it in inp or []
+        if isinstance(it, dict)
+        and it.get("role") == "user"
+        and it.get("type", "message") == "message"
+    ]
+
+
+def _is_codex_context(text: str) -> bool:
+    s = text.strip()
+    return not s or bool(_TAG_WRAPPED.match(s)) or s.startswith("# AGENTS.md")
+
+
+def claude_last_prompt(body: dict) -> str:
+    """What the user typed last, as the fake server sees it in a Messages request body."""
+    users = [
+        m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    return _claude_user_text(users[-1]) if users else ""
+
+
+def codex_last_prompt(body: dict) -> str:
+    """What the user typed last, as the fake server sees it in a Responses request body."""
+    typed = [t for t in _codex_user_items(body) if not _is_codex_context(t)]
+    return typed[-1] if typed else ""
+
+
+# --------------------------------------------------------------------------- server
+
+
+class State:
+    def __init__(self, log_path: str | None, reply_delay: float, compact_delay: float):
+        self.lock = threading.Lock()
+        self.seq = itertools.count(1)
+        self.log_path = log_path
+        self.reply_delay = reply_delay
+        self.compact_delay = compact_delay
+        self.toolong_seen: set[str] = set()
+
+    def log(self, entry: dict) -> None:
+        if not self.log_path:
+            return
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        with self.lock, open(self.log_path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+
+    def first_toolong(self, key: str) -> bool:
+        with self.lock:
+            if key in self.toolong_seen:
+                return False
+            self.toolong_seen.add(key)
+            return True
+
+
+def _fill_tokens(text: str) -> int | None:
+    m = re.search(r"FILLCTX(?:=(\d+))?", text)
+    if not m:
+        return None
+    return int(m.group(1) or os.environ.get("FAKE_FILL_TOKENS", "990000"))
+
+
+def decide_claude(body: dict, state: State) -> dict:
+    """Pick the reply for an Anthropic Messages request: a dict with 'rule' and details."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    users = [m for m in messages if m.get("role") == "user"]
+    last = users[-1] if users else {}
+    last_raw = "\n".join(_claude_texts(last))
+    if CLAUDE_COMPACT_MARK in last_raw or any(
+        CLAUDE_COMPACT_MARK in "\n".join(_claude_texts(m)) for m in users[-2:]
+    ):
+        return {
+            "rule": "claude-compact",
+            "text": CLAUDE_COMPACT_SUMMARY,
+            "delay": state.compact_delay,
+        }
+    if "title" in _system_text(body).lower() and not body.get("tools") and len(messages) <= 2:
+        return {"rule": "title", "text": json.dumps({"title": TITLE})}
+    if _has_tool_result(last) and not _claude_user_text(last):
+        return {
+            "rule": "tool-result",
+            "text": "TOOL-RESULT-SEEN: " + _one_line(_tool_result_text(last), 80),
+        }
+    text = _claude_user_text(last)
+    m = re.search(r"RUN:(.+)", text)
+    if m:
+        return {"rule": "run", "tool_command": m.group(1).strip()}
+    n = sum(1 for m_ in users if _claude_user_text(m_))
+    reply = {"rule": "reply", "text": f"FAKE-REPLY {n}: ack '{_one_line(text, 60)}'"}
+    fill = _fill_tokens(text)
+    if fill is not None:
+        reply.update(rule="fillctx", input_tokens=fill)
+    elif "TOOLONG" in text and state.first_toolong("claude:" + text):
+        return {"rule": "toolong", "status": 400}
+    if "SLOW" in text:
+        reply["delay"] = float(os.environ.get("FAKE_SLOW_SECONDS", "30"))
+    return reply
+
+
+def decide_codex(body: dict, state: State) -> dict:
+    items = _codex_user_items(body)
+    last_raw = items[-1] if items else ""
+    low = last_raw.lower()
+    if "summar" in low and any(w in low for w in ("checkpoint", "handoff", "compact", "context")):
+        return {
+            "rule": "codex-compact",
+            "text": CODEX_COMPACT_SUMMARY,
+            "delay": state.compact_delay,
+        }
+    instr = str(body.get("instructions") or "")
+    if "task title" in low or ("title" in instr.lower() and not body.get("tools")):
+        return {"rule": "title", "text": TITLE}
+    typed = [t for t in items if not _is_codex_context(t)]
+    text = typed[-1] if typed else ""
+    reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
+    fill = _fill_tokens(text)
+    if fill is not None:
+        reply.update(rule="fillctx", input_tokens=fill)
+    elif "TOOLONG" in text and state.first_toolong("codex:" + text):
+        return {"rule": "toolong", "status": 400}
+    if "SLOW" in text:
+        reply["delay"] = float(os.environ.get("FAKE_SLOW_SECONDS", "30"))
+    return reply
+
+
+def _chunks(text: str, n: int = 3) -> list[str]:
+    if not text:
+        return [""]
+    size = max(1, -(-len(text) // n))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "tether-fake-model/1"
+    state: State  # set on the class by serve()
+
+    def log_message(self, fmt: str, *args: Any) -> None:  # quiet
+        pass
+
+    # ------------------------------------------------------------ plumbing
+    def _read_body(self) -> tuple[bytes, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self.headers.get("Content-Encoding", "").lower() == "gzip":
+            with contextlib.suppress(OSError):
+                raw = gzip.decompress(raw)
+        if not raw:
+            return raw, None
+        try:
+            return raw, json.loads(raw)
+        except ValueError:
+            return raw, raw.decode("utf-8", "replace")
+
+    def _log(self, body: Any, raw: bytes, extra: dict | None = None) -> None:
+        entry = {
+            "seq": next(self.state.seq),
+            "t": time.time(),
+            "method": self.command,
+            "path": self.path,
+            "headers": _redact(self.headers),
+            "body": body,
+            "rule": None,  # which reply rule answered a model request
+        }
+        entry.update(extra or {})
+        self.state.log(entry)
+        self._approx_tokens = max(1, len(raw) // 4)
+
+    def _json(self, status: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _sse_start(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _sse(self, event: str, data: dict) -> None:
+        payload = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+        self.wfile.write(f"{len(payload):X}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
+
+    def _sse_end(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    # ------------------------------------------------------------ routes
+    def do_HEAD(self) -> None:
+        self._log(None, b"")
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._log(None, b"")
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("", "/health"):
+            self._json(200, {"ok": True})
+        elif path.startswith("/v1/models"):
+            model = {
+                "type": "model",
+                "id": "claude-fake",
+                "display_name": "Fake model",
+                "created_at": "2025-01-01T00:00:00Z",
+                "object": "model",
+                "owned_by": "fake",
+            }
+            if path != "/v1/models":
+                self._json(200, dict(model, id=path.rsplit("/", 1)[-1]))
+            else:
+                self._json(
+                    200,
+                    {
+                        "data": [model],
+                        "has_more": False,
+                        "first_id": model["id"],
+                        "last_id": model["id"],
+                        "object": "list",
+                        "models": [],
+                    },
+                )
+        else:
+            self._json(404, {"error": {"type": "not_found_error", "message": f"no route {path}"}})
+
+    def do_POST(self) -> None:
+        raw, body = self._read_body()
+        path = self.path.split("?")[0].rstrip("/")
+        if not isinstance(body, dict):
+            body = {"_raw": body} if body is not None else {}
+        if path == "/v1/messages":
+            decision = decide_claude(body, self.state)
+            self._log(body, raw, {"rule": decision["rule"]})
+            self._claude_reply(body, decision)
+        elif path == "/v1/messages/count_tokens":
+            self._log(body, raw)
+            self._json(200, {"input_tokens": self._approx_tokens})
+        elif path == "/v1/responses":
+            decision = decide_codex(body, self.state)
+            self._log(body, raw, {"rule": decision["rule"]})
+            self._codex_reply(body, decision)
+        elif path == "/v1/responses/compact":
+            self._log(body, raw, {"rule": "codex-remote-compact"})
+            self._json(
+                200,
+                {
+                    "output": [
+                        {
+                            "type": "message",
+                            "role": "user",
+                            "content": [{"type": "input_text", "text": CODEX_COMPACT_SUMMARY}],
+                        }
+                    ]
+                },
+            )
+        else:
+            self._log(body, raw)
+            self._json(404, {"error": {"type": "not_found_error", "message": f"no route {path}"}})
+
+    # ------------------------------------------------------------ Anthropic
+    def _claude_reply(self, body: dict, d: dict) -> None:
+        if d.get("status") == 400:
+            n = 1_000_000 + self._approx_tokens
+            self._json(
+                400,
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "invalid_request_error",
+                        "message": f"prompt is too long: {n} tokens > 1000000 maximum",
+                    },
+                },
+            )
+            return
+        time.sleep(d.get("delay", self.state.reply_delay) or 0)
+        model = body.get("model") or "claude-fake"
+        msg_id = "msg_fake_" + uuid.uuid4().hex[:20]
+        in_tok = int(d.get("input_tokens") or self._approx_tokens)
+        if "tool_command" in d:
+            block = {
+                "type": "tool_use",
+                "id": "toolu_fake_" + uuid.uuid4().hex[:16],
+                "name": "Bash",
+                "input": {},
+            }
+            args = json.dumps({"command": d["tool_command"]})
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in _chunks(args, 2)]
+            final_block = dict(block, input={"command": d["tool_command"]})
+            stop, out_tok = "tool_use", max(1, len(args) // 4)
+        else:
+            block = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _chunks(d["text"])]
+            final_block = {"type": "text", "text": d["text"]}
+            stop, out_tok = "end_turn", max(1, len(d["text"]) // 4)
+        usage = {
+            "input_tokens": in_tok,
+            "output_tokens": out_tok,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
+        if not body.get("stream"):
+            self._json(
+                200,
+                {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [final_block],
+                    "stop_reason": stop,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
+            return
+        self._sse_start()
+        self._sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": dict(usage, output_tokens=1),
+                },
+            },
+        )
+        self._sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        )
+        self._sse("ping", {"type": "ping"})
+        for delta in deltas:
+            self._sse(
+                "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+            )
+        self._sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+        self._sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": out_tok},
+            },
+        )
+        self._sse("message_stop", {"type": "message_stop"})
+        self._sse_end()
+
+    # ------------------------------------------------------------ OpenAI Responses
+    def _codex_reply(self, body: dict, d: dict) -> None:
+        model = body.get("model") or "fake-gpt"
+        resp_id = "resp_fake_" + uuid.uuid4().hex[:20]
+        base = {
+            "id": resp_id,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": model,
+            "status": "in_progress",
+            "output": [],
+            "usage": None,
+        }
+        if d.get("status") == 400:
+            n = 1_000_000 + self._approx_tokens
+            self._json(
+                400,
+                {
+                    "error": {
+                        "type": "invalid_request_error",
+                        "code": "context_length_exceeded",
+                        "param": "input",
+                        "message": f"prompt is too long: {n} tokens > 1000000 maximum",
+                    }
+                },
+            )
+            return
+        time.sleep(d.get("delay", self.state.reply_delay) or 0)
+        text = d["text"]
+        in_tok = int(d.get("input_tokens") or self._approx_tokens)
+        out_tok = max(1, len(text) // 4)
+        item_id = "msg_fake_" + uuid.uuid4().hex[:20]
+        part = {"type": "output_text", "text": "", "annotations": []}
+        item = {
+            "id": item_id,
+            "type": "message",
+            "role": "assistant",
+            "status": "in_progress",
+            "content": [],
+        }
+        done_part = dict(part, text=text)
+        done_item = dict(item, status="completed", content=[done_part])
+        seq = itertools.count()
+
+        def ev(kind: str, **fields: Any) -> None:
+            self._sse(kind, {"type": kind, "sequence_number": next(seq), **fields})
+
+        self._sse_start()
+        ev("response.created", response=base)
+        ev("response.in_progress", response=base)
+        ev("response.output_item.added", output_index=0, item=item)
+        ev(
+            "response.content_part.added",
+            item_id=item_id,
+            output_index=0,
+            content_index=0,
+            part=part,
+        )
+        for chunk in _chunks(text):
+            ev(
+                "response.output_text.delta",
+                item_id=item_id,
+                output_index=0,
+                content_index=0,
+                delta=chunk,
+            )
+        ev("response.output_text.done", item_id=item_id, output_index=0, content_index=0, text=text)
+        ev(
+            "response.content_part.done",
+            item_id=item_id,
+            output_index=0,
+            content_index=0,
+            part=done_part,
+        )
+        ev("response.output_item.done", output_index=0, item=done_item)
+        ev(
+            "response.completed",
+            response=dict(
+                base,
+                status="completed",
+                output=[done_item],
+                usage={
+                    "input_tokens": in_tok,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": out_tok,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": in_tok + out_tok,
+                },
+            ),
+        )
+        self._sse_end()
+
+
+class ServerProcess:
+    """A fake server running as its own process (see ``start_server``)."""
+
+    def __init__(self, proc: subprocess.Popen, info: dict, log_path: Path):
+        self.proc, self.log_path = proc, log_path
+        self.port: int = info["port"]
+        self.url: str = info["url"]
+        self.pid: int = info["pid"]
+
+    def requests(self, path: str | None = None, rule: str | None = None) -> list[dict]:
+        """Every logged request so far (optionally only those whose path starts with
+        ``path`` and/or whose reply rule is ``rule``), oldest first."""
+        out = []
+        if self.log_path.exists():
+            for line in self.log_path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue  # a line being written right now
+                if path and not entry["path"].startswith(path):
+                    continue
+                if rule and entry.get("rule") != rule:
+                    continue
+                out.append(entry)
+        return out
+
+    def wait_for_request(
+        self, predicate: Any = None, timeout: float = 20.0, **filters: Any
+    ) -> dict:
+        """Poll the log until a request matches ``filters`` (path=, rule=) and ``predicate``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for entry in self.requests(**filters):
+                if predicate is None or predicate(entry):
+                    return entry
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no request matching {filters} within {timeout}s")
+            time.sleep(0.1)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM the server by PID, then SIGKILL if it lingers. Idempotent."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout)
+
+
+def start_server(workdir: Path, *extra_args: str, timeout: float = 10.0) -> ServerProcess:
+    """Start this file as its own process, logging to ``workdir/requests.jsonl``; wait
+    (bounded) for its port file. ``extra_args``: e.g. ``"--reply-delay", "1"``."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port_file, log_path = workdir / "server.port.json", workdir / "requests.jsonl"
+    port_file.unlink(missing_ok=True)
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--port",
+        "0",
+        "--port-file",
+        str(port_file),
+        "--log",
+        str(log_path),
+        *extra_args,
+    ]
+    with open(workdir / "server.stderr", "w") as stderr:  # the child keeps its own copy
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + timeout
+    while not port_file.exists():
+        if proc.poll() is not None or time.monotonic() >= deadline:
+            proc.kill()
+            proc.wait()
+            err = (workdir / "server.stderr").read_text()
+            raise RuntimeError(f"fake server did not start (rc={proc.returncode}): {err}")
+        time.sleep(0.02)
+    info = json.loads(port_file.read_text())
+    return ServerProcess(proc, info, log_path)
+
+
+def serve(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0, help="0 = let the OS choose")
+    ap.add_argument("--port-file", help="write {port,url,pid} JSON here once listening")
+    ap.add_argument("--log", help="append one JSON line per request here")
+    ap.add_argument("--reply-delay", type=float, default=0.0, help="seconds before each reply")
+    ap.add_argument(
+        "--compact-delay", type=float, default=0.0, help="seconds before each compaction reply"
+    )
+    args = ap.parse_args(argv)
+
+    Handler.state = State(args.log, args.reply_delay, args.compact_delay)
+    httpd = ThreadingHTTPServer((args.host, args.port), Handler)
+    httpd.daemon_threads = True
+    port = httpd.server_address[1]
+    info = {"port": port, "url": f"http://{args.host}:{port}", "pid": os.getpid()}
+    if args.port_file:
+        tmp = args.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(info, f)
+        os.replace(tmp, args.port_file)
+    print(json.dumps(info), flush=True)
+
+    def stop(signum: int, frame: Any) -> None:
+        threading.Thread(target=httpd.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        httpd.serve_forever(poll_interval=0.1)
+    finally:
+        httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
