@@ -1,0 +1,355 @@
+"""The real agent CLIs for the e2e tier: pinned versions, install, isolated state, environment.
+
+The versions live here and only here. To bump one, change the constant below, run
+``.venv/bin/pytest tests/e2e`` once (the fixture installs the new version into the cache
+on first use) and re-check the on-screen markers the tests wait for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
+CODEX_PACKAGE = "@openai/codex"
+# The pins. To try another version without editing, set TETHER_E2E_CLAUDE_VERSION /
+# TETHER_E2E_CODEX_VERSION; to bump for everyone, change the default here.
+CLAUDE_VERSION = os.environ.get("TETHER_E2E_CLAUDE_VERSION") or "2.1.332"
+CODEX_VERSION = os.environ.get("TETHER_E2E_CODEX_VERSION") or "0.171.0"
+
+# Screen markers observed with the pinned versions at 120x40 (regexes on `capture-pane -p -J`).
+# Claude Code 2.1.197 showed "? for shortcuts" and "✻ Conversation compacted (ctrl+o for
+# history)"; 2.1.332 shows neither (auto permission mode footer; only the ⎿ line below).
+CLAUDE_MARKERS = {
+    "ready": r"\? for shortcuts|shift\+tab to cycle",
+    "turn_done": r"✻ \S+ for \d+(?:m \d+)?s",
+    "compacting": r"Compacting conversation",
+    "compacted": r"⎿\s+Compacted \(ctrl\+o to see full summary\)|Conversation compacted",
+    "context_limit": r"Context limit reached · /compact or /clear to continue",
+    "exit_again": r"Press Ctrl-C again to exit",
+    "exit_hint": r"Resume this session with:\s*\n\s*(claude\b[^\n]*--resume ([0-9a-f-]{36}))",
+}
+CODEX_MARKERS = {
+    "ready": r"Ask Codex to do anything",
+    "working": r"esc to interrupt",
+    "turn_done": r"Worked for (?:<1s|\d+[ms][^•\n]*)",
+    "interrupted": r"■ Conversation interrupted",
+    "compacted": r"• Context compacted(?: · \S+)?",
+    "exit_hint": r"To continue this session, run:\s*\n\s*codex resume ([0-9a-f-]{36})",
+}
+
+DUMMY_KEY = "sk-test-dummy"
+INSTALL_TIMEOUT = 600  # seconds, per package (cold: ~10 s on a fast registry)
+
+
+class AgentInstallError(RuntimeError):
+    """node/npm missing or the npm install failed; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class AgentBins:
+    claude: Path  # .../node_modules/.bin/claude
+    codex: Path  # .../node_modules/.bin/codex
+    claude_version: str
+    codex_version: str
+    install_seconds: dict[str, float]  # package -> seconds spent installing (0.0 if reused)
+
+    @property
+    def path_dirs(self) -> list[str]:
+        return [str(self.claude.parent), str(self.codex.parent)]
+
+
+def cache_dir() -> Path:
+    """Where the CLIs are installed: $TETHER_E2E_CACHE or ~/.cache/tether-e2e (outside the repo)."""
+    env = os.environ.get("TETHER_E2E_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "tether-e2e"
+
+
+def _require_node() -> tuple[str, str]:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        missing = " and ".join(n for n, p in (("node", node), ("npm", npm)) if not p)
+        raise AgentInstallError(
+            f"The e2e tier needs {missing} to install the real agent CLIs "
+            f"({CLAUDE_PACKAGE}@{CLAUDE_VERSION}, {CODEX_PACKAGE}@{CODEX_VERSION}). "
+            "Install them, e.g. `sudo apt-get install nodejs npm` (Debian/Ubuntu) or from "
+            "https://nodejs.org (node >= 18), then rerun `make test`."
+        )
+    return node, npm
+
+
+def _answers_version(binary: Path, version: str) -> bool:
+    if not binary.exists():
+        return False
+    try:
+        out = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and bool(
+        re.search(rf"(?<![\w.]){re.escape(version)}(?![\w.])", out.stdout)
+    )
+
+
+def install(
+    package: str, version: str, binary_name: str, root: Path | None = None
+) -> tuple[Path, float]:
+    """Install ``package@version`` into ``<cache>/<package>@<version>`` unless already there.
+
+    Returns the path of the ``.bin`` entry and the seconds spent installing (0.0 when reused).
+    A per-package lock file serialises concurrent installers (parallel pytest runs).
+    """
+    root = root or cache_dir()
+    prefix = root / f"{package}@{version}"
+    binary = prefix / "node_modules" / ".bin" / binary_name
+    if _answers_version(binary, version):
+        return binary, 0.0
+    _, npm = _require_node()
+    prefix.mkdir(parents=True, exist_ok=True)
+    lock_path = prefix.parent / f".{prefix.name}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another run may be installing the same thing
+        if _answers_version(binary, version):
+            return binary, 0.0
+        start = time.monotonic()
+        cmd = [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+            str(prefix),
+            f"{package}@{version}",
+        ]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        except subprocess.TimeoutExpired as e:
+            raise AgentInstallError(f"`{' '.join(cmd)}` timed out after {INSTALL_TIMEOUT}s") from e
+        took = time.monotonic() - start
+        if proc.returncode != 0 or not _answers_version(binary, version):
+            raise AgentInstallError(
+                f"`{' '.join(cmd)}` failed (rc={proc.returncode}); {binary} does not answer "
+                f"--version with {version}.\n--- npm stderr ---\n{proc.stderr[-4000:]}"
+            )
+    return binary, took
+
+
+def ensure_agents(root: Path | None = None) -> AgentBins:
+    """Both CLIs at their pinned versions, installing what is missing (idempotent)."""
+    claude, t_claude = install(CLAUDE_PACKAGE, CLAUDE_VERSION, "claude", root)
+    codex, t_codex = install(CODEX_PACKAGE, CODEX_VERSION, "codex", root)
+    return AgentBins(
+        claude=claude,
+        codex=codex,
+        claude_version=CLAUDE_VERSION,
+        codex_version=CODEX_VERSION,
+        install_seconds={CLAUDE_PACKAGE: t_claude, CODEX_PACKAGE: t_codex},
+    )
+
+
+# --------------------------------------------------------------------------- isolated state
+
+
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
+
+
+def hook_logger(log: Path, events: tuple[str, ...] = HOOK_EVENTS) -> dict[str, str]:
+    """Hooks (event -> command) that append ``{"event", "t", "payload"}`` lines to ``log``,
+    one atomic write per hook call. Pass the result as ``hooks=`` to prepare_*_home."""
+    me = shlex.quote(str(Path(__file__).resolve()))
+    py = shlex.quote(sys.executable)
+    return {e: f"{py} {me} hook-log {shlex.quote(str(log))} {e}" for e in events}
+
+
+def read_hook_log(log: Path) -> list[dict]:
+    return read_jsonl(log) if log.exists() else []
+
+
+def _hook_log_main(log: str, event: str) -> None:
+    raw = sys.stdin.read()
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        payload = raw
+    line = json.dumps({"event": event, "t": time.time(), "payload": payload}) + "\n"
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def _hooks_block(hooks: dict[str, str] | None) -> dict:
+    """{"Event": "shell command"} -> the settings/hooks.json shape both agents share."""
+    return {
+        event: [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]
+        for event, command in (hooks or {}).items()
+    }
+
+
+def prepare_claude_home(
+    home: Path,
+    project: Path,
+    hooks: dict[str, str] | None = None,
+    api_key: str = DUMMY_KEY,
+    settings: dict | None = None,
+) -> Path:
+    """Write the state that takes Claude Code straight to its prompt (no onboarding,
+    API-key or trust screens) into a fresh ``home``. ``hooks`` maps an event name
+    (SessionStart, PreCompact, ...) to a shell command. Returns ``home``."""
+    home.mkdir(parents=True, exist_ok=True)
+    project = project.resolve()
+    state = {
+        "hasCompletedOnboarding": True,
+        "lastOnboardingVersion": CLAUDE_VERSION,
+        "customApiKeyResponses": {"approved": [api_key[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}},
+    }
+    (home / ".claude.json").write_text(json.dumps(state, indent=2))
+    if hooks or settings:
+        cfg = dict(settings or {})
+        if hooks:
+            cfg["hooks"] = _hooks_block(hooks)
+        (home / ".claude").mkdir(exist_ok=True)
+        (home / ".claude" / "settings.json").write_text(json.dumps(cfg, indent=2))
+    return home
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s)  # a JSON string is a valid TOML basic string
+
+
+def prepare_codex_home(
+    codex_home: Path,
+    project: Path,
+    base_url: str,
+    hooks: dict[str, str] | None = None,
+    extra_toml: str = "",
+) -> Path:
+    """Write ``config.toml`` (fake provider, no approvals, trusted project, no analytics,
+    no background daemon) and optionally ``hooks.json`` into ``codex_home``.
+
+    Hooks that are new to Codex bring up a "Hooks need review" screen; launch codex
+    with ``--dangerously-bypass-hook-trust`` (or press Down, Enter) to pass it."""
+    codex_home.mkdir(parents=True, exist_ok=True)
+    project = project.resolve()
+    config = f"""\
+model = "fake-gpt"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "workspace-write"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake local"
+base_url = {_toml_str(base_url.rstrip("/") + "/v1")}
+wire_api = "responses"
+env_key = "FAKE_OPENAI_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects.{_toml_str(str(project))}]
+trust_level = "trusted"
+
+[analytics]
+enabled = false
+
+[features]
+daemon_auto_start = false
+"""
+    (codex_home / "config.toml").write_text(config + extra_toml)
+    if hooks:
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": _hooks_block(hooks)}, indent=2))
+    return codex_home
+
+
+def _base_path(bins_dir: str) -> str:
+    return os.pathsep.join([bins_dir, "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+def claude_env(
+    bins: AgentBins, home: Path, base_url: str, api_key: str = DUMMY_KEY
+) -> dict[str, str]:
+    """A complete (``env -i`` style) environment for running ``claude`` offline."""
+    return {
+        "PATH": _base_path(str(bins.claude.parent)),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "ANTHROPIC_BASE_URL": base_url.rstrip("/"),
+        "ANTHROPIC_API_KEY": api_key,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+
+
+def codex_env(
+    bins: AgentBins, home: Path, codex_home: Path, api_key: str = DUMMY_KEY
+) -> dict[str, str]:
+    """A complete (``env -i`` style) environment for running ``codex`` offline."""
+    return {
+        "PATH": _base_path(str(bins.codex.parent)),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "CODEX_HOME": str(codex_home),
+        "FAKE_OPENAI_API_KEY": api_key,
+    }
+
+
+def claude_transcripts(home: Path) -> list[Path]:
+    """All Claude session transcripts under ``home``, oldest first."""
+    root = home / ".claude" / "projects"
+    files = list(root.glob("*/*.jsonl")) if root.exists() else []
+    return sorted(files, key=lambda p: p.stat().st_mtime)
+
+
+def codex_rollouts(codex_home: Path) -> list[Path]:
+    """All Codex rollout files under ``codex_home``, oldest first."""
+    root = codex_home / "sessions"
+    files = list(root.glob("*/*/*/rollout-*.jsonl")) if root.exists() else []
+    return sorted(files, key=lambda p: p.stat().st_mtime)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        with contextlib.suppress(ValueError):
+            out.append(json.loads(line))
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["hook-log"]:  # the hook command written by hook_logger()
+        _hook_log_main(sys.argv[2], sys.argv[3])
+        sys.exit(0)
+    # `python tests/e2e/agents.py` installs both CLIs and prints the timings
+    b = ensure_agents()
+    print(
+        json.dumps(
+            {"claude": str(b.claude), "codex": str(b.codex), "install_seconds": b.install_seconds},
+            indent=2,
+        )
+    )
