@@ -421,6 +421,12 @@ class Prefilter:
         if ":" in params:
             return end
         if final in PASS_FINALS:
+            # pyte's handlers take one or two numbers; xterm ignores the extra ones.
+            fields = params.split(";")
+            if len(fields) > 2 or (len(fields) == 2 and final not in "Hfr"):
+                if final == "T":  # five numbers: mouse highlight tracking, not SD
+                    return end
+                params = ";".join(fields[: 2 if final in "Hfr" else 1])
             out.append(f"\x1b[{params}{final}")
         elif final == "c":
             if params in ("", "0"):
