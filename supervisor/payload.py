@@ -287,20 +287,15 @@ def _audit_rows(rows: Any) -> list[tuple[str, list[str]]]:
 
 
 def _audit_now(view: _Incident, decisions: list[str]) -> None:
-    """The incident carried a summary but no audit: run the loss audit here, if it exists."""
+    """The incident carried a summary but no audit: run the loss audit here."""
+    from supervisor import loss_audit
+
     try:
-        from supervisor import loss_audit
-    except ImportError:
-        return
-    audit_fn = getattr(loss_audit, "audit", None)
-    if audit_fn is None:
-        return
-    try:
-        audit = audit_fn(decisions, view.summary)
+        audit = loss_audit.audit_summary(decisions, view.summary or "")
     except Exception:  # an audit we cannot run is left out, never a failed payload
         return
-    view.lost = [(d.decision, list(d.missing)) for d in getattr(audit, "lost", ())]
-    view.degraded = [(d.decision, list(d.missing)) for d in getattr(audit, "degraded", ())]
+    view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
+    view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
     view.audited = True
 
 

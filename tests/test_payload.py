@@ -255,3 +255,11 @@ def test_incident_events_round_trip_through_json(tether, profile):
         "Context wiped (#1), seen by screen"
         in build_payload(tether, profile, incident=incident, budget=0).text
     )
+
+
+def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
+    summary = "We convert reports; retries have a budget; files are named by part."
+    incident = Incident(5, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
+    text = build_payload(tether, profile, incident=incident, budget=0).text
+    lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1 (missing:")]
+    assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]
