@@ -1,0 +1,218 @@
+"""Watching `.tether/` for changes, and following a JSONL file from where it was last read.
+
+The panes show files that the agent, `tether note` and the supervisor change at
+any moment, so they must hear about changes rather than poll. A burst of writes
+(an atomic replace is a create, a few modifies and a rename) is collapsed into
+one callback per file after a short quiet period, and tether's own temp files
+(``.notes.md.xxxx.tmp``) are never reported: the rename that ends an atomic
+write is reported under the real name instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
+from supervisor.fsio import BadLine
+
+DEFAULT_DEBOUNCE_SECONDS = 0.1
+
+# Events that mean the content changed; opened and closed-without-write events
+# are left out, or every read the panes make would be reported as a change.
+_CHANGE_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileDeletedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
+
+
+def is_temp_file(path: str | os.PathLike[str]) -> bool:
+    """tether's own atomic-write temp files: ``.<name>.<random>.tmp``."""
+    name = os.path.basename(os.fspath(path))
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+class TetherWatcher:
+    """Calls ``callback(path)`` (on a background thread) once per changed file per burst.
+
+    ``start()`` and ``stop()`` are idempotent, and ``stop()`` waits for the
+    observer thread, so a pane can stop it on unmount without leaking threads.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        callback: Callable[[Path], None],
+        *,
+        debounce: float = DEFAULT_DEBOUNCE_SECONDS,
+    ) -> None:
+        self.root = Path(root)
+        self._callback = callback
+        self._debounce = debounce
+        self._lock = threading.Lock()
+        self._pending: dict[Path, None] = {}  # ordered set of changed paths
+        self._timer: threading.Timer | None = None
+        self._observer: Any = None
+        self._stopped = False
+
+    @property
+    def running(self) -> bool:
+        return self._observer is not None
+
+    def start(self) -> None:
+        """Start watching ``root`` recursively; raises ``OSError`` if it cannot be watched."""
+        if self._observer is not None:
+            return
+        self._stopped = False
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(
+            _Handler(self._noticed), str(self.root), recursive=True, event_filter=_CHANGE_EVENTS
+        )
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        """Stop watching and drop pending notifications; safe to call more than once."""
+        with self._lock:
+            self._stopped = True
+            self._pending.clear()
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+        observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+            if observer.is_alive() and observer is not threading.current_thread():
+                observer.join(timeout=2.0)
+
+    def _noticed(self, path: str) -> None:
+        if is_temp_file(path):
+            return
+        with self._lock:
+            if self._stopped:
+                return
+            self._pending[Path(path)] = None
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self._debounce, self._flush)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _flush(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            paths = list(self._pending)
+            self._pending.clear()
+            self._timer = None
+        for path in paths:
+            try:
+                self._callback(path)
+            except Exception:  # a failing listener must not kill the timer thread silently
+                import logging
+
+                logging.getLogger(__name__).exception("watcher callback failed for %s", path)
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, noticed: Callable[[str], None]) -> None:
+        self._noticed = noticed
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            if raw:
+                self._noticed(os.fsdecode(raw))
+
+
+@dataclass
+class JsonlFollower:
+    """Reads a growing JSONL file incrementally: the tail first, then only what was appended.
+
+    An incomplete last line (an append in progress) is left for the next read;
+    a file that got shorter (replaced) is read again from its tail.
+    """
+
+    path: Path
+    offset: int = 0
+    problems: list[BadLine] = field(default_factory=list)
+
+    def start(self, count: int = 200) -> list[dict[str, Any]]:
+        """The last ``count`` records, reading backwards from the end only."""
+        from supervisor.fsio import tail_jsonl
+
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            self.offset = 0
+            return []
+        records, self.problems = tail_jsonl(self.path, count)
+        self.offset = self._complete_end(size)
+        return records
+
+    def _complete_end(self, size: int) -> int:
+        """The offset just after the last newline at or before ``size``."""
+        try:
+            with open(self.path, "rb") as handle:
+                back = min(size, 64 * 1024)
+                handle.seek(size - back)
+                chunk = handle.read(back)
+        except OSError:
+            return size
+        cut = chunk.rfind(b"\n")
+        return size - back + cut + 1 if cut >= 0 else max(size - back, 0)
+
+    def read_new(self) -> list[dict[str, Any]]:
+        """Records appended since the last read."""
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            self.offset = 0
+            return []
+        if size < self.offset:
+            return self.start()
+        if size == self.offset:
+            return []
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read(size - self.offset)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            return []
+        self.offset += cut + 1
+        records: list[dict[str, Any]] = []
+        for raw in data[: cut + 1].split(b"\n"):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                self.problems.append(BadLine(self.path, -1, "not valid JSON"))
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records
