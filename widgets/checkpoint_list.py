@@ -1,0 +1,338 @@
+"""The Checkpoints tab: the history of snapshots, one previewed, diffs, and restore.
+
+A checkpoint file never changes once written, so each one is read once for
+its time and reason and then remembered; only the newest :data:`MAX_LISTED`
+are listed, so thousands of checkpoints cost no more than a few hundred.
+Restoring asks first, and the engine checkpoints the current state before it
+writes, so a restore can itself be undone from this same list.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from supervisor import checkpoints
+from supervisor.checkpoints import Checkpoint
+from supervisor.errors import TetherError
+from supervisor.store import TetherDir
+from widgets.store_changed import StoreChanged
+
+MAX_LISTED = 200
+
+
+class ConfirmRestore(ModalScreen[bool]):
+    """Restoring overwrites task.md, notes.md and progress.json: ask, and say it is undoable."""
+
+    DEFAULT_CSS = """
+    ConfirmRestore { align: center middle; }
+    ConfirmRestore > Vertical {
+        width: 60; height: auto; padding: 1 2; border: thick $warning; background: $surface;
+    }
+    ConfirmRestore Horizontal { height: auto; margin: 1 0 0 0; }
+    ConfirmRestore Button { margin: 0 1 0 0; }
+    """
+    BINDINGS = [("y", "answer(True)", "Restore"), ("n,escape", "answer(False)", "Cancel")]
+
+    def __init__(self, seq: int) -> None:
+        super().__init__()
+        self.seq = seq
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(
+                f"Restore checkpoint #{self.seq} into task.md, notes.md and progress.json?\n"
+                "The current state is checkpointed first, so this can be undone."
+            )
+            with Horizontal():
+                yield Button("Restore (y)", variant="warning", id="restore-yes")
+                yield Button("Cancel (n)", variant="primary", id="restore-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "restore-yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class CheckpointList(Widget):
+    """History list; the highlighted checkpoint is previewed, diffed or restored."""
+
+    DEFAULT_CSS = """
+    CheckpointList { layout: vertical; height: 1fr; }
+    CheckpointList #cp-list { height: 40%; min-height: 4; }
+    CheckpointList #cp-actions { height: 1; }
+    CheckpointList #cp-actions Button { margin: 0 1 0 0; }
+    CheckpointList #cp-title { height: 1; text-style: bold; background: $panel; padding: 0 1; }
+    CheckpointList #cp-scroll { height: 1fr; }
+    CheckpointList #cp-view { padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("l", "diff_live", "Diff vs live"),
+        Binding("m", "mark", "Mark for diff"),
+        Binding("d", "diff_marked", "Diff vs mark"),
+        Binding("r", "restore", "Restore"),
+    ]
+
+    marked: reactive[int | None] = reactive(None)
+    highlighted: reactive[int | None] = reactive(None)
+
+    class Restored(Message):
+        """Checkpoint ``seq`` is live again; ``safety_seq`` holds the state it replaced."""
+
+        def __init__(self, widget: CheckpointList, seq: int, safety_seq: int | None) -> None:
+            super().__init__()
+            self.widget = widget
+            self.seq = seq
+            self.safety_seq = safety_seq
+
+        @property
+        def control(self) -> CheckpointList:
+            return self.widget
+
+    class Shown(Message):
+        """The view now shows ``what``: ``"preview"`` or ``"diff"`` of ``seq`` (and ``other``)."""
+
+        def __init__(
+            self, widget: CheckpointList, what: str, seq: int, other: int | None = None
+        ) -> None:
+            super().__init__()
+            self.widget = widget
+            self.what = what
+            self.seq = seq
+            self.other = other
+
+        @property
+        def control(self) -> CheckpointList:
+            return self.widget
+
+    def __init__(self, tether: TetherDir, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tether = tether
+        self._summaries: dict[int, str] = {}
+        self._seqs: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="cp-list")
+        with Horizontal(id="cp-actions"):
+            yield Button("Diff live", id="cp-diff-live", compact=True)
+            yield Button("Mark", id="cp-mark", compact=True)
+            yield Button("Diff mark", id="cp-diff-mark", compact=True)
+            yield Button("Restore…", id="cp-restore", compact=True, variant="warning")
+        yield Label("", id="cp-title")
+        with VerticalScroll(id="cp-scroll"):
+            yield Static("", id="cp-view")
+
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#cp-list", OptionList)
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def focus_list(self) -> None:
+        self.options.focus()
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        path = message.path
+        if path in (self.tether.root, self.tether.checkpoints) or (
+            path.parent == self.tether.checkpoints and path.suffix == ".json"
+        ):
+            self.reload()
+
+    # -- the list ----------------------------------------------------------------------------
+
+    def _summary(self, seq: int) -> str:
+        if seq not in self._summaries:
+            try:
+                point = checkpoints.load(self.tether, seq)
+            except TetherError:
+                return f"#{seq}  (unreadable)"  # not cached: it may be mid-write
+            when = point.at.replace("T", " ")[:19]
+            self._summaries[seq] = f"#{seq:<4} {when}  {point.reason}"
+        return self._summaries[seq]
+
+    def reload(self) -> None:
+        """List the newest checkpoints, newest first, keeping the highlight where it was."""
+        seqs = checkpoints.list_seqs(self.tether)[-MAX_LISTED:][::-1]
+        if seqs == self._seqs:
+            return
+        self._seqs = seqs
+        options = self.options
+        keep = self.highlighted
+        options.clear_options()
+        if not seqs:
+            options.add_option(Option("no checkpoints yet (F8 or `tether checkpoint`)", id="none"))
+            options.disable_option("none")
+            self.highlighted = None
+            return
+        options.add_options([Option(self._summary(seq), id=str(seq)) for seq in seqs])
+        options.highlighted = seqs.index(keep) if keep in seqs else 0
+
+    @on(OptionList.OptionHighlighted, "#cp-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        option_id = event.option.id
+        if option_id and option_id.isdigit():
+            self.highlighted = int(option_id)
+            self.preview(self.highlighted)
+
+    def watch_marked(self, marked: int | None) -> None:
+        if self.children:
+            label = "Diff mark" if marked is None else f"Diff #{marked}"
+            self.query_one("#cp-diff-mark", Button).label = label
+
+    # -- what the view shows -----------------------------------------------------------------
+
+    def _show(self, title: str, body: Text) -> None:
+        self.query_one("#cp-title", Label).update(title)
+        self.query_one("#cp-view", Static).update(body)
+        self.query_one("#cp-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def _load(self, seq: int) -> Checkpoint | None:
+        try:
+            return checkpoints.load(self.tether, seq)
+        except TetherError as error:
+            self._show(f"checkpoint #{seq}", Text(str(error), style="red"))
+            return None
+
+    def preview(self, seq: int) -> None:
+        point = self._load(seq)
+        if point is None:
+            return
+        self._show(f"checkpoint #{seq} — {point.reason}", render_preview(point))
+        self.post_message(self.Shown(self, "preview", seq))
+
+    def diff(self, seq: int, other: int | None) -> None:
+        """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state)."""
+        old = self._load(seq)
+        if old is None:
+            return
+        if other is None:
+            try:
+                new = checkpoints.live(self.tether)
+            except TetherError as error:
+                self._show("live state", Text(str(error), style="red"))
+                return
+        else:
+            loaded = self._load(other)
+            if loaded is None:
+                return
+            old, new = (old, loaded) if seq < other else (loaded, old)
+        title = f"diff {old.label} → {new.label}"
+        self._show(title, render_diff(checkpoints.diff(old, new)))
+        self.post_message(self.Shown(self, "diff", seq, other))
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_diff_live(self) -> None:
+        if self.highlighted is not None:
+            self.diff(self.highlighted, None)
+
+    def action_mark(self) -> None:
+        self.marked = None if self.marked == self.highlighted else self.highlighted
+
+    def action_diff_marked(self) -> None:
+        if self.highlighted is None:
+            return
+        if self.marked is None or self.marked == self.highlighted:
+            self.notify("mark another checkpoint first (m)", severity="warning")
+            return
+        self.diff(self.marked, self.highlighted)
+
+    def action_restore(self) -> None:
+        seq = self.highlighted
+        if seq is None:
+            return
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._restore(seq)
+
+        self.app.push_screen(ConfirmRestore(seq), decided)
+
+    @work(thread=True, exclusive=True, group="restore")
+    def _restore(self, seq: int) -> None:
+        """Restore in a thread: the safety checkpoint asks git for HEAD, which may take a while."""
+        try:
+            safety, _ = checkpoints.restore(self.tether, seq)
+        except TetherError as error:
+            self.app.call_from_thread(self._show, f"restore of #{seq} failed", Text(str(error)))
+            return
+        self.app.call_from_thread(self._restored, seq, safety.seq)
+
+    def _restored(self, seq: int, safety_seq: int | None) -> None:
+        self.reload()
+        self._show(
+            f"restored #{seq}",
+            Text(
+                f"Checkpoint #{seq} is live again. The state it replaced is checkpoint "
+                f"#{safety_seq}: restore that one to undo."
+            ),
+        )
+        self.post_message(self.Restored(self, seq, safety_seq))
+
+    @on(Button.Pressed, "#cp-actions Button")
+    def _button(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {
+            "cp-diff-live": self.action_diff_live,
+            "cp-mark": self.action_mark,
+            "cp-diff-mark": self.action_diff_marked,
+            "cp-restore": self.action_restore,
+        }
+        actions[event.button.id or ""]()
+
+
+def render_preview(point: Checkpoint) -> Text:
+    """One checkpoint as a person reads it: when, why, where git was, then the files."""
+    text = Text()
+    text.append(f"{point.at}  {point.reason}\n", style="bold")
+    if point.git:
+        head = (point.git.get("head") or "no commit")[:12]
+        text.append(f"git {head}{' (dirty)' if point.git.get('dirty') else ''}\n")
+    if point.incident is not None:
+        text.append(f"incident {point.incident}\n", style="yellow")
+    progress = point.progress
+    if progress:
+        text.append(f"cursor {progress.get('cursor')}  phase {progress.get('phase') or '—'}\n")
+    verdict = point.invariant
+    if verdict:
+        style = "green" if verdict.get("ok") else "red"
+        text.append(f"invariant: {verdict.get('message', '?')}\n", style=style)
+    for name, body in (("task.md", point.task), ("notes.md", point.notes)):
+        text.append(f"\n── {name} ──\n", style="bold cyan")
+        text.append(body.rstrip("\n") + "\n")
+    text.rstrip()
+    return text
+
+
+def render_diff(diff_text: str) -> Text:
+    """The engine's section-by-section diff, coloured: additions green, removals red."""
+    text = Text()
+    for line in diff_text.rstrip("\n").split("\n"):
+        bare = line.lstrip()
+        if line.startswith(("---", "+++")):
+            style = "bold"
+        elif line.startswith("  +"):
+            style = "green"
+        elif line.startswith("  -"):
+            style = "red"
+        elif bare.startswith("@@"):
+            style = "dim"
+        elif line and not line.startswith(" "):
+            style = "bold cyan"
+        else:
+            style = ""
+        text.append(line + "\n", style=style)
+    text.rstrip()
+    return text

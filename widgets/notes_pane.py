@@ -1,0 +1,435 @@
+"""The Notes tab: `notes.md` (or `task.md`) in an editor that saves itself.
+
+The agent and the user edit the same file at the same time, so the pane keeps
+the version it last read or wrote (the *base*). A save happens only while the
+disk still holds the base, under the store's update lock; otherwise, and
+whenever the file changes on disk while the user has unsaved edits, the pane
+shows the disk version above the user's and lets the user keep either or merge
+both. The user's editor stays live throughout, so no keystroke is lost either.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button, Label, Static, TextArea
+
+from supervisor.errors import TetherError
+from supervisor.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
+from supervisor.store import TetherDir
+from widgets.store_changed import StoreChanged
+
+SAVE_DEBOUNCE_SECONDS = 0.6
+SAVE_RETRY_SECONDS = 3.0
+FILES = ("notes.md", "task.md")
+
+
+def apply_line_edit(area: TextArea, edit: LineEdit) -> None:
+    """Apply one line edit through the editor, so a typing user's cursor keeps its place."""
+    lines = area.document.lines
+    count = len(lines)
+    if edit.end < count:
+        area.replace("".join(line + "\n" for line in edit.lines), (edit.start, 0), (edit.end, 0))
+    elif edit.start > 0:
+        before = edit.start - 1
+        area.replace(
+            "".join("\n" + line for line in edit.lines),
+            (before, len(lines[before])),
+            (count - 1, len(lines[count - 1])),
+        )
+    else:
+        area.replace("\n".join(edit.lines), (0, 0), (count - 1, len(lines[count - 1])))
+
+
+class NotesEditor(TextArea):
+    """A TextArea that leaves F6–F10 to tether (TextArea itself binds F6 and F7)."""
+
+    BINDINGS = [Binding(f"f{n}", "leave_to_app", show=False) for n in range(6, 11)]
+
+    def action_leave_to_app(self) -> None:
+        raise SkipAction()
+
+
+class NotesPane(Widget):
+    """Edits one of the two Markdown files of `.tether/`, saving with a short debounce."""
+
+    DEFAULT_CSS = """
+    NotesPane { layout: vertical; height: 1fr; }
+    NotesPane #notes-files { height: 1; }
+    NotesPane #notes-files Button { margin: 0 1 0 0; min-width: 10; }
+    NotesPane #notes-files Button.-current { text-style: bold reverse; }
+    NotesPane #notes-state { width: 1fr; content-align: right middle; color: $text-muted; }
+    NotesPane #notes-message { display: none; height: auto; padding: 0 1; }
+    NotesPane.-problem #notes-message { display: block; background: $error 30%; }
+    NotesPane #notes-conflict { display: none; height: 1fr; border: round $warning; }
+    NotesPane.-conflict #notes-conflict { display: block; }
+    NotesPane #notes-conflict-title { height: auto; color: $warning; text-style: bold; }
+    NotesPane #notes-disk { height: 1fr; }
+    NotesPane #notes-choices { height: 1; margin: 0 0 0 0; }
+    NotesPane #notes-choices Button { margin: 0 1 0 0; }
+    NotesPane #notes-yours { display: none; color: $warning; text-style: bold; }
+    NotesPane.-conflict #notes-yours { display: block; }
+    NotesPane #notes-editor { height: 1fr; }
+    NotesPane.-unloaded #notes-editor { display: none; }
+    """
+
+    editing: reactive[str] = reactive("notes.md")
+    dirty: reactive[bool] = reactive(False)
+    conflicted: reactive[bool] = reactive(False)
+
+    class Saved(Message):
+        """The user's text was written to ``path``."""
+
+        def __init__(self, pane: NotesPane, path: Path) -> None:
+            super().__init__()
+            self.pane = pane
+            self.path = path
+
+        @property
+        def control(self) -> NotesPane:
+            return self.pane
+
+    class Conflict(Message):
+        """``path`` changed on disk while the user had unsaved edits; both are on screen."""
+
+        def __init__(self, pane: NotesPane, path: Path, disk: str, mine: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.path = path
+            self.disk = disk
+            self.mine = mine
+
+        @property
+        def control(self) -> NotesPane:
+            return self.pane
+
+    class Resolved(Message):
+        """The user picked ``choice`` (``"disk"``, ``"mine"`` or ``"merge"``) for a conflict."""
+
+        def __init__(self, pane: NotesPane, path: Path, choice: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.path = path
+            self.choice = choice
+
+        @property
+        def control(self) -> NotesPane:
+            return self.pane
+
+    class Problem(Message):
+        """A file could not be read or written; ``text`` names it and says what to do."""
+
+        def __init__(self, pane: NotesPane, path: Path, text: str) -> None:
+            super().__init__()
+            self.pane = pane
+            self.path = path
+            self.text = text
+
+        @property
+        def control(self) -> NotesPane:
+            return self.pane
+
+    def __init__(self, tether: TetherDir, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tether = tether
+        self._base: str | None = None  # the text last read from or written to disk
+        self._conflict_disk: str | None = None
+        self._read_problem: str | None = None
+        self._save_timer: Timer | None = None
+        self._editor: TextArea | None = None
+
+    # -- composition -------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="notes-files"):
+            for name in FILES:
+                yield Button(name, id=f"file-{name.split('.')[0]}", compact=True)
+            yield Label("", id="notes-state")
+        yield Static("", id="notes-message")
+        with Vertical(id="notes-conflict"):
+            yield Label("", id="notes-conflict-title")
+            yield Label("on disk:")
+            yield TextArea("", id="notes-disk", read_only=True, show_line_numbers=False)
+            with Horizontal(id="notes-choices"):
+                yield Button("Keep disk", id="notes-keep-disk", compact=True)
+                yield Button("Keep mine", id="notes-keep-mine", compact=True)
+                yield Button("Merge both", id="notes-merge", compact=True, variant="primary")
+        yield Label("yours (not saved):", id="notes-yours")
+        yield NotesEditor("", id="notes-editor", tab_behavior="focus", soft_wrap=True)
+
+    @property
+    def editor(self) -> TextArea:
+        # Kept after compose: on_unmount still saves through it once children are gone.
+        if self._editor is None:
+            self._editor = self.query_one("#notes-editor", TextArea)
+        return self._editor
+
+    @property
+    def path(self) -> Path:
+        return self.tether.root / self.editing
+
+    def on_mount(self) -> None:
+        self._mark_current_file()
+        self._load()
+
+    def on_unmount(self) -> None:
+        """Quitting inside the debounce must not drop the last keystrokes (nor overwrite)."""
+        self._cancel_save()
+        if self._base is None or self.conflicted or self._read_problem is not None:
+            return
+        mine = self.editor.text
+        if mine != self._base:
+            try:
+                self._write_if_unchanged(mine)
+            except TetherError:
+                pass  # nowhere left to show it; the file on disk is untouched
+
+    def focus_editor(self) -> None:
+        self.editor.focus()
+
+    # -- reactive state ----------------------------------------------------------------------
+
+    def watch_dirty(self) -> None:
+        self._show_state()
+
+    def watch_conflicted(self, conflicted: bool) -> None:
+        self.set_class(conflicted, "-conflict")
+        self._show_state()
+
+    def watch_editing(self) -> None:
+        if self.children:
+            self._mark_current_file()
+
+    def _mark_current_file(self) -> None:
+        for name in FILES:
+            button = self.query_one(f"#file-{name.split('.')[0]}", Button)
+            button.set_class(name == self.editing, "-current")
+
+    def _show_state(self) -> None:
+        if not self.children:
+            return  # not composed yet: on_mount shows the state
+        if self.conflicted:
+            text = "conflict"
+        elif self._base is None:
+            text = "not loaded"
+        else:
+            text = "unsaved" if self.dirty else "saved"
+        self.query_one("#notes-state", Label).update(text)
+
+    def _show_problem(self, text: str | None) -> None:
+        self.set_class(text is not None, "-problem")
+        self.query_one("#notes-message", Static).update(text or "")
+        if text is not None:
+            self.post_message(self.Problem(self, self.path, text))
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _read(self) -> str | None:
+        """The file on disk, or ``None`` with the reason shown in the pane."""
+        try:
+            text = self.tether.read_text(self.path)
+        except TetherError as error:
+            self._read_problem = str(error)
+            self._show_problem(str(error))
+            return None
+        if self._read_problem is not None:
+            self._read_problem = None
+            self._show_problem(None)
+        return text
+
+    def _load(self) -> None:
+        """Show the file fresh, dropping any state of the previous file."""
+        self._cancel_save()
+        self.conflicted = False
+        self._conflict_disk = None
+        text = self._read()
+        self._base = text
+        self.set_class(text is None, "-unloaded")
+        self.editor.load_text(text or "")
+        self.dirty = False
+        self._show_state()
+
+    def show_file(self, name: str) -> bool:
+        """Switch the editor to ``notes.md`` or ``task.md``; refused while edits are unsaved."""
+        if name == self.editing:
+            return True
+        if self.dirty:
+            self._save()
+        if self.dirty or self.conflicted:
+            self.notify(f"{self.editing}: save or resolve your edits first", severity="warning")
+            return False
+        self.editing = name
+        self._load()
+        return True
+
+    @on(Button.Pressed, "#notes-files Button")
+    def _file_button(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.show_file(str(event.button.label))
+        self.editor.focus()
+
+    # -- the disk changed --------------------------------------------------------------------
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        if message.path not in (self.path, self.tether.root):
+            return
+        disk = self._read()
+        if disk is None:
+            return
+        if self._base is None:
+            self._load()
+            return
+        if self.conflicted:
+            if disk != self._conflict_disk:
+                self._enter_conflict(disk)
+            return
+        if disk == self._base:
+            return  # our own write coming back, or a rewrite with the same text
+        mine = self.editor.text
+        if mine == self._base:
+            self._replace_editor_text(disk)
+            self._base = disk
+            self.dirty = False
+        elif mine == disk:
+            self._base = disk
+            self.dirty = False
+        else:
+            self._enter_conflict(disk)
+
+    def _replace_editor_text(self, text: str) -> None:
+        """Bring the editor to ``text`` by line edits, keeping the cursor where it was."""
+        editor = self.editor
+        for edit in line_edits(editor.text, text):
+            apply_line_edit(editor, edit)
+        if editor.text != text:  # cannot happen with "\n" files; be safe with "\r\n"
+            editor.load_text(text)
+        # Undoing past a change that came from disk would silently revert it.
+        editor.history.clear()
+
+    # -- saving ------------------------------------------------------------------------------
+
+    @on(TextArea.Changed, "#notes-editor")
+    def _edited(self, event: TextArea.Changed) -> None:
+        event.stop()
+        if self._base is None:
+            return
+        self.dirty = self.editor.text != self._base
+        if self.dirty and not self.conflicted:
+            self._schedule_save(SAVE_DEBOUNCE_SECONDS)
+
+    def _schedule_save(self, delay: float) -> None:
+        self._cancel_save()
+        self._save_timer = self.set_timer(delay, self._save)
+
+    def _cancel_save(self) -> None:
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
+
+    def _write(self, text: str) -> None:
+        if self.editing == "task.md":
+            self.tether.write_task(text)
+        else:
+            self.tether.write_notes(text)
+
+    def _write_if_unchanged(self, mine: str) -> str:
+        """Write ``mine`` if the disk still holds the base; return what the disk held."""
+        with self.tether.updating():
+            disk = self.tether.read_text(self.path)
+            if disk == self._base:
+                self._write(mine)
+        return disk
+
+    def _save(self) -> None:
+        """Write the user's text if the disk still holds the base; else show the conflict.
+
+        Runs on the event loop: it holds the update lock only for one read and one
+        atomic write of a small file, the same as ``tether note`` does.
+        """
+        self._cancel_save()
+        if self._base is None or self.conflicted or self._read_problem is not None:
+            return
+        mine = self.editor.text
+        if mine == self._base:
+            self.dirty = False
+            return
+        try:
+            disk = self._write_if_unchanged(mine)
+        except TetherError as error:
+            self._show_problem(f"{error} — your edits are kept in the pane")
+            self._schedule_save(SAVE_RETRY_SECONDS)
+            return
+        if disk != self._base:
+            self._enter_conflict(disk)
+            return
+        self._show_problem(None)
+        self._base = mine
+        self.dirty = self.editor.text != mine
+        if self.dirty:
+            self._schedule_save(SAVE_DEBOUNCE_SECONDS)
+        self.post_message(self.Saved(self, self.path))
+
+    def save_now(self) -> None:
+        """Save pending edits without waiting for the debounce."""
+        if self.dirty:
+            self._save()
+
+    # -- conflicts ---------------------------------------------------------------------------
+
+    def _enter_conflict(self, disk: str) -> None:
+        self._cancel_save()
+        self._conflict_disk = disk
+        mine = self.editor.text
+        theirs = lines_only_in(disk, mine)
+        yours = lines_only_in(mine, disk)
+        self.query_one("#notes-conflict-title", Label).update(
+            f"{self.editing} changed on disk while you were editing: {theirs} line(s) on disk "
+            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick."
+        )
+        self.query_one("#notes-disk", TextArea).load_text(disk)
+        already = self.conflicted
+        self.conflicted = True
+        if not already:
+            self.post_message(self.Conflict(self, self.path, disk, mine))
+
+    @on(Button.Pressed, "#notes-choices Button")
+    def _choice_button(self, event: Button.Pressed) -> None:
+        event.stop()
+        choice = {"notes-keep-disk": "disk", "notes-keep-mine": "mine", "notes-merge": "merge"}
+        self.resolve(choice[event.button.id or ""])
+
+    def resolve(self, choice: str) -> None:
+        """End a conflict: keep the ``"disk"`` version, keep ``"mine"``, or ``"merge"`` both."""
+        if not self.conflicted or self._base is None:
+            return
+        disk = self._read()
+        if disk is None:
+            return
+        if choice == "mine" and disk != self._conflict_disk:
+            # The file moved on since the user looked: show the new version first.
+            self._enter_conflict(disk)
+            self.notify(f"{self.editing} changed again on disk; look at it once more")
+            return
+        editor = self.editor
+        if choice == "disk":
+            self._replace_editor_text(disk)
+        elif choice == "merge":
+            for edit in merge_additions(self._base, disk, editor.text):
+                apply_line_edit(editor, edit)
+        self._base = disk
+        self._conflict_disk = None
+        self.conflicted = False
+        self.dirty = editor.text != disk
+        self.post_message(self.Resolved(self, self.path, choice))
+        editor.focus()
+        if self.dirty:
+            self._save()

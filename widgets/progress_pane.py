@@ -1,0 +1,129 @@
+"""The Progress tab: where the agent says it is, and whether the disk agrees.
+
+Shows the phase, the cursor, the artifacts (from the tail of
+``artifacts.jsonl``, never the whole file) and the cursor invariant in colour
+with its discrepancy in words and numbers, so a person sees at a glance when
+the agent claims work that is not on disk or is batching its updates.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from supervisor import invariant
+from supervisor.errors import TetherError
+from supervisor.invariant import InvariantResult
+from supervisor.store import Progress, TetherDir
+from widgets.store_changed import StoreChanged
+
+TITLES = {
+    invariant.OK: "Invariant holds",
+    invariant.CURSOR_AHEAD: "Invariant violated: cursor ahead of the artifacts",
+    invariant.CURSOR_BEHIND: "Invariant violated: cursor behind the artifacts",
+    invariant.BATCHING: "Batching: progress is updated late",
+    invariant.BAD_PROGRESS: "progress.json cannot be read",
+    invariant.BAD_ARTIFACT: "artifacts.jsonl has a bad last record",
+}
+
+
+class ProgressPane(Static):
+    """Phase, cursor, artifacts and the invariant verdict, refreshed when either file changes."""
+
+    DEFAULT_CSS = """
+    ProgressPane { height: auto; padding: 0 1; }
+    """
+
+    result: reactive[InvariantResult | None] = reactive(None, init=False, always_update=True)
+
+    class InvariantChanged(Message):
+        """The verdict changed kind (e.g. from ok to cursor-ahead); ``result`` has the words."""
+
+        def __init__(self, pane: ProgressPane, result: InvariantResult) -> None:
+            super().__init__()
+            self.pane = pane
+            self.result = result
+
+        @property
+        def control(self) -> ProgressPane:
+            return self.pane
+
+    def __init__(self, tether: TetherDir, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.tether = tether
+        self._progress: Progress | None = None
+        self._missing: str | None = None
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        if message.path in (self.tether.progress, self.tether.artifacts, self.tether.root):
+            self.reload()
+
+    def reload(self) -> None:
+        """Re-read progress and the artifacts' tail; both reads are small and bounded."""
+        if not self.tether.exists():
+            self._missing = f"no .tether/ in {self.tether.work_dir} yet"
+            self._progress = None
+            self.update(Text(self._missing, style="italic"))
+            return
+        self._missing = None
+        try:
+            self._progress = self.tether.read_progress()
+        except TetherError:
+            self._progress = None  # the verdict below names the file and the fix
+        before = self.result
+        self.result = invariant.check(self.tether)
+        if before is None or before.kind != self.result.kind:
+            self.post_message(self.InvariantChanged(self, self.result))
+
+    def watch_result(self, result: InvariantResult | None) -> None:
+        if result is not None:
+            self.update(render_progress(self._progress, result))
+
+
+def render_progress(progress: Progress | None, result: InvariantResult) -> Text:
+    """The pane's text: a few labelled numbers, then the verdict in its colour."""
+    text = Text()
+
+    def row(label: str, value: str, style: str = "") -> None:
+        text.append(f"{label:<10}", style="bold")
+        text.append(value + "\n", style=style)
+
+    if progress is not None:
+        row("Phase", progress.phase or "—")
+        off = result.kind in (invariant.CURSOR_AHEAD, invariant.CURSOR_BEHIND)
+        row("Cursor", str(progress.cursor), "bold red" if off else "")
+        row("Updated", progress.updated_at or "never", "" if progress.updated_at else "yellow")
+    else:
+        row("Phase", "?", "dim")
+        row("Cursor", "?", "dim")
+    if result.last_index is None:
+        row("Artifacts", "none yet")
+    else:
+        row("Artifacts", f"{result.last_index + 1} (last index {result.last_index})")
+        if result.last_artifact_at:
+            row("Last one", result.last_artifact_at)
+    text.append("\n")
+    if result.ok:
+        style, mark = "bold green", "✓"
+    elif result.kind == invariant.BATCHING:
+        style, mark = "bold yellow", "⚠"
+    else:
+        style, mark = "bold red", "✗"
+    text.append(f"{mark} {TITLES.get(result.kind, result.kind)}\n", style=style)
+    text.append(result.message + "\n", style=style.replace("bold ", ""))
+    if result.kind in (invariant.CURSOR_AHEAD, invariant.CURSOR_BEHIND, invariant.BAD_PROGRESS):
+        text.append(
+            f"Disk wins: `tether check --fix` sets the cursor to {result.expected_cursor}.\n",
+            style="italic",
+        )
+    elif result.kind == invariant.BATCHING:
+        text.append("The agent should update progress.json after each artifact.\n", style="italic")
+    for warning in result.warnings:
+        text.append(f"⚠ {warning}\n", style="yellow")
+    text.rstrip()
+    return text

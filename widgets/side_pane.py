@@ -1,0 +1,153 @@
+"""The side pane: Notes, Progress, Checkpoints and Events tabs over one `.tether/` folder.
+
+It owns the folder's watcher and turns each file change into a
+:class:`StoreChanged` message for the pane that shows that file, so the panes
+never poll and never know about each other. When `.tether/` does not exist yet
+(``tether run`` creates it), the pane says so and starts watching once it appears.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
+
+from supervisor.store import TetherDir
+from supervisor.watcher import TetherWatcher
+from widgets.checkpoint_list import CheckpointList
+from widgets.events_log import EventsLog
+from widgets.notes_pane import NotesPane
+from widgets.progress_pane import ProgressPane
+from widgets.store_changed import StoreChanged
+
+MISSING_POLL_SECONDS = 1.0
+
+
+class SidePane(Widget, can_focus=True):
+    """Tabs beside the terminal. Focusing the pane itself hands focus to the active tab."""
+
+    DEFAULT_CSS = """
+    SidePane { width: 38%; min-width: 40; height: 1fr; border-left: tall $panel; }
+    SidePane #side-missing { display: none; height: auto; padding: 0 1; background: $warning 30%; }
+    SidePane.-missing #side-missing { display: block; }
+    SidePane TabbedContent { height: 1fr; }
+    SidePane TabPane { padding: 0; height: 1fr; }
+    """
+
+    class FileChanged(Message):
+        """Posted from the watcher's thread: ``path`` under `.tether/` changed."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
+    def __init__(
+        self, tether: TetherDir, *, watch: bool = True, initial: str = "notes", **kwargs
+    ) -> None:
+        super().__init__(**kwargs)
+        self.tether = tether
+        self._initial = initial
+        self._watch = watch
+        self._watcher: TetherWatcher | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            f"No .tether/ in {self.tether.work_dir} yet: `tether run` or `tether init` "
+            "creates it, and these tabs fill in when it appears.",
+            id="side-missing",
+        )
+        with TabbedContent(id="side-tabs", initial=f"tab-{self._initial}"):
+            with TabPane("Notes", id="tab-notes"):
+                yield NotesPane(self.tether, id="notes")
+            with TabPane("Progress", id="tab-progress"):
+                yield ProgressPane(self.tether, id="progress")
+            with TabPane("Checkpoints", id="tab-checkpoints"):
+                yield CheckpointList(self.tether, id="checkpoints")
+            with TabPane("Events", id="tab-events"):
+                yield EventsLog(self.tether, id="events")
+
+    def on_mount(self) -> None:
+        self.set_class(not self.tether.exists(), "-missing")
+        if self._watch:
+            self._start_watching()
+
+    def on_unmount(self) -> None:
+        self.stop_watching()
+
+    # -- the watcher -------------------------------------------------------------------------
+
+    def _start_watching(self) -> None:
+        if not self.tether.exists():
+            self.set_timer(MISSING_POLL_SECONDS, self._check_appeared)
+            return
+        watcher = TetherWatcher(self.tether.root, self._file_changed)
+        try:
+            watcher.start()
+        except OSError as error:
+            self.notify(f"cannot watch {self.tether.root}: {error}", severity="error")
+            return
+        self._watcher = watcher
+
+    def _check_appeared(self) -> None:
+        if not self.tether.exists():
+            self.set_timer(MISSING_POLL_SECONDS, self._check_appeared)
+            return
+        self.set_class(False, "-missing")
+        self._start_watching()
+        self.post_message(self.FileChanged(self.tether.root))
+
+    def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+
+    def _file_changed(self, path: Path) -> None:
+        """Called on the watcher's thread; ``post_message`` is thread-safe."""
+        self.post_message(self.FileChanged(path))
+
+    def on_side_pane_file_changed(self, message: FileChanged) -> None:
+        message.stop()
+        self.route(message.path)
+
+    def route(self, path: Path) -> None:
+        """Tell the pane that shows ``path`` that it changed (every pane for the folder)."""
+        tether = self.tether
+        if path == tether.root:
+            self.set_class(not tether.exists(), "-missing")
+            targets = ["#notes", "#progress", "#checkpoints", "#events"]
+        elif path in (tether.notes, tether.task):
+            targets = ["#notes"]
+        elif path in (tether.progress, tether.artifacts):
+            targets = ["#progress"]
+        elif path == tether.events:
+            targets = ["#events"]
+        elif path == tether.checkpoints or path.parent == tether.checkpoints:
+            targets = ["#checkpoints"]
+        else:
+            return
+        for selector in targets:
+            self.query_one(selector).post_message(StoreChanged(path))
+
+    # -- focus -------------------------------------------------------------------------------
+
+    def on_focus(self) -> None:
+        """Land where typing makes sense: the Notes editor, or the active tab's own widget."""
+        self.focus_active_tab()
+
+    def focus_active_tab(self) -> None:
+        active = self.query_one(TabbedContent).active
+        if active == "tab-notes":
+            self.query_one(NotesPane).focus_editor()
+        elif active == "tab-checkpoints":
+            self.query_one(CheckpointList).focus_list()
+        elif active == "tab-events":
+            self.query_one(EventsLog).focus()
+        else:
+            self.query_one(TabbedContent).query_one("Tabs").focus()
+
+    def show_tab(self, name: str) -> None:
+        """Bring a tab forward: ``notes``, ``progress``, ``checkpoints`` or ``events``."""
+        self.query_one(TabbedContent).active = f"tab-{name}"
