@@ -18,7 +18,9 @@ from supervisor.errors import TetherError
 from supervisor.keymap import Keymap
 from supervisor.pty_host import ExitStatus
 from supervisor.session import AgentSession
+from supervisor.store import TetherDir
 from widgets.confirm_quit import ConfirmQuit
+from widgets.side_pane import SidePane
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
@@ -65,6 +67,9 @@ class TetherApp(App[int], inherit_bindings=False):
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
             yield TerminalView(self.session, shift_enter=self.config.shift_enter, id="terminal")
+            if self.config.side_pane:
+                # A missing .tether/ is shown in the pane, which fills in once it appears.
+                yield SidePane(TetherDir.at(self.config.workdir), id="side")
         yield StatusBar(id="status")
         yield Footer()
 
