@@ -287,7 +287,17 @@ daemon_auto_start = false
 
 
 def _base_path(bins_dir: str) -> str:
-    return os.pathsep.join([bins_dir, "/usr/local/bin", "/usr/bin", "/bin"])
+    """The cache's .bin first, then node's own directory (the codex launcher is a node
+    script; node may live in ~/.nvm), then the system directories."""
+    node = shutil.which("node")
+    dirs = [
+        bins_dir,
+        *([os.path.dirname(node)] if node else []),
+        "/usr/local/bin",
+        "/usr/bin",
+        "/bin",
+    ]
+    return os.pathsep.join(dict.fromkeys(dirs))
 
 
 def claude_env(
