@@ -17,6 +17,7 @@ import unicodedata
 from collections import deque
 from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import pyte
@@ -67,6 +68,7 @@ class Cell(NamedTuple):
 
 
 BLANK = Cell()
+_FIRST = itemgetter(0)
 _STUB = ""  # the cell after a wide character
 
 
@@ -336,9 +338,25 @@ class TetherScreen(pyte.Screen):
 
     def index(self) -> None:
         top, bottom = self.margins or Margins(0, self.lines - 1)
-        if self.cursor.y == bottom and top == 0 and not self.in_alt:
-            self._on_scroll_off(self.buffer.get(0), self.columns)
-        super().index()
+        if self.cursor.y != bottom:
+            self.cursor_down()
+            return
+        buffer = self.buffer
+        if top == 0 and not self.in_alt:
+            self._on_scroll_off(buffer.get(0), self.columns)
+        self.dirty.update(range(top, bottom + 1))
+        if top == 0 and bottom == self.lines - 1:
+            # The whole screen scrolls: re-key the rows in one pass instead of row by row.
+            moved = {y - 1: row for y, row in buffer.items() if 0 < y <= bottom}
+            buffer.clear()
+            buffer.update(moved)
+        else:
+            for y in range(top, bottom):
+                if y + 1 in buffer:
+                    buffer[y] = buffer[y + 1]
+                else:
+                    buffer.pop(y, None)
+            buffer.pop(bottom, None)
 
     def scroll_up(self, count: int | None = None, *args: Any) -> None:
         """SU: the scroll region moves up ``count`` lines; the cursor stays."""
@@ -770,7 +788,18 @@ class PyteEmulator:
 
 
 def _text(line, width: int) -> str:
-    cells = [line[x].data for x in range(width)]
+    n = len(line)
+    if n <= width and list(line) == list(range(n)):
+        # Written left to right from column 0 (the usual case): join without lookups.
+        cells = list(map(_FIRST, line.values()))
+        if n < width:
+            cells.append(line.default[0] * (width - n))
+    else:
+        # Only written cells are in the dict: fill the rest from its default.
+        cells = [line.default[0]] * width
+        for x, cell in line.items():
+            if 0 <= x < width:
+                cells[x] = cell[0]
     if _STUB in cells:
         cells = _unstub(cells)
     return "".join(cells)
