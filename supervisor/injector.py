@@ -265,6 +265,28 @@ class Injector:
             call_later = asyncio.get_running_loop().call_later
         call_later(delay, callback)
 
+    def track_external(self, event: dict[str, Any]) -> None:
+        """Watch for the acknowledgement of an injection made elsewhere.
+
+        The SessionStart hook rehydrates Claude Code without us (its
+        ``auto_rehydrate`` event carries the time and the phase at that moment);
+        the banner should still say whether the agent wrote its summary.
+        """
+        at_iso = str(event.get("at") or utc_now())
+        request = _Request(
+            "",
+            str(event.get("kind") or "auto_rehydrate"),
+            event.get("incident"),
+            True,
+            None,
+            self.clock(),
+        )
+        phase_before = event.get("phase_before")
+        if not isinstance(phase_before, str):
+            phase_before = self._live_phase()
+        self.last = _Sent(request, at_iso, self.clock(), phase_before, event=dict(event))
+        self._notify()
+
     # -- acknowledgement -----------------------------------------------------------------
 
     def check_acknowledged(self) -> bool:

@@ -344,3 +344,19 @@ def test_the_initial_brief_expects_no_acknowledgement(tether, profile):
     tether.add_note("phase", "working")
     assert not injector.check_acknowledged()
     assert injector.status().state == SENT
+
+
+def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, monkeypatch):
+    from supervisor.payload import session_start_answer
+
+    monkeypatch.setenv("TETHER_PROFILE", "claude")
+    assert session_start_answer(tether.work_dir, {"source": "compact"})
+    event = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "auto_rehydrate")
+    injector, session, _, _ = make(tether, profile)
+    injector.track_external(event)
+    assert injector.status().state == SENT and session.written == []
+    assert not injector.check_acknowledged()
+    tether.add_note("phase", "rehydrated after the compaction")
+    assert injector.check_acknowledged()
+    ack = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
+    assert ack["reason"] == "auto_rehydrate"
