@@ -129,6 +129,15 @@ _ESC_PARTIAL = re.compile(r"\x1b[ -/]*\Z")
 _OSC_END = re.compile(r"[\x07\x18\x1a]|\x1b")
 _STRING_END = re.compile(r"[\x18\x1a]|\x1b")
 _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
+# A run that passes through unchanged: text, BEL..SI, and the sequences that would be
+# copied verbatim below (SGR without colons or 58, cursor/erase CSIs, DECSC/DECRC),
+# with no number over five digits. Matched in one step, so floods skip the loop.
+_VERBATIM_RUN = re.compile(
+    r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
+    r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
+    r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})*+[@A-MPSTXZabdefgr]"
+    r"|\x1b[78])++"
+)
 _LONG_NUMBER = re.compile(r"\d{6,}")
 
 
@@ -240,7 +249,14 @@ class Prefilter:
                 return segments
         n = len(text)
         search = _SPECIAL.search
+        verbatim = _VERBATIM_RUN.match
         while pos < n:
+            run = verbatim(text, pos)
+            if run is not None:
+                out.append(run.group())
+                pos = run.end()
+                if pos >= n:
+                    break
             m = search(text, pos)
             if m is None:
                 out.append(text[pos:])
