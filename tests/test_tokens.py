@@ -82,10 +82,12 @@ def test_a_tampered_encoding_file_is_refused_and_the_estimate_used(fresh_tokeniz
     assert "sha256" in (tokens.problem() or "")
 
 
-def test_importing_tokens_does_not_import_tiktoken():
+def test_importing_the_rehydrate_engine_imports_neither_tiktoken_nor_textual():
     code = (
         "import sys; import supervisor.tokens, supervisor.payload, supervisor.injector\n"
+        "import supervisor.sanitize, supervisor.brief, supervisor.cmd_payload\n"
         "assert 'tiktoken' not in sys.modules, 'tiktoken imported eagerly'\n"
+        "assert not [m for m in sys.modules if m.startswith('textual')], 'engine imports textual'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
