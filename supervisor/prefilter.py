@@ -130,12 +130,14 @@ _OSC_END = re.compile(r"[\x07\x18\x1a]|\x1b")
 _STRING_END = re.compile(r"[\x18\x1a]|\x1b")
 _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
 # A run that passes through unchanged: text, BEL..SI, and the sequences that would be
-# copied verbatim below (SGR without colons or 58, cursor/erase CSIs, DECSC/DECRC),
-# with no number over five digits. Matched in one step, so floods skip the loop.
+# copied verbatim below (SGR without colons or 58, cursor/erase CSIs with as many
+# numbers as their handlers take, DECSC/DECRC), with no number over five digits.
+# Matched in one step, so floods skip the loop.
 _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
     r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
-    r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})*+[@A-MPSTXZabdefgr]"
+    r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
+    r"|\x1b\[[0-9]{0,5}[@A-GIJKLMPSTXZabdeg]"
     r"|\x1b[78])++"
 )
 _LONG_NUMBER = re.compile(r"\d{6,}")

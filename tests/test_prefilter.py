@@ -166,6 +166,21 @@ def test_sequences_pyte_handles_pass_through():
     assert text == seq and events == []
 
 
+@pytest.mark.parametrize(
+    ("seq", "clean"),
+    [
+        ("\x1b[1;2;3H", "\x1b[1;2H"),
+        ("\x1b[3;4A", "\x1b[3A"),
+        ("\x1b[" + "1;" * 300 + "H", "\x1b[1;1H"),
+        ("\x1b[1;2;3;4;5T", ""),  # xterm mouse highlight tracking, not scroll down
+        ("\x1b[2T", "\x1b[2T"),
+    ],
+)
+def test_csi_gets_only_as_many_numbers_as_its_handler_takes(seq, clean):
+    text, _ = run(f"<{seq}>".encode())
+    assert text == f"<{clean}>"
+
+
 def test_bell_is_noticed_but_not_inside_an_osc():
     pf = Prefilter()
     run(b"\x1b]0;t\x07", pf=pf)
