@@ -12,6 +12,7 @@ of a slot, SGR dim and colour forms, SU/SD/REP/CHT/CBT, the alternate screen
 from __future__ import annotations
 
 import copy
+import re
 import time
 import unicodedata
 from collections import deque
@@ -72,6 +73,27 @@ _FIRST = itemgetter(0)
 _STUB = ""  # the cell after a wide character
 
 
+def _narrow_class() -> str:
+    """A regex class of characters that always take exactly one cell on their own.
+
+    Text made of these (ASCII, Latin, box drawing, braille spinners, arrows...)
+    is drawn in bulk; anything else goes through the per-character path.
+    """
+    ranges = [(0x20, 0x7E), (0xA0, 0x2FF), (0x2010, 0x205E), (0x2190, 0x21FF)]
+    ranges += [(0x2500, 0x259F), (0x2800, 0x28FF)]
+    chars = [
+        chr(c)
+        for lo, hi in ranges
+        for c in range(lo, hi + 1)
+        if wcwidth(chr(c)) == 1 and not unicodedata.combining(chr(c))
+    ]
+    return "".join(re.escape(c) for c in chars)
+
+
+# group 1: a run of narrow characters; otherwise a single other character.
+_NARROW_RUN = re.compile(f"([{_narrow_class()}]+)|.", re.S)
+
+
 @lru_cache(maxsize=4096)
 def _width(ch: str) -> int:
     return wcwidth(ch)
@@ -125,17 +147,85 @@ class _Glyphs(dict):
         return cell
 
 
-class _Stream(pyte.Stream):
-    """pyte's stream plus the CSI finals agents use that pyte lacks."""
+# CSI finals and the Screen methods they call: pyte's table plus what agents use
+# that pyte lacks (SU, SD, REP, CHT, CBT).
+CSI_METHODS = {
+    **pyte.Stream.csi,
+    "S": "scroll_up",
+    "T": "scroll_down",
+    "b": "repeat_char",
+    "I": "tab_forward",
+    "Z": "tab_backward",
+}
+CONTROL_METHODS = {
+    "\x07": "bell",
+    "\x08": "backspace",
+    "\x09": "tab",
+    "\x0a": "linefeed",
+    "\x0b": "linefeed",
+    "\x0c": "linefeed",
+    "\x0d": "carriage_return",
+    "\x0e": "shift_out",
+    "\x0f": "shift_in",
+}
+ESC_METHODS = {
+    "7": "save_cursor",
+    "8": "restore_cursor",
+    "D": "index",
+    "E": "next_line",
+    "H": "set_tab_stop",
+    "M": "reverse_index",
+}
+# The pre-filter only lets through well-formed sequences in these shapes, so one
+# regex tokenizes them (pyte's own parser walks a generator per character).
+_TOKEN = re.compile(
+    r"\x1b(?:\[(\??)([0-9;]*)([@-~])|([()])(.)|#(8)|([78DEHM]))?|([\x07-\x0f])", re.S
+)
 
-    csi = {
-        **pyte.Stream.csi,
-        "S": "scroll_up",
-        "T": "scroll_down",
-        "b": "repeat_char",
-        "I": "tab_forward",
-        "Z": "tab_backward",
-    }
+
+class _Dispatcher:
+    """Feeds pre-filtered text to a Screen: plain runs to ``draw``, sequences to methods."""
+
+    def __init__(self, screen: TetherScreen) -> None:
+        self.screen = screen
+        self.csi = {final: getattr(screen, name) for final, name in CSI_METHODS.items()}
+        self.controls = {ch: getattr(screen, name) for ch, name in CONTROL_METHODS.items()}
+        self.escapes = {ch: getattr(screen, name) for ch, name in ESC_METHODS.items()}
+
+    def feed(self, text: str) -> None:
+        screen = self.screen
+        draw = screen.draw
+        csi, controls, escapes = self.csi, self.controls, self.escapes
+        pos = 0
+        for m in _TOKEN.finditer(text):
+            start = m.start()
+            if start > pos:
+                draw(text[pos:start])
+            pos = m.end()
+            screen._joining = False  # a ZWJ joins only the character drawn right after it
+            control = m.group(8)
+            if control is not None:
+                controls[control]()
+                continue
+            final = m.group(3)
+            if final is not None:
+                handler = csi.get(final)
+                if handler is None:
+                    continue
+                raw = m.group(2)
+                params = [min(int(p), 9999) if p else 0 for p in raw.split(";")] if raw else []
+                if m.group(1):
+                    handler(*params, private=True)
+                else:
+                    handler(*params)
+            elif m.group(4) is not None:
+                screen.define_charset(m.group(5), m.group(4))
+            elif m.group(6) is not None:
+                screen.alignment_display()
+            elif m.group(7) is not None:
+                escapes[m.group(7)]()
+        if pos < len(text):
+            draw(text[pos:])
 
 
 class TetherScreen(pyte.Screen):
@@ -192,28 +282,18 @@ class TetherScreen(pyte.Screen):
         table = self.g1_charset if self.charset else self.g0_charset
         if table is not LAT1_MAP:
             data = data.translate(table)
-        if data.isascii():
-            self._joining = False
-            self._draw_ascii(data)
-            self._last_char = data[-1:] or self._last_char
+        if not data:
             return
-        start = 0
-        n = len(data)
-        i = 0
-        while i < n:
-            ch = data[i]
-            if ch < "\x80":
-                i += 1
-                continue
-            if i > start:
-                self._joining = False
-                self._draw_ascii(data[start:i])
-            self._draw_char(ch)
-            i += 1
-            start = i
-        if start < n:
-            self._joining = False
-            self._draw_ascii(data[start:])
+        if data.isascii() and not self._joining:
+            self._draw_narrow(data)
+        else:
+            for m in _NARROW_RUN.finditer(data):
+                run = m.group()
+                if m.group(1) is None or self._joining:
+                    self._draw_char(run[0])
+                    run = run[1:]
+                if run:
+                    self._draw_narrow(run)
         self._last_char = data[-1]
 
     def _wrap(self) -> None:
@@ -230,7 +310,8 @@ class TetherScreen(pyte.Screen):
             if after is not None and after.data == _STUB:
                 line[end] = after._replace(data=" ")
 
-    def _draw_ascii(self, data: str) -> None:
+    def _draw_narrow(self, data: str) -> None:
+        """Draw characters that each take one cell (checked by the caller)."""
         cursor = self.cursor
         cols = self.columns
         glyphs = self._glyphs(cursor.attrs)
@@ -322,10 +403,10 @@ class TetherScreen(pyte.Screen):
         x = cursor.x
         line = self.buffer[cursor.y]
         self._fix_overwrite(line, x, x + w)
-        attrs = cursor.attrs
-        line[x] = attrs._replace(data=ch)
+        glyphs = self._glyphs(cursor.attrs)
+        line[x] = glyphs[ch]
         if w == 2:
-            line[x + 1] = attrs._replace(data=_STUB)
+            line[x + 1] = glyphs[_STUB]
         cursor.x = x + w
         self.dirty.add(cursor.y)
 
@@ -357,6 +438,11 @@ class TetherScreen(pyte.Screen):
                 else:
                     buffer.pop(y, None)
             buffer.pop(bottom, None)
+
+    def next_line(self) -> None:
+        """NEL: carriage return and index (pyte made it a plain linefeed)."""
+        self.cursor.x = 0
+        self.index()
 
     def scroll_up(self, count: int | None = None, *args: Any) -> None:
         """SU: the scroll region moves up ``count`` lines; the cursor stays."""
@@ -677,8 +763,7 @@ class PyteEmulator:
         self._scrolled: list[str] = []
         self._sync_since = 0.0
         self._screen = TetherScreen(self.cols, self.rows, self._scroll_off)
-        self._stream = _Stream(self._screen)
-        self._stream.use_utf8 = False  # we decode; this lets ESC ( 0 line drawing work
+        self._dispatch = _Dispatcher(self._screen)
 
     # -- interface -------------------------------------------------------------
 
@@ -697,7 +782,7 @@ class PyteEmulator:
 
     def feed(self, data: bytes) -> FeedResult:
         replies: list[bytes] = []
-        stream_feed = self._stream.feed
+        stream_feed = self._dispatch.feed
         screen = self._screen
         for seg in self._prefilter.feed(data):
             if type(seg) is str:
