@@ -7,36 +7,21 @@ session's output goes to the view and the detectors; the panes show `.tether/`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Footer
 
 from supervisor.errors import TetherError
-from supervisor.keymap import Keymap
 from supervisor.pty_host import ExitStatus
 from supervisor.session import AgentSession
 from supervisor.store import TetherDir
+from supervisor.supervision import RunConfig, Supervision
 from widgets.confirm_quit import ConfirmQuit
 from widgets.side_pane import SidePane
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
-
-@dataclass
-class RunConfig:
-    """What `tether run` decided: the command, the folder, the profile's name."""
-
-    argv: list[str]
-    workdir: Path
-    profile_name: str = "shell"
-    title: str = "tether"
-    env: dict[str, str] | None = None
-    shift_enter: str = "\x1b\r"
-    keymap: Keymap = field(default_factory=Keymap)
-    side_pane: bool = True
+__all__ = ["RunConfig", "TetherApp", "run_app"]
 
 
 class TetherApp(App[int], inherit_bindings=False):
@@ -55,6 +40,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.config = config
         self.title = config.title
         self.session = AgentSession(config.argv, cwd=str(config.workdir), env=config.env)
+        self.supervision = Supervision(config, self.session)
         self._started = False
         keys = config.keymap
         self._bind(keys.quit, "request_quit", "Quit")
@@ -78,6 +64,12 @@ class TetherApp(App[int], inherit_bindings=False):
         return self.query_one(TerminalView)
 
     def on_mount(self) -> None:
+        if self.supervision.lock is None:
+            try:
+                self.supervision.open()
+            except TetherError as error:
+                self.exit(2, message=str(error))
+                return
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
         self.session.exit_listeners.append(self._agent_exited)
@@ -87,6 +79,8 @@ class TetherApp(App[int], inherit_bindings=False):
         if not self._started:
             self._started = True
             self._start_agent()
+        else:
+            self.supervision.resized(message.cols, message.rows)
 
     def _start_agent(self) -> None:
         try:
@@ -94,6 +88,7 @@ class TetherApp(App[int], inherit_bindings=False):
         except TetherError as error:
             self.exit(127, message=str(error))
             return
+        self.supervision.start_recording()
         self.query_one(StatusBar).agent_state = "running"
 
     def _agent_exited(self, status: ExitStatus) -> None:
@@ -125,10 +120,13 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def on_unmount(self) -> None:
         self.session.stop()
+        self.supervision.close()
 
 
 def run_app(config: RunConfig) -> int:
+    """Take the folder's lock before the screen changes, so a refusal is a plain message."""
     app = TetherApp(config)
+    app.supervision.open()
     result = app.run()
     if app.return_code and app.return_code != 0:
         return app.return_code
