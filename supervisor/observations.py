@@ -1,0 +1,162 @@
+"""What the detectors saw (observations) and what fusion made of it (incidents).
+
+Plain dataclasses at the edge between the detectors and everything above
+them (fusion, the store, the widgets), so each side can be tested alone.
+Times are float epoch seconds, injected by the caller, never read here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+# Observation kinds. The first four are losses; the rest inform the meter and state.
+COMPACTION_STARTED = "compaction_started"
+COMPACTION = "compaction"
+WIPE = "wipe"
+CRASH = "crash"
+UNCLEAN_EXIT = "unclean_exit"
+CLEAN_EXIT = "clean_exit"
+CONTEXT_LOW = "context_low"
+CONTEXT_USED = "context_used"
+CONTEXT_FULL = "context_full"
+AGENT_STATE = "agent_state"
+USAGE = "usage"
+EXIT_HINT = "exit_hint"
+SESSION = "session"  # a (new) agent session began: startup, resume, clear
+
+# Sources, most trusted first.
+HOOK = "hook"
+TRANSCRIPT = "transcript"
+PROCESS = "process"
+LOCK = "lock"
+STREAM = "stream"
+SCREEN = "screen"
+SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN)
+
+# Incident kinds, and which observation kind opens each.
+INCIDENT_KINDS = {
+    COMPACTION: "compaction",
+    WIPE: "wipe",
+    CRASH: "crash",
+    UNCLEAN_EXIT: "unclean-exit",
+}
+
+MANUAL = "manual"
+AUTO = "auto"
+
+
+def iso(at: float) -> str:
+    """Epoch seconds as the UTC ISO-8601 text used in `.tether/` files."""
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One sighting of something by one source.
+
+    ``trigger`` is "manual"/"auto" when the source knows; ``summary`` is the
+    compaction summary text when the source carries it (transcript, PostCompact
+    hook); ``details`` holds the rest (percent, tokens, state, exit code...).
+    """
+
+    kind: str
+    source: str
+    at: float
+    trigger: str | None = None
+    summary: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_event(self) -> dict[str, Any]:
+        """The fields for ``store.record_event(kind, source, **fields)``."""
+        fields: dict[str, Any] = {"observed_at": iso(self.at)}
+        if self.trigger:
+            fields["trigger"] = self.trigger
+        if self.summary:
+            fields["summary"] = self.summary
+        fields.update(self.details)
+        return fields
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionLoss:
+    """One pinned decision and the key terms a summary dropped from it."""
+
+    decision: str
+    terms: tuple[str, ...]
+    missing: tuple[str, ...]
+    status: str  # "kept", "degraded" or "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class LossAudit:
+    """Which pinned decisions a compaction summary lost or degraded."""
+
+    decisions: tuple[DecisionLoss, ...]
+
+    @property
+    def lost(self) -> tuple[DecisionLoss, ...]:
+        return tuple(d for d in self.decisions if d.status == "lost")
+
+    @property
+    def degraded(self) -> tuple[DecisionLoss, ...]:
+        return tuple(d for d in self.decisions if d.status == "degraded")
+
+    def headline(self) -> str:
+        """A short phrase for the banner, e.g. "2 pinned decisions missing from the summary"."""
+        lost, degraded = len(self.lost), len(self.degraded)
+        if not lost and not degraded:
+            return "pinned decisions intact in the summary"
+        parts = []
+        if lost:
+            parts.append(f"{lost} pinned decision{'s' * (lost != 1)} missing from the summary")
+        if degraded:
+            parts.append(f"{degraded} degraded")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lost": [{"decision": d.decision, "missing": list(d.missing)} for d in self.lost],
+            "degraded": [
+                {"decision": d.decision, "missing": list(d.missing)} for d in self.degraded
+            ],
+        }
+
+
+@dataclass(slots=True)
+class Incident:
+    """One context loss, seen by one or more sources; grows as late sources report it."""
+
+    number: int
+    kind: str  # "compaction", "wipe", "crash", "unclean-exit"
+    trigger: str | None
+    sources: list[str]
+    at: float
+    summary: str | None = None
+    audit: LossAudit | None = None
+    acknowledged: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def title(self) -> str:
+        """The banner's words, e.g. "Context compacted (#3, auto)"."""
+        words = {
+            "compaction": "Context compacted",
+            "wipe": "Context wiped",
+            "crash": "Agent crashed",
+            "unclean-exit": "tether was stopped uncleanly",
+        }[self.kind]
+        extra = f", {self.trigger}" if self.trigger else ""
+        return f"{words} (#{self.number}{extra})"
+
+    def to_event(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "trigger": self.trigger,
+            "sources": list(self.sources),
+            "observed_at": iso(self.at),
+            "summary": self.summary,
+        }
+        if self.audit is not None:
+            fields["audit"] = self.audit.to_dict()
+        fields.update(self.details)
+        return fields
