@@ -3,7 +3,9 @@
 Measures (a) ~5 MB of plain text lines, (b) the concatenated real captures, and
 (c) per recorded read of the captures: feed + take_dirty + row() of every dirty
 row, which is what the terminal view pays per batch. Also times the prefilter
-alone, so it is visible that pyte, not the filter, is the bottleneck.
+alone, so it is visible that pyte, not the filter, is the bottleneck. Times are
+CPU time of this process (``time.process_time``), best of three, so that other
+work on a shared machine does not distort them.
 
 Run: ``.venv/bin/python bench/emulator_throughput.py``
 """
@@ -38,10 +40,10 @@ def throughput(data: bytes, make, label: str) -> None:
     best = float("inf")
     for _ in range(3):
         target = make()
-        start = time.perf_counter()
+        start = time.process_time()
         for i in range(0, len(data), READ):
             target.feed(data[i : i + READ])
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     mb = len(data) / 1e6
     print(f"{label:<48} {mb:7.2f} MB  {best:7.3f} s  {mb / best:8.2f} MB/s")
 
@@ -54,12 +56,12 @@ def redraw_cost(names: list[Path]) -> None:
         reads = json.loads(raw.with_suffix(".events.json").read_text())["read_chunks"]["list"]
         emu = PyteEmulator(120, 40)
         for _t, offset, length in reads:
-            start = time.perf_counter()
+            start = time.process_time()
             emu.feed(data[offset : offset + length])
             dirty = emu.take_dirty()
             for y in dirty:
                 emu.row(y)
-            per_read.append(time.perf_counter() - start)
+            per_read.append(time.process_time() - start)
             rows_per_read.append(len(dirty))
     ms = [t * 1000 for t in per_read]
     print(
