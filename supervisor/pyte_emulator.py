@@ -1,12 +1,15 @@
 """The pyte backend of :class:`supervisor.emulator.Emulator`.
 
-pyte parses and keeps the grid; :mod:`supervisor.prefilter` cleans the stream
-in front of it. What pyte gets wrong on real agent output is fixed here in a
-Screen subclass: drawing (zero-width joiners and VS16 stopped pyte's draw and
-ate the rest of the text; wide characters were cut at the right edge), erase
-with the cursor's attributes instead of the background, a DECSC stack instead
-of a slot, SGR dim and colour forms, SU/SD/REP/CHT/CBT, the alternate screen
-(pyte has none) and a capped scrollback of the main screen.
+pyte keeps the grid and implements most cursor and editing operations;
+:mod:`supervisor.prefilter` cleans the stream in front of it, and since the
+cleaned stream has only a few well-formed shapes, one regex tokenizes it and
+calls the Screen's methods directly (pyte's own parser walks a generator per
+character and was most of the cost). What pyte gets wrong on real agent output
+is fixed in a Screen subclass: drawing (zero-width joiners and VS16 stopped
+pyte's draw and ate the rest of the text; wide characters were cut at the right
+edge), erase with the cursor's attributes instead of the background, a DECSC
+stack instead of a slot, SGR dim and colour forms, SU/SD/REP/CHT/CBT, NEL, the
+alternate screen (pyte has none) and a capped scrollback of the main screen.
 """
 
 from __future__ import annotations
