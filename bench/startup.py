@@ -1,0 +1,111 @@
+"""Start-up: the app to the agent's first frame, and the shell commands as whole processes.
+
+* first frame: ``tether run -- sh -c 'printf MARK; sleep 100'`` in a detached
+  tmux pane (160x48), from ``new-session`` until tmux's screen shows the mark
+  (polled every 10 ms); the anchor is the same command without tether.
+* ``tether hook Stop`` (a hook's JSON on stdin) and ``tether note decision ...``
+  against ``python -c pass``, each a whole process, runs interleaved so load
+  drifts hit all three alike. The target: the hook within 3x ``python -c pass``.
+
+    .venv/bin/python -m bench.startup
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+TETHER = str(BIN / "tether") if (BIN / "tether").exists() else "tether"
+MARK = "FIRST-FRAME-MARK"
+HOOK_INPUT = b'{"hook_event_name": "Stop", "session_id": "bench", "stop_hook_active": false}'
+
+
+def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
+    sock = f"tether-bench-start-{os.getpid()}-{time.monotonic_ns()}"
+    base = ["tmux", "-L", sock, "-f", "/dev/null"]
+    shell = " ".join(f"'{a}'" for a in command)
+    start = time.perf_counter()
+    try:
+        subprocess.run(
+            [*base, "new-session", "-d", "-x", "160", "-y", "48", "-c", str(cwd), shell],
+            check=True,
+            env={**os.environ, "TERM": "xterm-256color"},
+        )
+        while time.perf_counter() - start < timeout:
+            shown = subprocess.run(
+                [*base, "capture-pane", "-p"], capture_output=True, text=True
+            ).stdout
+            if MARK in shown:
+                return time.perf_counter() - start
+            time.sleep(0.01)
+        raise TimeoutError("the first frame never showed")
+    finally:
+        subprocess.run([*base, "kill-server"], capture_output=True)
+
+
+def first_frame_times(runs: int = 5) -> dict:
+    """Seconds to the agent's first frame, with tether and with the bare command in tmux."""
+    agent = ["sh", "-c", f"printf '{MARK}'; sleep 100"]
+    with_tether, bare = [], []
+    for _ in range(runs):
+        work = Path(tempfile.mkdtemp(prefix="tether-bench-start-"))
+        try:
+            with_tether.append(_first_frame([TETHER, "run", "--", *agent], work))
+            bare.append(_first_frame(agent, work))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return {"tether": with_tether, "bare": bare}
+
+
+def _run(command: list[str], cwd: Path, data: bytes | None) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        command,
+        cwd=cwd,
+        input=data,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+def command_times(runs: int = 20) -> dict:
+    """Wall seconds of ``tether hook``, ``tether note`` and ``python -c pass``, interleaved."""
+    work = Path(tempfile.mkdtemp(prefix="tether-bench-cmd-"))
+    try:
+        subprocess.run(
+            [TETHER, "init", "--goal", "benchmark"], cwd=work, check=True, capture_output=True
+        )
+        commands = {
+            "python -c pass": ([sys.executable, "-c", "pass"], None),
+            "tether hook Stop": ([TETHER, "hook", "Stop"], HOOK_INPUT),
+            "tether note": ([TETHER, "note", "done", "bench note"], None),
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for command, data in commands.values():  # warm the page cache
+            _run(command, work, data)
+        for _ in range(runs):
+            for name, (command, data) in commands.items():
+                times[name].append(_run(command, work, data))
+        return times
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    import statistics
+
+    for name, values in command_times().items():
+        print(f"{name:18} median {statistics.median(values) * 1000:6.1f} ms")
+    if shutil.which("tmux"):
+        frames = first_frame_times(3)
+        for name, values in frames.items():
+            print(f"first frame {name:8} median {statistics.median(values) * 1000:6.0f} ms")
