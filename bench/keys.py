@@ -114,7 +114,7 @@ async def _app_flood(workload: Workload) -> dict:
         app = _app(child.argv(workload), workdir)
         async with app.run_test(size=APP_SIZE) as pilot:
             await _wait(lambda: app.session.running)
-            await pilot.pause(0.3)
+            await pilot.pause(1.5)  # let the side pane mount and settle first
             probe = _Instrumented(app)
             stall = LoopProbe()
             stall.start()
@@ -139,6 +139,7 @@ async def _app_flood(workload: Workload) -> dict:
         "seconds": seconds,
         "mb_s": workload.size / 1e6 / seconds,
         "max_stall_ms": stall.max_stall * 1000,
+        "max_busy_ms": stall.max_busy * 1000,
         "key_to_pty": key_lat,
         "rows_repainted": repaints,
         "lines_rendered": paints,

@@ -29,23 +29,32 @@ PROBE_INTERVAL = 0.005
 
 
 class LoopProbe:
-    """A timer that should fire every 5 ms; how late it fires is how long the loop was held."""
+    """A timer that should fire every 5 ms; how late it fires is how long the loop was held.
+
+    ``max_stall`` is wall time, so on a loaded machine it includes time the
+    process was not scheduled at all; ``max_busy`` is the CPU time the loop's
+    own thread spent in the worst interval, which is what tether controls.
+    """
 
     def __init__(self, interval: float = PROBE_INTERVAL) -> None:
         self.interval = interval
         self.max_stall = 0.0
+        self.max_busy = 0.0
         self.stalls: list[float] = []
         self._task: asyncio.Task | None = None
 
     async def _run(self) -> None:
-        clock = time.perf_counter
+        clock, cpu = time.perf_counter, time.thread_time
         while True:
-            before = clock()
+            before, cpu_before = clock(), cpu()
             await asyncio.sleep(self.interval)
             late = clock() - before - self.interval
+            busy = cpu() - cpu_before
             self.stalls.append(late)
             if late > self.max_stall:
                 self.max_stall = late
+            if busy > self.max_busy:
+                self.max_busy = busy
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -153,6 +162,7 @@ async def _flood(workload: Workload, detect: bool) -> dict:
         "seconds": seconds,
         "mb_s": workload.size / 1e6 / seconds,
         "max_stall_ms": probe.max_stall * 1000,
+        "max_busy_ms": probe.max_busy * 1000,
         "detectors": run.detection.parts if run.detection else "off",
     }
 
