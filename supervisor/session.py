@@ -16,9 +16,10 @@ from supervisor.emulator import Emulator, FeedResult
 from supervisor.keys import encode_paste
 from supervisor.pty_host import ExitStatus, PtyHost
 
-# Parsing is the costly step (pyte: about 0.5 MB/s); 16 KiB per loop turn keeps
-# one turn well under a frame, and the kernel's PTY buffer pushes back on a flood.
-READ_PER_TURN = 16 * 1024
+# Parsing is the costly step (pyte: 1-2 MB/s); 8 KiB per loop turn keeps one turn
+# well under a frame (bench: longest flood stall ~30 ms, 16 KiB gave ~45 ms, same
+# throughput), and the kernel's PTY buffer pushes back on a flood.
+READ_PER_TURN = 8 * 1024
 
 
 class OutputListener(Protocol):
