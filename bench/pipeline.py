@@ -121,16 +121,35 @@ class Detection:
                     self.incidents.append((time.perf_counter(), change.incident))
 
 
+class SupervisionDetection:
+    """The detectors Supervision wires itself (once it does): incidents from its listener."""
+
+    def __init__(self, supervision: Supervision) -> None:
+        self.incidents: list[tuple[float, object]] = []
+        parts = [n for n in ("stream", "screen", "fusion") if getattr(supervision, n, None)]
+        self.parts = "+".join(parts) + " (Supervision's own)"
+        supervision.on_incident.append(self._changed)
+
+    def _changed(self, change) -> None:
+        if change.new:
+            self.incidents.append((time.perf_counter(), change.incident))
+
+
 class HeadlessRun:
-    """One supervised session without a UI, in a throwaway folder."""
+    """One supervised session without a UI, in a throwaway folder, with the claude profile."""
 
     def __init__(self, argv: list[str], cols: int, rows: int, *, detect: bool = True) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="tether-bench-run-"))
         self.session = AgentSession(argv, cols=cols, rows=rows, cwd=str(self.workdir))
-        config = RunConfig(argv=argv, workdir=self.workdir, profile_name="bench")
+        config = RunConfig(argv=argv, workdir=self.workdir, profile_name="claude")
         self.supervision = Supervision(config, self.session)
         self.supervision.open()
-        self.detection = Detection(self.session, self.workdir) if detect else None
+        self.detection: Detection | SupervisionDetection | None = None
+        if hasattr(self.supervision, "on_incident"):
+            # Supervision runs the detectors and fusion on every read itself.
+            self.detection = SupervisionDetection(self.supervision)
+        elif detect:
+            self.detection = Detection(self.session, self.workdir)
 
     def start(self) -> None:
         self.session.start(asyncio.get_running_loop())
