@@ -1,27 +1,53 @@
 """The Textual app: the one place that composes the engine and the widgets.
 
-Left, the agent's terminal (every key goes to it); right, the side pane; a
-status bar and the footer with tether's few keys. Data flows one way: the
-session's output goes to the view and the detectors; the panes show `.tether/`.
+Left, the agent's terminal (every key goes to it) under the loss banner;
+right, the side pane; a status bar and the footer with tether's few keys.
+Data flows one way: the session's output goes to the view and, through
+:class:`Supervision`, to the detectors, fusion and the injector, whose
+listeners update the banner and the status bar; the panes show `.tether/`.
 """
 
 from __future__ import annotations
 
+import functools
+
+from textual import work
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer
 
+from supervisor import checkpoints
 from supervisor.errors import TetherError
+from supervisor.fusion import IncidentChange
+from supervisor.injector import InjectorStatus
 from supervisor.pty_host import ExitStatus
 from supervisor.session import AgentSession
 from supervisor.store import TetherDir
-from supervisor.supervision import RunConfig, Supervision
+from supervisor.supervision import ContextMeter, RunConfig, Supervision
 from widgets.confirm_quit import ConfirmQuit
+from widgets.loss_banner import LossBanner
+from widgets.payload_preview import PayloadPreview
 from widgets.side_pane import SidePane
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
 __all__ = ["RunConfig", "TetherApp", "run_app"]
+
+TICK_SECONDS = 0.25
+
+
+def _while_mounted(method):
+    """Engine callbacks can arrive while the app is closing; then there is nothing to update."""
+
+    @functools.wraps(method)
+    def guarded(self, *args):
+        try:
+            return method(self, *args)
+        except NoMatches:
+            return None
+
+    return guarded
 
 
 class TetherApp(App[int], inherit_bindings=False):
@@ -31,6 +57,7 @@ class TetherApp(App[int], inherit_bindings=False):
     CSS = """
     Screen { layout: vertical; }
     #main { height: 1fr; }
+    #agent { width: 1fr; height: 1fr; }
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
     BINDINGS = []
@@ -39,12 +66,21 @@ class TetherApp(App[int], inherit_bindings=False):
         super().__init__()
         self.config = config
         self.title = config.title
-        self.session = AgentSession(config.argv, cwd=str(config.workdir), env=config.env)
+        env = dict(config.env) if config.env is not None else None
+        self.session = AgentSession(config.argv, cwd=str(config.workdir), env=env)
         self.supervision = Supervision(config, self.session)
+        if self.session.base_env is None:
+            import os
+
+            self.session.base_env = dict(os.environ)
+        self.session.base_env["TETHER_PROFILE"] = self.supervision.profile.name
         self._started = False
         keys = config.keymap
-        self._bind(keys.quit, "request_quit", "Quit")
+        self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
+        self._bind(keys.preview, "preview", "Preview payload")
+        self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
         self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
+        self._bind(keys.quit, "request_quit", "Quit")
 
     def _bind(self, key: str, action: str, description: str) -> None:
         """tether's keys are priority bindings: checked before the terminal gets the key."""
@@ -52,7 +88,11 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield TerminalView(self.session, shift_enter=self.config.shift_enter, id="terminal")
+            with Vertical(id="agent"):
+                yield LossBanner(id="banner")
+                yield TerminalView(
+                    self.session, shift_enter=self.config.shift_enter, id="terminal"
+                )
             if self.config.side_pane:
                 # A missing .tether/ is shown in the pane, which fills in once it appears.
                 yield SidePane(TetherDir.at(self.config.workdir), id="side")
@@ -63,17 +103,50 @@ class TetherApp(App[int], inherit_bindings=False):
     def terminal(self) -> TerminalView:
         return self.query_one(TerminalView)
 
+    @property
+    def banner(self) -> LossBanner:
+        return self.query_one(LossBanner)
+
+    @property
+    def status_bar(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    # -- start-up ----------------------------------------------------------------
+
+    def open_supervision(self) -> None:
+        """Lock `.tether/` and start listening; injection timers run on this app's loop."""
+        self.supervision.open(scheduler=lambda delay, callback: self.set_timer(delay, callback))
+
     def on_mount(self) -> None:
-        if self.supervision.lock is None:
+        supervision = self.supervision
+        if supervision.lock is None:
             try:
-                self.supervision.open()
+                self.open_supervision()
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
+        supervision.on_incident.append(self._incident)
+        supervision.on_state.append(self._agent_state)
+        supervision.on_meter.append(self._meter)
+        supervision.on_injection.append(self._injection)
+        supervision.on_problem.append(self._problem)
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
         self.session.exit_listeners.append(self._agent_exited)
+        self.status_bar.profile = supervision.profile.name
+        self.status_bar.context = supervision.meter.describe()
+        for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
+            self._incident(IncidentChange(incident, new=True))
+        self.set_interval(TICK_SECONDS, self._tick)
+        self._warm_tokenizer()
         view.focus()
+
+    @work(thread=True, exclusive=True, group="tokenizer")
+    def _warm_tokenizer(self) -> None:
+        """Load the tokenizer off the event loop so the first rehydrate does not wait for it."""
+        from supervisor.tokens import count_tokens
+
+        count_tokens("")
 
     def on_terminal_view_sized(self, message: TerminalView.Sized) -> None:
         if not self._started:
@@ -82,6 +155,7 @@ class TetherApp(App[int], inherit_bindings=False):
         else:
             self.supervision.resized(message.cols, message.rows)
 
+    @_while_mounted
     def _start_agent(self) -> None:
         try:
             self.session.start()
@@ -89,18 +163,113 @@ class TetherApp(App[int], inherit_bindings=False):
             self.exit(127, message=str(error))
             return
         self.supervision.start_recording()
-        self.query_one(StatusBar).agent_state = "running"
+        self.status_bar.agent_state = "starting"
+        if self.supervision.profile.initial_brief:
+            self.supervision.send_brief()
+        if self.supervision.current_incident is not None:
+            # A dead tether left an unclean exit: offer the same recovery once the agent waits.
+            self.banner.show(self._incident_text(self.supervision.current_incident), "warning")
 
+    @_while_mounted
+    def _tick(self) -> None:
+        self.supervision.tick()
+        last = checkpoints.latest_seq(self.supervision.tether)
+        self.status_bar.checkpoint_age = f"#{last}" if last else ""
+
+    # -- what the engine tells us ---------------------------------------------------
+
+    def _incident_text(self, incident) -> str:
+        keys = self.config.keymap
+        parts = [incident.title()]
+        if incident.audit is not None:
+            parts.append(incident.audit.headline())
+        if incident.kind == "crash":
+            parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
+        else:
+            parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
+        return " — ".join(parts)
+
+    @_while_mounted
+    def _incident(self, change: IncidentChange) -> None:
+        incident = change.incident
+        tone = "error" if incident.kind == "crash" else "warning"
+        self.banner.show(self._incident_text(incident), tone)
+        self.status_bar.compactions = self.supervision.fusion.compaction_count()
+
+    @_while_mounted
+    def _agent_state(self, state: str) -> None:
+        self.status_bar.agent_state = state
+
+    @_while_mounted
+    def _meter(self, meter: ContextMeter) -> None:
+        self.status_bar.context = meter.describe()
+
+    @_while_mounted
+    def _injection(self, status: InjectorStatus) -> None:
+        if status.state == "idle":
+            return
+        tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
+        self.banner.show(status.describe(), tone)
+
+    def _problem(self, message: str) -> None:
+        self.notify(message, title="tether", severity="error", timeout=10)
+
+    @_while_mounted
     def _agent_exited(self, status: ExitStatus) -> None:
-        bar = self.query_one(StatusBar)
-        bar.agent_state = f"exited ({status.describe()})"
+        self.status_bar.agent_state = f"exited ({status.describe()})"
+        if status.clean:
+            self.banner.show(
+                f"The agent {status.describe()} — {self.config.keymap.rehydrate.upper()} restart "
+                f"· {self.config.keymap.quit.upper()} quit",
+                "info",
+            )
         self.terminal.screen_changed()
+
+    # -- tether's keys -------------------------------------------------------------
+
+    def action_rehydrate(self) -> None:
+        if not self.session.running:
+            self.banner.show("Restarting the agent with its resume command…", "info")
+            try:
+                self.supervision.restart()
+            except TetherError as error:
+                self.banner.show(str(error), "error")
+            return
+        try:
+            result = self.supervision.rehydrate()
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+            return
+        if result == "empty":
+            self.banner.show("Nothing to send: the payload is empty", "warning")
+
+    def action_preview(self) -> None:
+        try:
+            payload = self.supervision.build_payload()
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+            return
+
+        def send(text: str | None) -> None:
+            if text is not None:
+                self.supervision.rehydrate(text, reason="rehydrate (edited)")
+            self.terminal.focus()
+
+        self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
+
+    def action_checkpoint(self) -> None:
+        try:
+            snapshot = checkpoints.take(self.supervision.tether, "manual (key)")
+        except TetherError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.notify(f"checkpoint #{snapshot.seq} taken", title="tether", timeout=3)
 
     def action_switch_focus(self) -> None:
         if self.terminal.has_focus:
-            self.screen.focus_next()
-            if self.focused is self.terminal:
-                self.terminal.focus()
+            sides = self.query(SidePane)
+            if sides:
+                sides.first().focus()
         else:
             self.terminal.focus()
 
@@ -115,18 +284,24 @@ class TetherApp(App[int], inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
-    async def action_quit(self) -> None:
-        self.exit(0)
-
     def on_unmount(self) -> None:
-        self.session.stop()
+        # The widgets are going: nobody is left to tell, only the engine's own work remains.
+        supervision = self.supervision
+        for listeners in (supervision.on_incident, supervision.on_state, supervision.on_meter,
+                          supervision.on_injection, supervision.on_problem):
+            listeners.clear()
+        self.session.exit_listeners[:] = [
+            notify for notify in self.session.exit_listeners if notify != self._agent_exited
+        ]
+        self.session.screen_listeners.clear()
+        supervision.stop_agent()
         self.supervision.close()
 
 
 def run_app(config: RunConfig) -> int:
     """Take the folder's lock before the screen changes, so a refusal is a plain message."""
     app = TetherApp(config)
-    app.supervision.open()
+    app.open_supervision()
     result = app.run()
     if app.return_code and app.return_code != 0:
         return app.return_code

@@ -46,7 +46,8 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.keymap import load_keymap
     from supervisor.pty_host import resolve_command
-    from supervisor.supervision import RunConfig
+    from supervisor.store import TetherDir, init
+    from supervisor.supervision import RunConfig, agent_argv
 
     if not workdir.is_dir():
         raise TetherError(f"no such folder: {workdir}")
@@ -56,7 +57,16 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.profiles import load_profile
 
     profile = load_profile(profile_name or "shell")
-    argv = list(words) if profile_name is None else profile.argv(words)
+    if profile_name is None:
+        argv = list(words)
+    else:
+        if not profile.command and not words:
+            words = [os.environ.get("SHELL") or "sh"]
+        resolve_command(profile.argv(words))  # before .tether/ is touched
+        tether = TetherDir.at(workdir)
+        if not tether.exists():
+            init(workdir)
+        argv = agent_argv(profile, words, tether, resume=False)
     resolve_command(argv)  # fail before the UI starts if the program is missing
     return RunConfig(
         argv=argv,
@@ -64,6 +74,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
         profile_name=profile.name,
         title=f"tether · {profile.name}",
         keymap=load_keymap(),
+        extra_args=list(words) if profile_name is not None else [],
     )
 
 

@@ -52,6 +52,7 @@ class AgentSession:
         self.listeners: list[OutputListener] = []
         self.exit_listeners: list[Callable[[ExitStatus], None]] = []
         self.screen_listeners: list[Callable[[], None]] = []
+        self.input_listeners: list[Callable[[bytes], None]] = []
         self.host: PtyHost | None = None
         self.exit_status: ExitStatus | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -150,8 +151,14 @@ class AgentSession:
         if self.host is not None and self.exit_status is None and data:
             self.host.write(data)
 
+    def send_input(self, data: bytes) -> None:
+        """What the user typed or pasted: written at once, then told to the input listeners."""
+        self.write(data)
+        for notify in self.input_listeners:
+            notify(data)
+
     def paste(self, text: str) -> None:
-        self.write(encode_paste(text, self.emulator.modes))
+        self.send_input(encode_paste(text, self.emulator.modes))
 
     def resize(self, cols: int, rows: int) -> None:
         cols, rows = max(cols, 2), max(rows, 2)

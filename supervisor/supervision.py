@@ -1,26 +1,59 @@
 """Everything tether does around one agent run, without a UI.
 
 The app composes this with its widgets; tests and benchmarks drive it
-headless. It owns the `.tether/` lock, the session recording, the checkpoint
-taken when the agent exits, and (as they land) the detectors and fusion.
+headless. Data flows one way: each PTY read goes to the recorder, the stream
+and screen detectors and the agent state; hook events (appended to
+events.jsonl by `tether hook`), transcript tails and the process exit become
+observations too; fusion turns observations into incidents; the injector puts
+the rehydrate payload into the agent when it waits for input. Listeners (the
+app) hear about incidents, the agent's state, the context meter and problems.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from supervisor import checkpoints
+from supervisor import checkpoints, hook_events, notes
 from supervisor import lock as supervisor_lock
+from supervisor.agent_state import AgentState
 from supervisor.emulator import FeedResult
 from supervisor.errors import TetherError
+from supervisor.fusion import Fusion, IncidentChange
+from supervisor.injector import Injector, InjectorStatus
 from supervisor.keymap import Keymap
+from supervisor.observations import (
+    COMPACTION,
+    CONTEXT_LOW,
+    CONTEXT_USED,
+    LOCK,
+    UNCLEAN_EXIT,
+    USAGE,
+    Incident,
+    Observation,
+)
+from supervisor.process_watch import exit_observation
+from supervisor.profiles import Profile, load_profile
 from supervisor.pty_host import ExitStatus
 from supervisor.recorder import SessionRecorder
+from supervisor.screen_detector import ScreenDetector
 from supervisor.session import AgentSession
 from supervisor.store import TetherDir, init
+from supervisor.stream_detector import StreamDetector
+from supervisor.transcripts import (
+    ClaudeTranscript,
+    CodexRollout,
+    JsonlTail,
+    claude_session_of_pid,
+    claude_transcript_path,
+    newest_jsonl,
+)
+
+Scheduler = Callable[[float, Callable[[], None]], Any]
 
 
 @dataclass
@@ -37,37 +70,111 @@ class RunConfig:
     side_pane: bool = True
     record: bool = True
     checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
+    extra_args: list[str] = field(default_factory=list)
+    resume: bool = False  # started with the profile's resume command
+
+
+@dataclass
+class ContextMeter:
+    """Used / window from the agent's own usage figures, or a percentage from its screen."""
+
+    used: int | None = None
+    window: int | None = None
+    percent: int | None = None
+    stale: bool = False
+
+    def describe(self) -> str:
+        if self.used is not None and self.window:
+            percent = round(100 * self.used / self.window)
+            text = f"{self.used:,}/{self.window:,} ({percent}%)"
+        elif self.percent is not None:
+            text = f"{self.percent}% used"
+        else:
+            return ""
+        return text + (" stale after compaction" if self.stale else "")
+
+
+def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
+    """The agent's command line: the profile's (or resume) command, hook settings, extras."""
+    argv = profile.argv(extra, resume=resume)
+    if "claude_hooks" in profile.integrations:
+        from supervisor.claude_settings import write_settings
+
+        settings = write_settings(tether.root)
+        argv[1:1] = ["--settings", str(settings)]
+    return argv
 
 
 class Supervision:
-    """The engine side of one `tether run`: lock, recording, exit checkpoint."""
+    """The engine side of one `tether run`."""
 
-    def __init__(self, config: RunConfig, session: AgentSession) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        session: AgentSession,
+        *,
+        profile: Profile | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.config = config
         self.session = session
+        self.profile = profile or load_profile(config.profile_name)
+        self.clock = clock
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
-        self.notices: list[Callable[[str], None]] = []
+        self.started_at = clock()
         self._last_timer_checkpoint = time.monotonic()
+        self._stopping = False
 
-    def open(self) -> None:
-        """Create `.tether/` if needed and take the folder's lock (refuses a second tether)."""
+        self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
+        self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
+        self.stream = StreamDetector()
+        self.state = AgentState()
+        self.meter = ContextMeter(window=self.profile.context_window or None)
+        self.current_incident: Incident | None = None
+        self._was_waiting = False
+        self._typed = ""
+        self._events_tail: JsonlTail | None = None
+        self._transcript_tail: JsonlTail | None = None
+        self._transcript: ClaudeTranscript | CodexRollout | None = None
+        self._last_discovery = 0.0
+        self.injector: Injector | None = None
+
+        # Listeners the app subscribes to.
+        self.on_incident: list[Callable[[IncidentChange], None]] = []
+        self.on_state: list[Callable[[str], None]] = []
+        self.on_meter: list[Callable[[ContextMeter], None]] = []
+        self.on_problem: list[Callable[[str], None]] = []
+        self.on_injection: list[Callable[[InjectorStatus], None]] = []
+        self._reported_state = ""
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def open(self, scheduler: Scheduler | None = None) -> None:
+        """Create `.tether/` if needed, take the folder's lock, start listening."""
         if not self.tether.exists():
             init(self.config.workdir)
         self.lock = supervisor_lock.acquire(self.tether)
+        self._events_tail = JsonlTail(self.tether.events, start="end")
         previous = self.lock.previous
         if previous is not None:
-            self.tether.record_incident(
-                "unclean-exit",
-                "lock",
-                previous_pid=previous.pid,
-                previous_started_at=previous.started_at,
-                summary=f"the previous tether ({previous.describe()}) died without a clean exit",
-            )
+            summary = f"the previous tether ({previous.describe()}) died without a clean exit"
+            details = {"previous_pid": previous.pid, "previous_started_at": previous.started_at}
+            self.observe(Observation(UNCLEAN_EXIT, LOCK, self.clock(), summary=summary,
+                                     details=details))
+        self.injector = Injector(
+            self.session,
+            self.profile,
+            self.tether,
+            is_waiting=lambda: self.state.ready_for_input(self.clock()),
+            call_later=scheduler,
+        )
+        self.injector.listeners.append(self._injection_changed)
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
+        self.session.input_listeners.append(self.note_input)
 
     def start_recording(self) -> None:
         """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
@@ -81,48 +188,6 @@ class Supervision:
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
 
-    def _problem(self, message: str) -> None:
-        self.problems.append(message)
-        for notify in self.notices:
-            notify(message)
-
-    def _on_output(self, data: bytes, result: FeedResult) -> None:
-        recorder = self.recorder
-        if recorder is not None:
-            recorder.record(data)
-            if result.scrolled_off:
-                recorder.scrolled_off(result.scrolled_off)
-
-    def tick(self, now: float | None = None) -> None:
-        """Called about once a second: flush the recording; checkpoint if the state changed."""
-        now = time.monotonic() if now is None else now
-        if self.recorder is not None:
-            self.recorder.flush()
-        if now - self._last_timer_checkpoint >= self.config.checkpoint_every:
-            self._last_timer_checkpoint = now
-            try:
-                if checkpoints.changed_since_last(self.tether):
-                    checkpoints.take(self.tether, "timer: state changed")
-            except TetherError as error:
-                self._problem(str(error))
-
-    def resized(self, cols: int, rows: int) -> None:
-        if self.recorder is not None:
-            self.recorder.resize(cols, rows)
-
-    def _on_exit(self, status: ExitStatus) -> None:
-        try:
-            self.tether.record_event(
-                "agent_exit",
-                "process",
-                code=status.code,
-                signal=status.signal,
-                description=status.describe(),
-            )
-            checkpoints.take(self.tether, f"agent {status.describe()}")
-        except TetherError as error:
-            self._problem(str(error))
-
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit)."""
         if self.recorder is not None:
@@ -134,3 +199,283 @@ class Supervision:
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    def resized(self, cols: int, rows: int) -> None:
+        if self.recorder is not None:
+            self.recorder.resize(cols, rows)
+
+    def stop_agent(self) -> None:
+        """Hang up on the agent because the user asked (quit, restart): not a crash."""
+        self._stopping = True
+        self.session.stop()
+
+    def restart(self) -> None:
+        """Start the agent again with the profile's resume command; rehydrate once it waits."""
+        self._stopping = False
+        if self.profile.command:
+            argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
+        else:  # a plain command (`tether run -- CMD`): run it again
+            argv = list(self.config.argv)
+        self.screen = ScreenDetector(self.profile.markers, replaying=True)
+        self.stream = StreamDetector()
+        self.state.restart()
+        self._transcript_tail, self._transcript = None, None
+        self.session.start(argv=argv)
+        self.tether.record_event("agent_restart", "supervisor", argv=argv)
+        self.rehydrate(reason="restart after crash")
+
+    def _problem(self, message: str) -> None:
+        self.problems.append(message)
+        for notify in self.on_problem:
+            notify(message)
+
+    # -- input from the user -----------------------------------------------------
+
+    def note_input(self, data: bytes) -> None:
+        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
+        self.screen.note_input()
+        text = data.decode("utf-8", "ignore")
+        if text.startswith("\x1b[200~"):
+            text = text[6:].removesuffix("\x1b[201~")
+        elif text.startswith("\x1b"):
+            return
+        for char in text:
+            if char in "\r\n":
+                self._capture_decisions([self._typed])
+                self._typed = ""
+            elif char in "\x7f\x08":
+                self._typed = self._typed[:-1]
+            elif char == "\x03" or char == "\x15":
+                self._typed = ""
+            elif char >= " ":
+                self._typed += char
+
+    def _capture_decisions(self, lines: list[str]) -> None:
+        found = notes.decision_lines(lines)
+        if not found:
+            return
+        try:
+            self.tether.add_decisions(found, "screen")
+        except TetherError as error:
+            self._problem(str(error))
+
+    def _pinned_decisions(self) -> list[str]:
+        try:
+            return notes.pinned_decisions(self.tether.read_notes())
+        except TetherError:
+            return []
+
+    # -- the agent's output ---------------------------------------------------------
+
+    def _on_output(self, data: bytes, result: FeedResult) -> None:
+        now = self.clock()
+        recorder = self.recorder
+        if recorder is not None:
+            recorder.record(data)
+            if result.scrolled_off:
+                recorder.scrolled_off(result.scrolled_off)
+        self.state.note_output(now)
+        observations = self.stream.feed(data, now)
+        if result.dirty:
+            observations += self.screen.scan(self.session.emulator, now, result.dirty)
+            self._capture_printed_decisions(result.dirty)
+        for observation in observations:
+            self.observe(observation)
+
+    def _capture_printed_decisions(self, dirty: set[int]) -> None:
+        """`DECISION:` lines the agent printed (not the line being typed at the cursor)."""
+        emulator = self.session.emulator
+        cursor_row = emulator.cursor.y
+        lines = [emulator.row_text(y) for y in dirty if y != cursor_row and 0 <= y < emulator.rows]
+        if any("DECISION:" in line for line in lines):
+            self._capture_decisions([line.strip() for line in lines if "DECISION:" in line])
+
+    def observe(self, observation: Observation) -> None:
+        """One observation from any source: state, meter, fusion, incident listeners."""
+        self.state.observe(observation)
+        self._update_meter(observation)
+        change = self.fusion.observe(observation)
+        if change is None:
+            return
+        if change.new:
+            self.current_incident = change.incident
+            if change.incident.kind == "compaction":
+                self.meter.stale = True
+                self._meter_changed()
+            try:
+                checkpoints.take(
+                    self.tether,
+                    f"incident #{change.incident.number}: {change.incident.title()}",
+                    incident=change.incident.number,
+                )
+            except TetherError as error:
+                self._problem(str(error))
+        for notify in self.on_incident:
+            notify(change)
+
+    def _update_meter(self, observation: Observation) -> None:
+        details = observation.details
+        if observation.kind == USAGE and isinstance(details.get("used"), int):
+            self.meter.used = details["used"]
+            if isinstance(details.get("window"), int):
+                self.meter.window = details["window"]
+            self.meter.stale = False
+        elif observation.kind in (CONTEXT_USED, CONTEXT_LOW) and "percent" in details:
+            percent = int(details["percent"])
+            self.meter.percent = percent if observation.kind == CONTEXT_USED else 100 - percent
+            if self.meter.used is None:
+                self.meter.stale = False
+        elif observation.kind != COMPACTION:
+            return
+        self._meter_changed()
+
+    def _meter_changed(self) -> None:
+        for notify in self.on_meter:
+            notify(self.meter)
+
+    def _on_exit(self, status: ExitStatus) -> None:
+        now = self.clock()
+        self.observe(exit_observation(status.code, status.signal, now, requested=self._stopping))
+        try:
+            self.tether.record_event(
+                "agent_exit", "process", code=status.code, signal=status.signal,
+                description=status.describe(),
+            )
+            checkpoints.take(self.tether, f"agent {status.describe()}")
+        except TetherError as error:
+            self._problem(str(error))
+        self._report_state()
+
+    # -- the clock -----------------------------------------------------------------
+
+    def tick(self, now: float | None = None) -> None:
+        """Called a few times a second: hooks, transcripts, injection, recording, timer."""
+        monotonic = time.monotonic() if now is None else now
+        wall = self.clock()
+        self._poll_hook_events(wall)
+        self._poll_transcript(wall)
+        self._report_state()
+        injector = self.injector
+        if injector is not None:
+            waiting = self.state.ready_for_input(wall)
+            if waiting and not self._was_waiting and injector.agent_became_waiting():
+                self.screen.note_input()
+            self._was_waiting = waiting
+            if injector.check_acknowledged() and self.current_incident is not None:
+                self.fusion.acknowledge(self.current_incident.number)
+        if self.recorder is not None:
+            self.recorder.flush()
+        if monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every:
+            self._last_timer_checkpoint = monotonic
+            try:
+                if checkpoints.changed_since_last(self.tether):
+                    checkpoints.take(self.tether, "timer: state changed")
+            except TetherError as error:
+                self._problem(str(error))
+
+    def _report_state(self) -> None:
+        state = "exited" if self.session.exit_status else self.state.state(self.clock())
+        if state != self._reported_state:
+            self._reported_state = state
+            for notify in self.on_state:
+                notify(state)
+
+    def _poll_hook_events(self, now: float) -> None:
+        if self._events_tail is None:
+            return
+        for record, _history in self._events_tail.poll():
+            if record.get("kind") == "auto_rehydrate" and self.injector is not None:
+                self.injector.track_external(record)
+            if record.get("kind") != "hook":
+                continue
+            payload = record.get("payload")
+            if isinstance(payload, dict):
+                self._follow_transcript(payload.get("transcript_path"), now)
+            for observation in hook_events.observations_from_event(record, now):
+                self.observe(observation)
+
+    def _agent_env(self) -> dict[str, str]:
+        return self.session.base_env if self.session.base_env is not None else dict(os.environ)
+
+    def _follow_transcript(self, path: object, now: float) -> None:
+        if not isinstance(path, str) or not path:
+            return
+        if self._transcript_tail is not None and str(self._transcript_tail.path) == path:
+            return
+        target = Path(path)
+        new_file = not target.exists() or target.stat().st_mtime >= self.started_at - 1
+        previous = self._transcript
+        self._transcript_tail = JsonlTail(target, start=0 if new_file else "tail")
+        if "claude_transcript" in self.profile.integrations:
+            self._transcript = ClaudeTranscript()
+        else:
+            self._transcript = CodexRollout()
+        if previous is not None:
+            self._transcript.session_id = getattr(previous, "session_id", None)
+
+    def _discover_transcript(self, now: float) -> None:
+        """Without hooks, find the agent's transcript file ourselves every few seconds."""
+        if now - self._last_discovery < 2.0 or self.session.host is None:
+            return
+        self._last_discovery = now
+        env = self._agent_env()
+        integrations = self.profile.integrations
+        if "claude_transcript" in integrations:
+            config = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME", "~")) / ".claude")
+            session = claude_session_of_pid(self.session.host.pid, config.expanduser())
+            if session:
+                path = claude_transcript_path(Path(self.config.workdir), session, config)
+                self._follow_transcript(str(path), now)
+        elif "codex_rollout" in integrations:
+            home = Path(env.get("CODEX_HOME") or Path(env.get("HOME", "~")) / ".codex")
+            day = time.strftime("%Y/%m/%d", time.localtime(now))
+            newest = newest_jsonl(home.expanduser() / "sessions" / day, since=self.started_at - 1)
+            if newest is not None:
+                self._follow_transcript(str(newest), now)
+
+    def _poll_transcript(self, now: float) -> None:
+        self._discover_transcript(now)
+        tail, parser = self._transcript_tail, self._transcript
+        if tail is None or parser is None:
+            return
+        for record, history in tail.poll():
+            for observation in parser.feed(record, now, history=history):
+                self.observe(observation)
+
+    # -- rehydration ---------------------------------------------------------------
+
+    def _injection_changed(self, status: InjectorStatus) -> None:
+        for notify in self.on_injection:
+            notify(status)
+
+    def build_payload(self, *, checkpoint: int | None = None):
+        from supervisor.payload import build_payload
+
+        return build_payload(
+            self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
+        )
+
+    def rehydrate(self, text: str | None = None, *, reason: str = "rehydrate") -> str:
+        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits."""
+        if self.injector is None:
+            raise TetherError("the supervisor is not open")
+        from supervisor.tokens import TokenCount
+
+        number = self.current_incident.number if self.current_incident else None
+        if text is None:
+            payload = self.build_payload()
+            tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
+            result = self.injector.request(payload.text, reason, incident=number, tokens=tokens)
+        else:
+            result = self.injector.request(text, reason, incident=number)
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def send_brief(self) -> None:
+        """The initial brief, queued until the agent first waits for input."""
+        if self.injector is None:
+            return
+        from supervisor.brief import brief_text
+
+        self.injector.request(brief_text(), "initial brief", expect_ack=False)

@@ -95,6 +95,8 @@ class PayloadPreview(ModalScreen[str | None]):
 
     def _show_count(self, tokens: TokenCount) -> None:
         self.tokens = tokens
+        if not self.is_attached:  # sent or cancelled while the count was running
+            return
         label = self.query_one("#preview-tokens", Static)
         words = tokens.describe()
         over = bool(self.budget) and tokens.n > self.budget

@@ -227,7 +227,7 @@ class TerminalView(Widget, can_focus=True):
         event.prevent_default()
         if self.scroll_back:
             self.scroll_back = 0
-        self.session.write(data)
+        self.session.send_input(data)
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
@@ -250,13 +250,13 @@ class TerminalView(Widget, can_focus=True):
         if modes.mouse_tracking and not self.scroll_back:
             data = encode_mouse_wheel(up, event.x, event.y, modes)
             if data:
-                self.session.write(data)
+                self.session.send_input(data)
             return
         if modes.alt_screen:
             # Full-screen programs (less, vim) scroll themselves: send arrow keys.
             key = encode_key("up" if up else "down", None, modes)
             if key:
-                self.session.write(key * 3)
+                self.session.send_input(key * 3)
             return
         self._scroll_by(-3 if up else 3)
 
