@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervisor import checkpoints, hook_events, notes
+from supervisor import checkpoints, fsio, hook_events, notes
 from supervisor import lock as supervisor_lock
 from supervisor.agent_state import AgentState
 from supervisor.emulator import FeedResult
@@ -149,6 +149,7 @@ class Supervision:
         self.on_problem: list[Callable[[str], None]] = []
         self.on_injection: list[Callable[[InjectorStatus], None]] = []
         self._reported_state = ""
+        self._dumped_screen: str | None = None  # TETHER_SCREEN_DUMP: the text last written
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -355,6 +356,7 @@ class Supervision:
         self._poll_hook_events(wall)
         self._poll_transcript(wall)
         self._report_state()
+        self._dump_screen()
         injector = self.injector
         if injector is not None:
             waiting = self.state.ready_for_input(wall)
@@ -372,6 +374,24 @@ class Supervision:
                     checkpoints.take(self.tether, "timer: state changed")
             except TetherError as error:
                 self._problem(str(error))
+
+    def _dump_screen(self) -> None:
+        """Debug aid (e2e fidelity tests): with ``TETHER_SCREEN_DUMP=<path>`` set, write the
+        agent's emulator text there, atomically and only when it changed."""
+        path = os.environ.get("TETHER_SCREEN_DUMP")
+        if not path:
+            return
+        text = "\n".join(self.session.emulator.display()) + "\n"
+        if text == self._dumped_screen:
+            return
+        try:
+            fsio.atomic_write_text(Path(path), text)
+        except TetherError as error:
+            if self._dumped_screen != "":  # say it once, then keep trying quietly
+                self._problem(f"TETHER_SCREEN_DUMP not written: {error}")
+            self._dumped_screen = ""
+            return
+        self._dumped_screen = text
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())
