@@ -103,8 +103,8 @@ class DemoAgent:
     def banner(self) -> None:
         self.write(
             f"{ACCENT}✻{RESET} {BOLD}Welcome to the tether demo agent{RESET}\n"
-            f"{DIM}  A scripted stand-in for a coding agent. Try a prompt, a line starting\n"
-            f"  DECISION:, /compact, /clear, /crash or /exit.{RESET}\n\n"
+            f"{DIM}  A scripted stand-in for a coding agent. Try a prompt, pin a decision\n"
+            f"  (start a line with DECISION:), /compact, /clear, /crash or /exit.{RESET}\n\n"
         )
 
     def footer(self) -> str:

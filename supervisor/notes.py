@@ -37,8 +37,9 @@ _HEADING = re.compile(r"^ {0,3}## +(.*?)(?: +#+)? *$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)]) +(.*)$")
 _STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d[T ][0-9:.]+Z?)\] +(.*)$", re.S)
-# A line starting DECISION:, allowing a list bullet or the agents' own message bullets.
-_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺]\s*)?DECISION:\s*(\S.*?)\s*$")
+# A line starting DECISION:, allowing a list bullet, the agents' message bullets or their
+# prompt glyphs; the decision itself starts with a word or a quote (not "DECISION:, /x").
+_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:\s*([\w\"'`(\[].*?)\s*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 

@@ -120,3 +120,18 @@ def test_decision_lines_are_found_among_screen_lines_once():
     lines = ["DECISION: use port 8443", "  DECISION: use port 8443 ", "x DECISION: not one"]
     lines += ["⏺ DECISION: keep pyte"]  # as Claude Code prints it
     assert decision_lines(lines) == ["use port 8443", "keep pyte"]
+
+
+def test_decision_lines_need_a_decision_after_the_colon():
+    from supervisor.notes import decision_lines
+
+    lines = [
+        "  DECISION:, /compact, /clear, /crash or /exit.",
+        "❯ DECISION: refresh tokens in Redis, 15 minute TTL",
+        "⏺ DECISION: \"postgres\" over sqlite",
+        "(start a line with DECISION:), /compact",
+    ]
+    assert decision_lines(lines) == [
+        "refresh tokens in Redis, 15 minute TTL",
+        '"postgres" over sqlite',
+    ]
