@@ -14,14 +14,13 @@ import pytest
 
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.fake_server import claude_last_prompt
-from tests.e2e.tether_driver import (  # noqa: F401  (tether_run is a fixture)
+from tests.e2e.tether_driver import (
     DECISION,
     SPECIFICS,
     TetherRun,
     Timer,
     has_all_specifics,
-    request_text,
-    tether_run,
+    tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
 
 pytestmark = pytest.mark.e2e

@@ -203,7 +203,10 @@ class TetherRun:
         ]
 
     def wait_event(
-        self, kind: str, timeout: float = 20.0, where: Callable[[dict], bool] | None = None,
+        self,
+        kind: str,
+        timeout: float = 20.0,
+        where: Callable[[dict], bool] | None = None,
         **match: Any,
     ) -> dict:
         def found() -> dict | None:
@@ -230,7 +233,10 @@ class TetherRun:
         return [i for i in self.incidents().values() if i.get("type") == type_]
 
     def wait_incident(
-        self, type_: str, timeout: float = 20.0, where: Callable[[dict], bool] | None = None,
+        self,
+        type_: str,
+        timeout: float = 20.0,
+        where: Callable[[dict], bool] | None = None,
         what: str = "",
     ) -> dict:
         def found() -> dict | None:
@@ -251,7 +257,10 @@ class TetherRun:
         return int(entries[-1]["seq"]) if entries else 0
 
     def wait_request(
-        self, predicate: Callable[[dict], bool], timeout: float = 30.0, after: int = 0,
+        self,
+        predicate: Callable[[dict], bool],
+        timeout: float = 30.0,
+        after: int = 0,
         what: str = "a model request",
     ) -> dict:
         def found() -> dict | None:
@@ -323,7 +332,10 @@ def start_tether(
     env = tether_env(setup, dump)
     subprocess.run(
         [str(TETHER), "init", "--goal", goal, "--dir", str(setup.project)],
-        env=env, check=True, capture_output=True, timeout=30,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=30,
     )
     argv = [str(TETHER), "run", agent, *(["--", *agent_args] if agent_args else [])]
     tm.start(argv, env, setup.project)
@@ -333,8 +345,10 @@ def start_tether(
     return run
 
 
-@pytest.fixture
-def tether_run(tmux_session: Callable[..., TmuxSession]) -> Iterator[Callable[..., TetherRun]]:
+@pytest.fixture(name="tether_run")
+def tether_run_fixture(
+    tmux_session: Callable[..., TmuxSession],
+) -> Iterator[Callable[..., TetherRun]]:
     """``tether_run(setup, server, "claude", *args, ready=regex)`` -> a started TetherRun;
     teardown kills its tmux server and every process that ran under it."""
     runs: list[TetherRun] = []
@@ -397,5 +411,5 @@ __all__ = [
     "has_all_specifics",
     "request_text",
     "start_tether",
-    "tether_run",
+    "tether_run_fixture",
 ]
