@@ -51,6 +51,23 @@ def _typed_payload(entry: dict) -> bool:
     return prompt.startswith(PREAMBLE) and has_all_specifics(prompt)
 
 
+SESSION_START_CONTEXT = "SessionStart hook additional context:"
+
+
+def _session_start_context(entry: dict) -> str | None:
+    """The text after "SessionStart hook additional context:" in any block of the request
+    (a system-reminder in a user turn, a "system" message, or the system prompt)."""
+    body = entry["body"]
+    blocks: list = []
+    for part in [body.get("system"), *(m.get("content") for m in body.get("messages") or [])]:
+        blocks += [part] if isinstance(part, str) else list(part or [])
+    for block in blocks:
+        text = block if isinstance(block, str) else block.get("text", "")
+        if isinstance(text, str) and SESSION_START_CONTEXT in text:
+            return text.split(SESSION_START_CONTEXT, 1)[1]
+    return None
+
+
 def _rehydrate_with_f6(run: TetherRun, reason: str = "rehydrate") -> dict:
     """F6 → an injection event → the model's next main-loop request carries the payload."""
     after = run.last_seq()
@@ -93,3 +110,53 @@ def test_1_claude_manual_compact_then_rehydrate_key(make_claude_env, fake_server
         # one loss, one incident: the screen, hook and transcript sightings fused
         assert len(run.incidents_of("compaction")) == 1, run.incidents()
         assert not run.incidents_of("wipe") and not run.incidents_of("crash")
+
+
+def test_2_claude_auto_compact_rehydrates_through_session_start(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("2 claude TOOLONG auto-compact, SessionStart rehydrate"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        _claude_conversation(run)
+        run.type_line("please TOOLONG now")  # 400 prompt-too-long -> compact -> retry
+        run.wait_screen(r"FAKE-REPLY \d+: ack 'please TOOLONG now'", timeout=40)
+
+        incident = run.wait_incident(
+            "compaction",
+            where=lambda i: i.get("trigger") == "auto" and i.get("audit"),
+            what="an auto compaction incident with its loss audit",
+        )
+        assert {"hook", "transcript"} <= set(incident["sources"]), incident
+        missing = " | ".join(incident["audit"]["lost"][0]["missing"])
+        assert all(s in missing for s in SPECIFICS), incident["audit"]
+        auto = run.wait_event("auto_rehydrate", hook_source="compact")
+        assert auto["tokens"] > 0 and not auto["over_budget"], auto
+
+        # The retried prompt, the first main-loop request after the compaction, carries the
+        # payload as the hook's additional context; nobody pressed a key.
+        rules = [e["rule"] for e in run.main_requests()]
+        i = rules.index("toolong")
+        assert rules[i + 1 : i + 3] == ["claude-compact", "reply"], rules
+        retry = run.main_requests()[i + 2]
+        assert claude_last_prompt(retry["body"]) == "please TOOLONG now"
+        # Observed with 2.1.332: the hook's context is a text block of a role "system" message
+        # in `messages` ("SessionStart hook additional context: ..."), not a system-reminder.
+        context = _session_start_context(retry)
+        if context is None:
+            run.fail("no SessionStart additional context in the retried request")
+        assert PREAMBLE in context and has_all_specifics(context), context[:2000]
+        assert not run.events_of("injection"), run.events_of("injection")
+        assert len(run.incidents_of("compaction")) == 1, run.incidents()
+
+
+def test_3_claude_clear_is_a_wipe_then_rehydrate_key(make_claude_env, fake_server, tether_run):
+    with Timer("3 claude /clear, F6"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        _claude_conversation(run)
+        run.type_line("/clear", enter_delay=1.0)
+        incident = run.wait_incident("wipe", what="a wipe incident")
+        assert "hook" in incident["sources"], incident
+        run.wait_screen(CM["ready"])
+        _rehydrate_with_f6(run)
+        assert len(run.incidents_of("wipe")) == 1, run.incidents()
+        assert not run.incidents_of("compaction"), run.incidents()
