@@ -8,7 +8,9 @@ failure prints tether's screen, the agent's screen, the last events and the serv
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 
 import pytest
 
@@ -19,7 +21,9 @@ from tests.e2e.tether_driver import (
     SPECIFICS,
     TetherRun,
     Timer,
+    cmdline,
     has_all_specifics,
+    request_text,
     tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
 
@@ -160,3 +164,34 @@ def test_3_claude_clear_is_a_wipe_then_rehydrate_key(make_claude_env, fake_serve
         _rehydrate_with_f6(run)
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert not run.incidents_of("compaction"), run.incidents()
+
+
+def test_4_claude_sigkill_is_a_crash_then_f6_restarts_and_rehydrates(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("4 claude SIGKILL, F6 restart --continue"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        _claude_conversation(run)
+        pid = run.wait_agent_pid()
+        assert "claude" in cmdline(pid), cmdline(pid)
+        os.kill(pid, signal.SIGKILL)
+        incident = run.wait_incident("crash", what="a crash incident")
+        assert "process" in incident["sources"], incident
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+
+        after = run.last_seq()
+        run.press("F6")
+        restart = run.wait_event("agent_restart")
+        assert "--continue" in restart["argv"], restart
+        new_pid = run.wait_agent_pid(other_than=pid)
+        assert "--continue" in cmdline(new_pid), cmdline(new_pid)
+        run.wait_event("injection", reason="restart after crash", timeout=45)
+        request = run.wait_request(
+            lambda e: claude_last_prompt(e["body"]) != "", after=after, what="a request"
+        )
+        if not _typed_payload(request):
+            prompt = claude_last_prompt(request["body"])
+            run.fail(f"the first request after the restart is not the payload: {prompt!r}")
+        # --continue brought the conversation back: the DECISION turn is in the history too
+        assert DECISION in request_text(request)
+        assert len(run.incidents_of("crash")) == 1, run.incidents()
