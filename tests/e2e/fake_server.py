@@ -17,7 +17,8 @@ Reply rules, checked in this order (see agents-offline.md):
 request                        reply
 =============================  ===============================================
 Claude compaction prompt       ``<analysis>..</analysis><summary>FAKE-COMPACT-SUMMARY: ..``
-Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..``
+Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user item says
+                               "checkpoint compaction" or "handoff summary")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
 ``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
@@ -269,7 +270,10 @@ def decide_codex(body: dict, state: State) -> dict:
     items = _codex_user_items(body)
     last_raw = items[-1] if items else ""
     low = last_raw.lower()
-    if "summar" in low and any(w in low for w in ("checkpoint", "handoff", "compact", "context")):
+    # The compaction prompt: "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a
+    # handoff summary ..." (0.171.0). Not any text that mentions a summary and a checkpoint:
+    # tether's rehydrate payload does, and must get a normal reply.
+    if "checkpoint compaction" in low or "handoff summary" in low:
         return {
             "rule": "codex-compact",
             "text": CODEX_COMPACT_SUMMARY,

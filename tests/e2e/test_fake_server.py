@@ -171,6 +171,12 @@ def test_codex_responses(server):
     text = _sse_events(raw)[-1][1]["response"]["output"][0]["content"][0]["text"]
     assert text == CODEX_COMPACT_SUMMARY
 
+    # tether's payload talks of a summary, a checkpoint and compaction: still a normal reply
+    payload = "Context check from tether: ... compacted ...\n# Checkpoint summary (from ...)"
+    _, raw = _call(server, "POST", "/v1/responses", body("hi codex", payload))
+    text = _sse_events(raw)[-1][1]["response"]["output"][0]["content"][0]["text"]
+    assert text.startswith("FAKE-REPLY 2: ack 'Context check from tether")
+
 
 def test_stops_on_sigterm(tmp_path):
     srv = start_server(tmp_path)
