@@ -15,7 +15,8 @@ import signal
 import pytest
 
 from tests.e2e.agents import CLAUDE_MARKERS as CM
-from tests.e2e.fake_server import claude_last_prompt
+from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.fake_server import claude_last_prompt, codex_last_prompt
 from tests.e2e.tether_driver import (
     DECISION,
     SPECIFICS,
@@ -195,3 +196,79 @@ def test_4_claude_sigkill_is_a_crash_then_f6_restarts_and_rehydrates(
         # --continue brought the conversation back: the DECISION turn is in the history too
         assert DECISION in request_text(request)
         assert len(run.incidents_of("crash")) == 1, run.incidents()
+
+
+# --------------------------------------------------------------------------- Codex
+
+
+def _codex_payload_request(run: TetherRun, after: int, reason: str = "rehydrate") -> dict:
+    """F6 → an injection → the first main-loop request after it has the payload as the
+    user's last message (Codex keeps earlier user messages verbatim through compaction, so
+    the specifics are checked in the payload turn itself, not merely somewhere in the body)."""
+    run.press("F6")
+    injection = run.wait_event("injection", where=lambda e: e["at"] > run.mark, reason=reason)
+    assert injection["bracketed"] is True, injection
+    request = run.wait_request(
+        lambda e: e["rule"] == "reply", after=after, what="the request after F6"
+    )
+    prompt = codex_last_prompt(request["body"])
+    if not (prompt.startswith(PREAMBLE) and has_all_specifics(prompt)):
+        run.fail(f"the first request after F6 is not the payload: {prompt[:400]!r}")
+    run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)
+    run.wait_screen(XM["ready"])
+    return request
+
+
+def test_5_codex_manual_and_auto_compact_then_rehydrate(make_codex_env, fake_server, tether_run):
+    with Timer("5 codex /compact + auto-compact, F6 twice"):
+        run = tether_run(
+            make_codex_env(),
+            fake_server,
+            "codex",
+            "-c",
+            "model_auto_compact_token_limit=200000",
+            ready=XM["ready"],
+        )
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.type_line(DECISION)
+        run.wait_screen(r"ack 'DECISION: refresh tokens in Redis")
+        assert run.events_of("decision"), "the typed DECISION line was not pinned"
+
+        # /compact: one incident, seen on screen and in the rollout file
+        run.type_line("/compact", enter_delay=1.0)
+        run.wait_screen(XM["compacted"], timeout=30)
+        both = {"screen", "transcript"}
+        manual = run.wait_incident(
+            "compaction",
+            where=lambda i: both <= set(i.get("sources", [])) and i.get("audit"),
+            what="a compaction incident from screen and rollout, with its audit",
+        )
+        assert manual["trigger"] == "manual", manual
+        assert "FAKE-CODEX-COMPACT-SUMMARY" in manual["summary"]
+        missing = " | ".join(manual["audit"]["lost"][0]["missing"])
+        assert all(s in missing for s in SPECIFICS), manual["audit"]
+        run.wait_screen(XM["ready"])
+        run.mark = run.events()[-1]["at"]
+        _codex_payload_request(run, after=run.last_seq())
+
+        # auto: a turn that reports 250k input tokens, then the next turn compacts first
+        run.type_line("FILLCTX=250000 fill the context")
+        run.wait_screen(r"ack 'FILLCTX=250000 fill the context'")
+        run.wait_screen(XM["ready"])
+        run.type_line("next step please")
+        run.wait_screen(r"ack 'next step please'", timeout=30)
+        auto = run.wait_incident(
+            "compaction",
+            where=lambda i: (
+                i["number"] != manual["number"]
+                and both <= set(i.get("sources", []))
+                and i.get("trigger") == "auto"
+            ),
+            what="an auto compaction incident from screen and rollout",
+        )
+        assert "FAKE-CODEX-COMPACT-SUMMARY" in (auto.get("summary") or ""), auto
+        run.wait_screen(XM["ready"])
+        run.mark = run.events()[-1]["at"]
+        _codex_payload_request(run, after=run.last_seq())
+        assert len(run.incidents_of("compaction")) == 2, run.incidents()

@@ -124,6 +124,7 @@ class TetherRun:
         self.events_path = self.project / ".tether" / "events.jsonl"
         self.started = time.monotonic()
         self.known_pids: set[int] = set()
+        self.mark = ""  # an events.jsonl "at": tests look at events after it
 
     # ------------------------------------------------------------ diagnostics
     def diagnostics(self, events: int = 25, requests: int = 4) -> str:
