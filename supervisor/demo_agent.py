@@ -164,12 +164,27 @@ class DemoAgent:
 
     def rehydrate(self, payload: str) -> str:
         """Read the recovery payload like a real agent would, and say so on disk."""
-        decisions = [line for line in payload.splitlines() if "DECISION" in line.upper()]
-        goal = next(
-            (line.strip("-• ").strip() for line in payload.splitlines() if line.strip()
-             and "goal" in line.lower()),
-            "",
-        )
+        sections: dict[str, list[str]] = {}
+        current = ""
+        for line in payload.splitlines():
+            if line.startswith("## "):
+                current = line[3:].strip().lower()
+                sections[current] = []
+            elif line.strip() and current:
+                sections[current].append(line.strip())
+
+        def first(prefix: str) -> str:
+            for title, lines in sections.items():
+                if title.startswith(prefix) and lines:
+                    return lines[0].lstrip("-0123456789. ")
+            return "?"
+
+        decisions = [
+            line.lstrip("-0123456789. ")
+            for title, lines in sections.items()
+            if title.startswith("pinned")
+            for line in lines
+        ]
         summary = f"rehydrated from .tether/ ({len(payload.splitlines())} lines read)"
         try:
             subprocess.run(
@@ -181,8 +196,10 @@ class DemoAgent:
         except (OSError, subprocess.SubprocessError):
             pass
         return (
-            f"Rehydrated: read the recovery payload ({len(payload.splitlines())} lines, "
-            f"{len(decisions)} pinned decision lines). {goal[:120]}"
+            f"Rehydrated: read the recovery payload ({len(payload.splitlines())} lines).\n"
+            f"Goal: {first('goal')[:100]}\n"
+            f"Pinned decisions: {len(decisions)} — {(decisions or ['none'])[0][:100]}\n"
+            f"Next step: {first('next')[:100]}"
         )
 
     def submit(self, text: str) -> bool:

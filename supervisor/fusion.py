@@ -31,6 +31,7 @@ from supervisor.observations import (
     AGENT_STATE,
     COMPACTION,
     COMPACTION_STARTED,
+    CONTEXT_USED,
     HOOK,
     INCIDENT_KINDS,
     USAGE,
@@ -39,7 +40,9 @@ from supervisor.observations import (
 )
 
 DEFAULT_WINDOW = 10.0
-_NOT_RECORDED = frozenset({USAGE, AGENT_STATE})
+# The meter and the agent's state change constantly: the status bar shows them, the
+# event log would drown in them.
+_NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
 
 
 @dataclass(frozen=True, slots=True)

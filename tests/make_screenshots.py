@@ -17,7 +17,9 @@ from pathlib import Path
 
 from supervisor.app import TetherApp
 from supervisor.profiles import load_profile
+from supervisor.store import TetherDir, init
 from supervisor.supervision import RunConfig
+from widgets.side_pane import SidePane
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "screenshots"
@@ -31,7 +33,8 @@ async def _wait_for(app: TetherApp, pilot, text: str, timeout: float = 20.0) -> 
             await pilot.pause(0.3)
             return
         await pilot.pause(0.05)
-    raise RuntimeError(f"never saw {text!r} on the agent's screen")
+    screen = "\n".join(app.session.emulator.display())
+    raise RuntimeError(f"never saw {text!r} on the agent's screen:\n{screen}")
 
 
 async def _type(pilot, text: str) -> None:
@@ -46,7 +49,11 @@ async def shoot(
     env: dict[str, str],
     workdir: Path,
 ) -> Path:
-    app = TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, title=f"tether · {name}"))
+    profile = "demo" if "demo-agent" in argv else "shell"
+    config = RunConfig(
+        argv=argv, workdir=workdir, env=env, title=f"tether · {name}", profile_name=profile
+    )
+    app = TetherApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await script(app, pilot)
         svg = app.export_screenshot(title=f"tether · {name}")
@@ -55,7 +62,7 @@ async def shoot(
     return path
 
 
-async def main() -> None:
+async def main() -> list[Path]:
     OUT.mkdir(exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="tether-shots-"))
     env = dict(os.environ, PS1="$ ", HOME=str(scratch), TETHER_DEMO_DELAY="0.2")
@@ -95,25 +102,54 @@ async def main() -> None:
         await _type(pilot, "what do you remember")
         await _wait_for(app, pilot, "(summary)")
 
+    async def compacted(app, pilot):
+        await _wait_for(app, pilot, "Understood: I will keep my state")
+        await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
+        await _wait_for(app, pilot, "Noted. DECISION")
+        await _type(pilot, "/compact")
+        await _wait_for(app, pilot, "Conversation compacted")
+        app.query_one(SidePane).show_tab("events")
+        await pilot.pause(1.0)
+
+    async def preview(app, pilot):
+        await compacted(app, pilot)
+        await pilot.press("f7")
+        await pilot.pause(1.5)
+
+    async def rehydrated(app, pilot):
+        await compacted(app, pilot)
+        app.query_one(SidePane).show_tab("notes")
+        await pilot.press("f6")
+        await _wait_for(app, pilot, "Rehydrated: read the recovery payload")
+        await pilot.pause(1.5)
+
+    def demo_folder(name: str) -> Path:
+        folder = scratch / name
+        folder.mkdir()
+        init(folder, goal="Ship the login endpoint with rotating refresh tokens")
+        tether = TetherDir.at(folder)
+        tether.add_note("done", "POST /login returns an access token")
+        tether.add_note("next", "write the refresh-token rotation test")
+        return folder
+
+    demo = load_profile("demo").argv()
     written = [
         await shoot("terminal-bash", bash, bash_session, env, work),
-        await shoot("demo", load_profile("demo").argv(), demo_session, env, work),
+        await shoot("demo", demo, demo_session, env, demo_folder("demo")),
+        await shoot("recognize-compaction", demo, compacted, env, demo_folder("compacted")),
+        await shoot("rehydrate-preview", demo, preview, env, demo_folder("preview")),
+        await shoot("rehydrate-sent", demo, rehydrated, env, demo_folder("sent")),
     ]
     if shutil.which("vim"):
         written.append(await shoot("terminal-vim", bash, vim_session, env, work))
-    try:
-        from tests.pane_screens import make_pane_screenshots
-    except ImportError:
-        pass
-    else:
-        result = make_pane_screenshots(OUT)
-        if asyncio.iscoroutine(result):
-            result = await result
-        written.extend(result or [])
     shutil.rmtree(scratch, ignore_errors=True)
-    for path in written:
-        print(path.relative_to(ROOT) if Path(path).is_absolute() else path)
+    return written
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    from tests.pane_screens import make_pane_screenshots
+
+    paths = asyncio.run(main()) + list(make_pane_screenshots(OUT))
+    for path in paths:
+        print(Path(path).resolve().relative_to(ROOT))
+    sys.exit(0)

@@ -49,8 +49,11 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
         assert "F6 rehydrate" in banner.text
         assert app.status_bar.compactions == 1
         await pilot.press("f6")
-        screen = await wait_for_screen(pilot, app, r"⏺ Rehydrated: read the recovery payload")
-        assert "1 pinned decision lines" in screen or "pinned decision" in screen
+        screen = await wait_for_screen(pilot, app, r"Next step: write the token rotation test")
+        # The agent's reply proves it read the payload: goal, the pinned decision, next step.
+        assert "⏺ Rehydrated: read the recovery payload" in screen
+        assert "Goal: Ship the login endpoint with refresh tokens" in screen
+        assert "Pinned decisions: 1 — refresh tokens in Redis, 15 minute TTL" in screen
         sent = injections(tmp_path)[-1]
         assert sent["reason"] == "rehydrate" and sent["bracketed"] is True
         # The agent wrote its rehydration summary: the incident is acknowledged.
