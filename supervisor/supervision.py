@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervisor import checkpoints, fsio, hook_events, notes
+from supervisor import checkpoints, fsio, hook_events, invariant, notes
 from supervisor import lock as supervisor_lock
 from supervisor.agent_state import AgentState
 from supervisor.emulator import FeedResult
@@ -94,6 +94,13 @@ class ContextMeter:
         return text + (" stale after compaction" if self.stale else "")
 
 
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
     """The agent's command line: the profile's (or resume) command, hook settings, extras."""
     argv = profile.argv(extra, resume=resume)
@@ -141,6 +148,7 @@ class Supervision:
         self._transcript: ClaudeTranscript | CodexRollout | None = None
         self._last_discovery = 0.0
         self.injector: Injector | None = None
+        self._invariant_stamp: tuple[float, float] | None = None
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -173,6 +181,7 @@ class Supervision:
             call_later=scheduler,
         )
         self.injector.listeners.append(self._injection_changed)
+        self.enforce_invariant()
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
         self.session.input_listeners.append(self.note_input)
@@ -355,6 +364,7 @@ class Supervision:
         wall = self.clock()
         self._poll_hook_events(wall)
         self._poll_transcript(wall)
+        self.enforce_invariant()
         self._report_state()
         self._dump_screen()
         injector = self.injector
@@ -392,6 +402,29 @@ class Supervision:
             self._dumped_screen = ""
             return
         self._dumped_screen = text
+
+    def enforce_invariant(self) -> invariant.InvariantResult | None:
+        """Disk wins: a cursor that disagrees with artifacts.jsonl is rolled to the disk truth.
+
+        Checked at start and whenever progress.json or artifacts.jsonl changed
+        (their modification times); the fix is recorded as an event by the store,
+        and the next payload carries the invariant's state.
+        """
+        stamp = (_mtime(self.tether.progress), _mtime(self.tether.artifacts))
+        if stamp == self._invariant_stamp:
+            return None
+        self._invariant_stamp = stamp
+        try:
+            result = invariant.check(self.tether)
+            if result.kind in ("cursor-ahead", "cursor-behind", "bad-progress"):
+                fixed = invariant.fix(self.tether, source="supervisor")
+                self._invariant_stamp = (_mtime(self.tether.progress), stamp[1])
+                self._problem(f"cursor fixed from disk: {fixed.before.message}")
+                return fixed.after
+        except TetherError as error:
+            self._problem(str(error))
+            return None
+        return result
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())

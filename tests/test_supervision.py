@@ -102,3 +102,29 @@ def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
     assert checkpoints.latest_seq(tether) == first + 1
     assert checkpoints.load(tether, first + 1).reason.startswith("timer")
     supervision.close()
+
+
+def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
+    from supervisor import fsio
+    from supervisor.store import init
+
+    init(tmp_path)
+    tether = TetherDir.at(tmp_path)
+    for index in range(380):
+        fsio.append_jsonl(tether.artifacts, {"index": index})
+    tether.set_progress(cursor=381)
+    supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path),
+                              AgentSession(["true"]))
+    problems: list[str] = []
+    supervision.on_problem.append(problems.append)
+    supervision.open()
+    assert tether.read_progress().cursor == 380
+    assert "381" in problems[0] and "379" in problems[0]
+    # The agent writes an artifact without moving the cursor: the next tick rolls forward.
+    fsio.append_jsonl(tether.artifacts, {"index": 380})
+    supervision.tick()
+    assert tether.read_progress().cursor == 381
+    events, _ = tether.recent_events(20)
+    fixes = [e for e in events if e["kind"] == "invariant-fix" and e["source"] == "supervisor"]
+    assert [(e["from_cursor"], e["to_cursor"]) for e in fixes] == [(381, 380), (380, 381)]
+    supervision.close()
