@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import re
 import signal
+import time
 
 import pytest
 
+from tests.e2e import tmux
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.fake_server import claude_last_prompt, codex_last_prompt
@@ -24,6 +26,7 @@ from tests.e2e.tether_driver import (
     Timer,
     cmdline,
     has_all_specifics,
+    processes_mentioning,
     request_text,
     tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
@@ -272,3 +275,14 @@ def test_5_codex_manual_and_auto_compact_then_rehydrate(make_codex_env, fake_ser
         run.mark = run.events()[-1]["at"]
         _codex_payload_request(run, after=run.last_seq())
         assert len(run.incidents_of("compaction")) == 2, run.incidents()
+
+
+def test_nothing_left_running(tmp_path_factory):
+    """Runs last in the e2e tier (the files run in name order): no tether, agent, hook, fake
+    server or tmux server of this session is alive: they carry its temp dir or socket."""
+    marks = [str(tmp_path_factory.getbasetemp()), *tmux.CREATED_SOCKETS]
+    deadline = time.monotonic() + 5
+    while left := [p for mark in marks for p in processes_mentioning(mark)]:
+        if time.monotonic() >= deadline:
+            pytest.fail(f"left running: {left}")
+        time.sleep(0.1)

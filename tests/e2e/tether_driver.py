@@ -98,6 +98,22 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def processes_mentioning(text: str) -> list[str]:
+    """Live processes whose command line or environment mentions ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        line = cmdline(int(entry.name))
+        if alive(int(entry.name)) and (text in line or text in environ):
+            found.append(f"{entry.name}: {line[:200]}")
+    return found
+
+
 def kill_all(pids: list[int], timeout: float = 3.0) -> None:
     """SIGTERM what is still alive, wait (bounded), then SIGKILL."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -410,6 +426,7 @@ __all__ = [
     "TetherRun",
     "Timer",
     "has_all_specifics",
+    "processes_mentioning",
     "request_text",
     "start_tether",
     "tether_run_fixture",
