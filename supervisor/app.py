@@ -10,6 +10,8 @@ listeners update the banner and the status bar; the panes show `.tether/`.
 from __future__ import annotations
 
 import functools
+import os
+import time
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -70,11 +72,10 @@ class TetherApp(App[int], inherit_bindings=False):
         self.session = AgentSession(config.argv, cwd=str(config.workdir), env=env)
         self.supervision = Supervision(config, self.session)
         if self.session.base_env is None:
-            import os
-
             self.session.base_env = dict(os.environ)
         self.session.base_env["TETHER_PROFILE"] = self.supervision.profile.name
         self._started = False
+        self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         keys = config.keymap
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview payload")
@@ -173,8 +174,29 @@ class TetherApp(App[int], inherit_bindings=False):
     @_while_mounted
     def _tick(self) -> None:
         self.supervision.tick()
-        last = checkpoints.latest_seq(self.supervision.tether)
-        self.status_bar.checkpoint_age = f"#{last}" if last else ""
+        self.status_bar.checkpoint_age = self._checkpoint_age()
+
+    def _checkpoint_age(self) -> str:
+        """"#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
+        tether = self.supervision.tether
+        try:
+            folder_time = os.stat(tether.checkpoints).st_mtime
+        except OSError:
+            return ""
+        if self._checkpoints_seen[0] != folder_time:  # listing 10,000 names costs ~20 ms
+            self._checkpoints_seen = (folder_time, checkpoints.latest_seq(tether))
+        last = self._checkpoints_seen[1]
+        if last is None:
+            return ""
+        try:
+            age = time.time() - os.stat(checkpoints.path_of(tether, last)).st_mtime
+        except OSError:
+            return f"#{last}"
+        if age < 60:
+            return f"#{last}, {int(age)} s ago"
+        if age < 3600:
+            return f"#{last}, {int(age // 60)} min ago"
+        return f"#{last}, {age / 3600:.1f} h ago"
 
     # -- what the engine tells us ---------------------------------------------------
 
