@@ -9,10 +9,12 @@ what arrived. Everything here is engine: no Textual.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from supervisor.emulator import Emulator, FeedResult
+from supervisor.errors import TetherError
 from supervisor.keys import encode_paste
 from supervisor.pty_host import ExitStatus, PtyHost
 
@@ -26,10 +28,40 @@ class OutputListener(Protocol):
     def __call__(self, data: bytes, result: FeedResult) -> None: ...
 
 
-def default_emulator(cols: int, rows: int) -> Emulator:
+EMULATOR_ENV = "TETHER_EMULATOR"
+BACKENDS = ("avt", "pyte")  # the first that imports is the default
+
+
+def emulator_class(name: str | None = None) -> Callable[..., Emulator]:
+    """The emulator backend ``name`` (``avt`` or ``pyte``), else ``$TETHER_EMULATOR``, else avt.
+
+    avt (native, 35-50 MB/s) is the default; pyte (pure Python, 1-2 MB/s) is the
+    fallback when pyavt is not installed. Both sit behind the same pre-filter.
+    """
+    choice = (name or os.environ.get(EMULATOR_ENV, "")).strip().lower()
+    if choice and choice not in BACKENDS:
+        raise TetherError(
+            f"{EMULATOR_ENV}={choice!r} is not an emulator backend: use one of "
+            + ", ".join(BACKENDS)
+        )
+    if choice in ("", "avt"):
+        try:
+            from supervisor.avt_emulator import AvtEmulator
+        except ImportError as exc:
+            if choice == "avt":
+                raise TetherError(
+                    f"{EMULATOR_ENV}=avt but the avt backend cannot load ({exc}): "
+                    "install it with `pip install pyavt`, or set TETHER_EMULATOR=pyte"
+                ) from exc
+        else:
+            return AvtEmulator
     from supervisor.pyte_emulator import PyteEmulator
 
-    return PyteEmulator(cols, rows)
+    return PyteEmulator
+
+
+def default_emulator(cols: int, rows: int) -> Emulator:
+    return emulator_class()(cols, rows)
 
 
 class AgentSession:

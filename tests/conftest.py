@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.session import BACKENDS
+from supervisor.session import emulator_class as backend_class
+
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def emulator_class(request):
+    """Each emulator backend in turn: the emulator tests are the contract both must meet."""
+    return backend_class(request.param)
 
 
 @pytest.fixture(scope="session")

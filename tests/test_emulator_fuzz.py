@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from supervisor.pyte_emulator import PyteEmulator
+from supervisor.emulator import Emulator
 
 EXAMPLES = int(os.environ.get("TETHER_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -70,7 +70,7 @@ streams = st.lists(chunk, max_size=40).map(lambda parts: "".join(parts).encode()
 sizes = st.tuples(st.integers(1, 200), st.integers(1, 60))
 
 
-def exercise(emu: PyteEmulator) -> None:
+def exercise(emu: Emulator) -> None:
     """Read everything a view would read: it must not raise either."""
     emu.take_dirty()
     assert len(emu.display()) == emu.rows
@@ -85,29 +85,29 @@ def exercise(emu: PyteEmulator) -> None:
 
 @FUZZ
 @given(st.binary(max_size=2000), sizes)
-def test_random_bytes_never_raise(data, size):
+def test_random_bytes_never_raise(emulator_class, data, size):
     with time_limit(20):
-        emu = PyteEmulator(*size, scrollback=50)
+        emu = emulator_class(*size, scrollback=50)
         emu.feed(data)
         exercise(emu)
 
 
 @FUZZ
 @given(streams, sizes)
-def test_generated_escape_sequences_never_raise(data, size):
+def test_generated_escape_sequences_never_raise(emulator_class, data, size):
     with time_limit(20):
-        emu = PyteEmulator(*size, scrollback=50)
+        emu = emulator_class(*size, scrollback=50)
         emu.feed(data)
         exercise(emu)
 
 
 @FUZZ
 @given(streams, st.lists(st.integers(0, 4000), max_size=30))
-def test_any_split_gives_the_same_screen(data, cuts):
+def test_any_split_gives_the_same_screen(emulator_class, data, cuts):
     with time_limit(20):
-        whole = PyteEmulator(30, 8)
+        whole = emulator_class(30, 8)
         whole_replies = whole.feed(data).replies
-        split = PyteEmulator(30, 8)
+        split = emulator_class(30, 8)
         replies = []
         start = 0
         for cut in [*sorted({c for c in cuts if c < len(data)}), len(data)]:
@@ -126,9 +126,9 @@ def test_any_split_gives_the_same_screen(data, cuts):
         max_size=8,
     )
 )
-def test_resizes_interleaved_with_output_never_raise(steps):
+def test_resizes_interleaved_with_output_never_raise(emulator_class, steps):
     with time_limit(20):
-        emu = PyteEmulator(20, 5, scrollback=20)
+        emu = emulator_class(20, 5, scrollback=20)
         for step in steps:
             if isinstance(step, tuple):
                 emu.resize(*step)
@@ -138,9 +138,9 @@ def test_resizes_interleaved_with_output_never_raise(steps):
             exercise(emu)
 
 
-def test_huge_parameters_are_clamped():
+def test_huge_parameters_are_clamped(emulator_class):
     with time_limit(20):
-        emu = PyteEmulator(80, 24)
+        emu = emulator_class(80, 24)
         emu.feed(
             b"\x1b[99999999999A\x1b[65535;65535H\x1b[99999999999@\x1b[9999999999b"
             b"\x1b[99999999999L\x1b[99999999999M\x1b[99999999999P\x1b[99999999999X"
@@ -151,9 +151,9 @@ def test_huge_parameters_are_clamped():
         assert emu.cursor.y == 0
 
 
-def test_resize_to_one_by_one_with_everything_on():
+def test_resize_to_one_by_one_with_everything_on(emulator_class):
     with time_limit(20):
-        emu = PyteEmulator(80, 24)
+        emu = emulator_class(80, 24)
         emu.feed("\x1b[?1049h\x1b[5;20r\x1b[?6h漢字😀".encode())
         emu.resize(1, 1)
         emu.feed("漢\x1b[2;2Hx\x1b[6n\x1b[?1049l\x1b[K\x1b[J\x1b[S\x1b[T".encode())
@@ -162,9 +162,9 @@ def test_resize_to_one_by_one_with_everything_on():
         exercise(emu)
 
 
-def test_unterminated_strings_across_many_reads_stay_fast():
+def test_unterminated_strings_across_many_reads_stay_fast(emulator_class):
     with time_limit(20):
-        emu = PyteEmulator(80, 24)
+        emu = emulator_class(80, 24)
         for intro in (b"\x1b]0;", b"\x1bP", b"\x1b_G"):
             emu.feed(intro)
             for _ in range(2000):

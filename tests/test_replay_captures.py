@@ -1,4 +1,4 @@
-"""Real Claude Code and Codex PTY captures replayed through prefilter + PyteEmulator.
+"""Real Claude Code and Codex PTY captures replayed through prefilter + each emulator backend.
 
 The reference screens in ``tests/replay_screens/`` come from tmux, an independent
 emulator, fed the same bytes at 120x40 (see ``tests/make_replay_screens.py``,
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor.pyte_emulator import PyteEmulator
+from supervisor.emulator import Emulator
 
 HERE = Path(__file__).resolve().parent
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
@@ -67,8 +67,8 @@ def checkpoints(name: str) -> list[tuple[int, list[str]]]:
     return [(int(offset), screen.split("\n")[:ROWS]) for offset, screen in blocks]
 
 
-def replay(chunks) -> PyteEmulator:
-    emu = PyteEmulator(COLS, ROWS)
+def replay(emulator_class, chunks) -> Emulator:
+    emu = emulator_class(COLS, ROWS)
     for chunk in chunks:
         emu.feed(chunk)
     return emu
@@ -103,17 +103,17 @@ def test_every_capture_has_a_reference_screen():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_final_screen_matches_tmux(name):
-    emu = replay([raw(name)])
+def test_final_screen_matches_tmux(emulator_class, name):
+    emu = replay(emulator_class, [raw(name)])
     assert_screen(emu.display(), reference(name), f"{name} final screen")
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_screen_matches_tmux_whenever_the_user_typed(name):
+def test_screen_matches_tmux_whenever_the_user_typed(emulator_class, name):
     data = raw(name)
     points = checkpoints(name)
     assert points, f"{name}: no checkpoints in the reference file"
-    emu, done = PyteEmulator(COLS, ROWS), 0
+    emu, done = emulator_class(COLS, ROWS), 0
     for offset, expected in points:  # input offsets are read boundaries: feed read by read
         emu.feed(data[done:offset])
         done = offset
@@ -121,25 +121,25 @@ def test_screen_matches_tmux_whenever_the_user_typed(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_recorded_reads_and_random_splits_give_the_same_screen(name):
+def test_recorded_reads_and_random_splits_give_the_same_screen(emulator_class, name):
     data = raw(name)
     expected = reference(name)
     reads = [length for _t, _offset, length in events(name)["read_chunks"]["list"]]
     assert sum(reads) == len(data)
-    assert replay(split(data, reads)).display() == expected
+    assert replay(emulator_class, split(data, reads)).display() == expected
     for seed in range(3):
         rnd = random.Random(f"{name}-{seed}")
         sizes = [rnd.choice((1, 2, 3, 5, 8, 64, 700)) for _ in range(len(data))]
-        emu = replay(split(data, sizes))
+        emu = replay(emulator_class, split(data, sizes))
         assert emu.display() == expected, f"{name}: random split seed {seed}"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_one_byte_reads_give_the_same_screen_title_and_replies(name):
+def test_one_byte_reads_give_the_same_screen_title_and_replies(emulator_class, name):
     data = raw(name)
-    whole = PyteEmulator(COLS, ROWS)
+    whole = emulator_class(COLS, ROWS)
     replies = whole.feed(data).replies
-    emu = PyteEmulator(COLS, ROWS)
+    emu = emulator_class(COLS, ROWS)
     byte_replies = b"".join(emu.feed(data[i : i + 1]).replies for i in range(len(data)))
     assert emu.display() == whole.display() == reference(name)
     assert byte_replies == replies
@@ -147,9 +147,9 @@ def test_one_byte_reads_give_the_same_screen_title_and_replies(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_no_escape_fragments_reach_the_screen(name):
+def test_no_escape_fragments_reach_the_screen(emulator_class, name):
     data = raw(name)
-    emu, done, screens = PyteEmulator(COLS, ROWS), 0, []
+    emu, done, screens = emulator_class(COLS, ROWS), 0, []
     for offset in [offset for offset, _ in checkpoints(name)] + [len(data)]:
         emu.feed(data[done:offset])
         done = offset
@@ -161,12 +161,12 @@ def test_no_escape_fragments_reach_the_screen(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_markers_are_on_screen_where_the_recorder_saw_them(name):
+def test_markers_are_on_screen_where_the_recorder_saw_them(emulator_class, name):
     """Every marker the README lists is visible after the read where the recorder saw it."""
     data = raw(name)
     seen = 0
     marked = [e for e in events(name)["events"] if "marker" in e and "screen" in e]
-    emu, done = PyteEmulator(COLS, ROWS), 0
+    emu, done = emulator_class(COLS, ROWS), 0
     for event in sorted(marked, key=lambda e: e["screen"]["after_raw_offset"]):
         offset = event["screen"]["after_raw_offset"]
         emu.feed(data[done:offset])
@@ -194,8 +194,8 @@ FINAL_TEXT = {
 
 
 @pytest.mark.parametrize("name", sorted(FINAL_TEXT))
-def test_final_screen_shows_what_the_readme_describes(name):
-    emu = replay([raw(name)])
+def test_final_screen_shows_what_the_readme_describes(emulator_class, name):
+    emu = replay(emulator_class, [raw(name)])
     screen = "\n".join(emu.display())
     for text in FINAL_TEXT[name]:
         assert text in screen, f"{name}: {text!r} missing from the final screen"
@@ -208,12 +208,12 @@ def test_final_screen_shows_what_the_readme_describes(name):
         assert not emu.modes.bracketed_paste and emu.modes.cursor_visible
 
 
-def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact():
+def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(emulator_class):
     data = raw("cx-compact-manual")
     marks: dict[str, int] = {}
     for event in events("cx-compact-manual")["events"]:
         marks.setdefault(event["kind"], event["raw_offset"])
-    emu = PyteEmulator(COLS, ROWS)
+    emu = emulator_class(COLS, ROWS)
     emu.feed(data[: marks["alt_screen_enter"]])
     before = emu.display()
     assert before[0].startswith("WARNING: proceeding")
@@ -230,10 +230,10 @@ def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact()
     assert emu.display()[:2] == before[:2]
 
 
-def test_queries_in_the_captures_get_the_policy_replies():
-    claude = PyteEmulator(COLS, ROWS).feed(raw("cc-compact-manual")).replies
+def test_queries_in_the_captures_get_the_policy_replies(emulator_class):
+    claude = emulator_class(COLS, ROWS).feed(raw("cc-compact-manual")).replies
     assert claude == b"\x1bP>|tether(0.1)\x1b\\" + b"\x1b[?62;22c"
-    codex = PyteEmulator(COLS, ROWS).feed(raw("cx-resume")).replies
+    codex = emulator_class(COLS, ROWS).feed(raw("cx-resume")).replies
     assert b"\x1b[?1007;0$y" in codex and b"\x1b[?62;22c" in codex
     assert re.search(rb"\x1b\[\d+;\d+R", codex)
     assert b"\x1b]10;rgb:" in codex and b"\x1b]11;rgb:" in codex
