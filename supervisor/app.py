@@ -76,6 +76,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.session.base_env["TETHER_PROFILE"] = self.supervision.profile.name
         self._started = False
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
+        self._banner_source = ""
         keys = config.keymap
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview payload")
@@ -169,12 +170,18 @@ class TetherApp(App[int], inherit_bindings=False):
             self.supervision.send_brief()
         if self.supervision.current_incident is not None:
             # A dead tether left an unclean exit: offer the same recovery once the agent waits.
-            self.banner.show(self._incident_text(self.supervision.current_incident), "warning")
+            self._show(self._incident_text(self.supervision.current_incident), "warning",
+                       "incident")
 
     @_while_mounted
     def _tick(self) -> None:
         self.supervision.tick()
         self.status_bar.checkpoint_age = self._checkpoint_age()
+        injector = self.supervision.injector
+        if injector is not None and self._banner_source == "injection":
+            status = injector.status()
+            if status.state in ("sent", "unacknowledged"):  # keep "N s ago" current
+                self._injection(status)
 
     def _checkpoint_age(self) -> str:
         """"#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
@@ -215,7 +222,7 @@ class TetherApp(App[int], inherit_bindings=False):
     def _incident(self, change: IncidentChange) -> None:
         incident = change.incident
         tone = "error" if incident.kind == "crash" else "warning"
-        self.banner.show(self._incident_text(incident), tone)
+        self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
 
     @_while_mounted
@@ -230,8 +237,20 @@ class TetherApp(App[int], inherit_bindings=False):
     def _injection(self, status: InjectorStatus) -> None:
         if status.state == "idle":
             return
+        if status.reason == "initial brief":
+            if status.state == "queued":
+                self._show("The initial brief waits until the agent is ready for input", "info",
+                           "injection")
+            elif self._banner_source == "injection":
+                self.banner.hide()
+            return
         tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
-        self.banner.show(status.describe(), tone)
+        self._show(status.describe(), tone, "injection")
+
+    def _show(self, text: str, tone: str, source: str) -> None:
+        """The banner shows one thing at a time; ``source`` says whose it is."""
+        self._banner_source = source
+        self.banner.show(text, tone)
 
     def _problem(self, message: str) -> None:
         self.notify(message, title="tether", severity="error", timeout=10)
