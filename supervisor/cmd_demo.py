@@ -21,11 +21,25 @@ def demo_folder() -> Path:
     return Path(platformdirs.user_data_dir("tether")) / "demo"
 
 
+DEMO_GOAL = "Add a /login endpoint with rotating refresh tokens to the demo service"
+
+
+def seed(folder: Path) -> None:
+    """A first-time demo folder gets a goal and a next step, so a payload has substance."""
+    from supervisor.store import TetherDir, init
+
+    if TetherDir.at(folder).exists():
+        return
+    tether = init(folder, goal=DEMO_GOAL).tether
+    tether.add_note("next", "write the refresh-token rotation test")
+
+
 def run(args: argparse.Namespace) -> int:
     from supervisor import cmd_run
 
     folder = Path(args.dir) if args.dir else demo_folder()
     folder.mkdir(parents=True, exist_ok=True)
+    seed(folder)
     args.dir = str(folder)
     args.words = ["demo"]
     return cmd_run.run(args)

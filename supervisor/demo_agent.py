@@ -184,6 +184,7 @@ class DemoAgent:
             for title, lines in sections.items()
             if title.startswith("pinned")
             for line in lines
+            if not line.startswith("(")  # "(none pinned)"
         ]
         summary = f"rehydrated from .tether/ ({len(payload.splitlines())} lines read)"
         try:
