@@ -56,36 +56,47 @@ WIDE_POOL = (0x3C000, 0x3FFFD)
 NARROW_POOL = (0x10C000, 0x10FFFD)
 
 
-def _zero_width_class() -> str:
+def _zero_width_ranges() -> list[tuple[int, int]]:
     """Code points wcwidth measures as zero width (combining, ZWJ, VS...), plus skin tones."""
     try:
         from wcwidth.table_zero import ZERO_WIDTH
 
         version = max(ZERO_WIDTH, key=lambda v: tuple(int(p) for p in v.split(".")))
-        ranges = [(lo, hi) for lo, hi in ZERO_WIDTH[version] if hi >= 0xA0]
+        ranges = [(max(lo, 0xA0), hi) for lo, hi in ZERO_WIDTH[version] if hi >= 0xA0]
     except (ImportError, ValueError, TypeError):  # a wcwidth with another table layout
         ranges = [(0x300, 0x36F), (0x200B, 0x200F), (0xFE00, 0xFE0F), (0xE0000, 0xE0FFF)]
-    ranges = [(max(lo, 0xA0), hi) for lo, hi in ranges if wcwidth(chr(max(lo, 0xA0))) == 0]
-    ranges.append((0x1F3FB, 0x1F3FF))
+    ranges = [(lo, hi) for lo, hi in ranges if wcwidth(chr(lo)) == 0]
+    return [*ranges, (0x1F3FB, 0x1F3FF)]
+
+
+def _class(ranges) -> str:
     return "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges)
 
 
-_ZERO = _zero_width_class()
-_POOLS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in (WIDE_POOL, NARROW_POOL))
-# Text that needs the cluster pass: a zero-width character, or a literal pool character.
-_NEEDS_CLUSTERS = re.compile(f"[{_ZERO}{_POOLS}]")
+_ZERO_RANGES = _zero_width_ranges()
+_ZERO = _class(_ZERO_RANGES)
+_POOLS = _class((WIDE_POOL, NARROW_POOL))
+# Whether text needs the cluster pass, in two steps because a class with astral ranges
+# makes the regex engine test every range for every character (1 MB/s): the BMP
+# zero-width characters (a bitmap, fast), then, only if the text has astral characters,
+# the astral ones and literal pool characters.
+_ZERO_BMP = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi <= 0xFFFF)}]")
+_ZERO_ASTRAL = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi > 0xFFFF)}{_POOLS}]")
+_ASTRAL = "\U00010000"
+
+
+def _needs_clusters(text: str) -> bool:
+    if _ZERO_BMP.search(text) is not None:
+        return True
+    return max(text) >= _ASTRAL and _ZERO_ASTRAL.search(text) is not None
+
+
 _PRINTABLE = r"[^\x00-\x1f\x7f-\x9f]"
-_BASE = f"[^\\x00-\\x1f\\x7f-\\x9f{_ZERO}]"
-# An escape sequence of the pre-filtered stream (skipped), or a base character with the
-# zero-width characters (and ZWJ-joined characters) that follow it, or a pool character.
-_CLUSTER = re.compile(
-    r"\x1b(?:\[\??[0-9;]*[@-~]|[()].|#8|[78DEHM])?|[\x07-\x0f]"
-    f"|({_BASE}?)((?:{ZWJ}{_PRINTABLE}?|[{_ZERO}])+)"
-    f"|([{_POOLS}])",
-    re.S,
-)
-# Erases whose blank cells must carry the background colour only; group 3 for ED 3.
+# The zero-width characters (and ZWJ-joined characters) that join one base character.
 _MARKS = re.compile(f"(?:{ZWJ}{_PRINTABLE}?|[{_ZERO}])*")
+# The escape sequences of the pre-filtered stream: a character ending one is no base.
+_ESCAPE = re.compile(r"\x1b(?:\[\??[0-9;]*[@-~]|[()].|#8|[78DEHM])", re.S)
+# Erases whose blank cells must carry the background colour only.
 _ERASE = re.compile(r"\x1b\[\??([0-9]*)([JKX])")
 _ORIGIN_ON = "\x1b[?6h"
 _CONTROLS = frozenset(map(chr, [*range(0x20), *range(0x7F, 0xA0)]))
@@ -308,7 +319,7 @@ class AvtEmulator:
     def _text(self, text: str) -> None:
         if _ORIGIN_ON in text:
             self._origin_seen = True
-        if self._joining or (not text.isascii() and _NEEDS_CLUSTERS.search(text)):
+        if self._joining or (not text.isascii() and _needs_clusters(text)):
             self._clustered(text)
             return
         if "\x1b[" in text and _ERASE.search(text):
@@ -369,28 +380,30 @@ class AvtEmulator:
             # The previous segment ended in a ZWJ: its cluster takes this character.
             self._joining = False
             if text and text[0] not in _CONTROLS:
-                m = _MARKS.match(text, 1)
-                pos = m.end()
+                pos = _MARKS.match(text, 1).end()
                 self._rejoin(text[:pos])
-        for m in _CLUSTER.finditer(text, pos):
-            marks = m.group(2)
-            literal = m.group(3)
-            if marks is None and literal is None:  # an escape sequence or a control
-                self._joining = False
+        found = {m.start() for m in _ZERO_BMP.finditer(text, pos)}
+        if max(text) >= _ASTRAL:
+            found.update(m.start() for m in _ZERO_ASTRAL.finditer(text, pos))
+        for i in sorted(found):
+            if i < pos:
+                continue  # already part of a cluster
+            if _in_pool(text[i]):  # a literal pool character: drawn as a cluster of one
+                out.append(text[pos:i])
+                out.append(self._placeholder(text[i]))
+                pos = i + 1
                 continue
-            out.append(text[pos : m.start()])
-            pos = m.end()
-            if literal is not None:
-                out.append(self._placeholder(literal))
-                self._joining = False
-                continue
-            base = m.group(1)
-            if base:
-                out.append(self._placeholder(base + marks))
-            else:
+            end = _MARKS.match(text, i).end()
+            marks = text[i:end]
+            if i > pos and text[i - 1] not in _CONTROLS and not _ends_escape(text, i):
+                out.append(text[pos : i - 1])
+                out.append(self._placeholder(text[i - 1] + marks))
+            else:  # no base in this segment: join the cell left of the cursor
+                out.append(text[pos:i])
                 self._flush(out)
                 self._rejoin(marks)
-            self._joining = marks.endswith(ZWJ)
+            pos = end
+            self._joining = end == len(text) and marks.endswith(ZWJ)
         out.append(text[pos:])
         self._flush(out)
 
@@ -490,6 +503,15 @@ class AvtEmulator:
             return 0
         margins = _MARGINS.findall(dump)
         return int(margins[-1][0]) - 1 if margins else 0
+
+
+def _ends_escape(text: str, i: int) -> bool:
+    """Whether ``text[i - 1]`` is the last character of an escape sequence."""
+    j = text.rfind("\x1b", 0, i)
+    if j < 0:
+        return False
+    m = _ESCAPE.match(text, j)
+    return m is not None and m.end() == i
 
 
 def _in_pool(ch: str) -> bool:

@@ -142,6 +142,16 @@ def test_wide_and_joined_characters_keep_the_rest_of_the_line_in_place(emulator_
     assert len(line) - len(line.rstrip(" ")) == 20 - (1 + cells + 1 + 4)
 
 
+@pytest.mark.parametrize("cut", [2, 3, 4])
+def test_a_cluster_cut_by_a_read_is_still_one_glyph(emulator_class, cut):
+    text = "[👩\u200d💻⚠\ufe0f]tail"
+    emu = emulator_class(20, 1)
+    emu.feed(text[:cut].encode())
+    emu.feed(text[cut:].encode())
+    assert emu.row_text(0).startswith(text)
+    assert emu.cursor.x == 1 + 2 + 2 + 1 + 4
+
+
 def test_wide_character_spans_skip_the_placeholder_cell(emulator_class):
     emu = emu_with(emulator_class, "a漢b", cols=5, rows=1)
     assert emu.row(0) == (Span("a漢b "),)
