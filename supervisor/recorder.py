@@ -8,7 +8,9 @@ because agent output can carry secrets.
 The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
 decodes and appends to a list; lines are serialised and written at most every
 :data:`FLUSH_INTERVAL` seconds (checked on the next call, or by :meth:`flush`
-from a timer) and on close.
+from a timer), as soon as :data:`FLUSH_CHARS` of output are buffered (so that
+under a flood one flush's JSON work stays a few milliseconds, not half a
+second's worth of output at once), and on close.
 
 Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
 64 MiB for the cast). When the next event would cross it, one marker event
@@ -30,6 +32,7 @@ from pathlib import Path
 DEFAULT_CAP_BYTES = 64 * 1024 * 1024
 DEFAULT_TEXT_CAP_BYTES = 16 * 1024 * 1024
 FLUSH_INTERVAL = 0.5
+FLUSH_CHARS = 256 * 1024
 
 
 def _open_private(path: Path) -> int:
@@ -128,6 +131,7 @@ class SessionRecorder:
         }
         self._cast.add(json.dumps(header).encode() + b"\n", b"")
         self._events: list[tuple[float, str, str]] = []
+        self._buffered = 0  # characters of output in self._events
 
     # -- hot path ----------------------------------------------------------------------------
 
@@ -139,7 +143,8 @@ class SessionRecorder:
         now = self._clock()
         if text:
             self._events.append((now - self._start, "o", text))
-        if now - self._last_flush >= FLUSH_INTERVAL:
+            self._buffered += len(text)
+        if self._buffered >= FLUSH_CHARS or now - self._last_flush >= FLUSH_INTERVAL:
             self.flush()
 
     def resize(self, width: int, height: int) -> None:
@@ -159,6 +164,7 @@ class SessionRecorder:
     def flush(self) -> None:
         """Write what is buffered: from :meth:`record` every half second, a timer, or close."""
         self._last_flush = self._clock()
+        self._buffered = 0
         if self.error is not None:
             self._events.clear()
             return

@@ -84,3 +84,20 @@ def test_two_sessions_in_one_second_get_different_files(tmp_path):
     assert first.cast_path != second.cast_path
     first.close()
     second.close()
+
+
+def test_a_flood_is_written_in_bounded_batches_not_half_a_second_at_once(tmp_path):
+    from supervisor.recorder import FLUSH_CHARS
+
+    clock = FakeClock()  # time stands still: only the amount buffered can trigger a write
+    recorder = SessionRecorder(tmp_path, "claude", 120, 40, clock=clock)
+    header_size = recorder.cast_path.stat().st_size
+    chunk = b"x" * 8192
+    for _ in range(FLUSH_CHARS // len(chunk) - 1):
+        recorder.record(chunk)
+    assert recorder.cast_path.stat().st_size == header_size
+    recorder.record(chunk)
+    assert recorder.cast_path.stat().st_size > FLUSH_CHARS
+    recorder.close()
+    events = _cast_lines(recorder.cast_path)[1:]
+    assert "".join(e[2] for e in events) == "x" * FLUSH_CHARS
