@@ -143,6 +143,9 @@ class Supervision:
         self.current_incident: Incident | None = None
         self._was_waiting = False
         self._typed = ""
+        self._tail_bytes = b""
+        self._decisions_until = 0.0
+        self._unfinished_rows: set[int] = set()
         self._events_tail: JsonlTail | None = None
         self._transcript_tail: JsonlTail | None = None
         self._transcript: ClaudeTranscript | CodexRollout | None = None
@@ -286,19 +289,39 @@ class Supervision:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
         observations = self.stream.feed(data, now)
+        if b"DECISION:" in self._tail_bytes + data:
+            self._decisions_until = now + 1.0  # the line may be finished in the next reads
+        self._tail_bytes = data[-8:]
         if result.dirty:
             observations += self.screen.scan(self.session.emulator, now, result.dirty)
+        if now < self._decisions_until and (result.dirty or self._unfinished_rows):
             self._capture_printed_decisions(result.dirty)
         for observation in observations:
             self.observe(observation)
 
     def _capture_printed_decisions(self, dirty: set[int]) -> None:
-        """`DECISION:` lines the agent printed (not the line being typed at the cursor)."""
+        """`DECISION:` lines the agent printed (not the line still being written at the cursor).
+
+        Only looked for in the second after the bytes `DECISION:` went by, so the
+        hot path does not turn every changed row into text for it. A row still
+        under the cursor is looked at again once the cursor has left it (the
+        line feed may come in a later read that changes no cell of that row).
+        """
         emulator = self.session.emulator
         cursor_row = emulator.cursor.y
-        lines = [emulator.row_text(y) for y in dirty if y != cursor_row and 0 <= y < emulator.rows]
-        if any("DECISION:" in line for line in lines):
-            self._capture_decisions([line.strip() for line in lines if "DECISION:" in line])
+        rows = {y for y in dirty | self._unfinished_rows if 0 <= y < emulator.rows}
+        self._unfinished_rows = set()
+        lines = []
+        for y in rows:
+            text = emulator.row_text(y)
+            if "DECISION:" not in text:
+                continue
+            if y == cursor_row:
+                self._unfinished_rows.add(y)
+            else:
+                lines.append(text.strip())
+        if lines:
+            self._capture_decisions(lines)
 
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""

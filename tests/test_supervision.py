@@ -128,3 +128,30 @@ def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
     fixes = [e for e in events if e["kind"] == "invariant-fix" and e["source"] == "supervisor"]
     assert [(e["from_cursor"], e["to_cursor"]) for e in fixes] == [(381, 380), (380, 381)]
     supervision.close()
+
+
+async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path):
+    from supervisor import notes
+
+    script = "print('\\u23fa DECISION: store sessions in PostgreSQL 16, not SQLite'); input()"
+    argv = [sys.executable, "-c", script]
+    session = AgentSession(argv, cols=100, rows=20, cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path), session)
+    supervision.open()
+    session.start()
+    tether = supervision.tether
+    for _ in range(200):
+        if notes.pinned_decisions(tether.read_notes()):
+            break
+        await asyncio.sleep(0.02)
+    session.send_input(b"DECISION: tokens expire after 15 minutes\r")
+    for _ in range(200):
+        if len(notes.pinned_decisions(tether.read_notes())) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert notes.pinned_decisions(tether.read_notes()) == [
+        "store sessions in PostgreSQL 16, not SQLite",
+        "tokens expire after 15 minutes",
+    ]
+    supervision.stop_agent()
+    supervision.close()
