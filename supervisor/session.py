@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
@@ -18,10 +19,15 @@ from supervisor.errors import TetherError
 from supervisor.keys import encode_paste
 from supervisor.pty_host import ExitStatus, PtyHost
 
-# Parsing is the costly step (pyte: 1-2 MB/s); 8 KiB per loop turn keeps one turn
-# well under a frame (bench: longest flood stall ~30 ms, 16 KiB gave ~45 ms, same
-# throughput), and the kernel's PTY buffer pushes back on a flood.
+# One loop turn reads, then processes (emulator, recorder, detectors) about TURN_SECONDS
+# of output at most, so keys and repaints never wait longer than that: the byte budget
+# follows how fast the last turns were processed. pyte (1-2 MB/s) gets READ_PER_TURN,
+# as before (bench: 8 KiB kept its turns ~30 ms where 16 KiB gave ~45); avt (35-50 MB/s)
+# gets tens of KiB, so the per-turn costs (detectors scanning the changed rows) are paid
+# once for many reads. The kernel's PTY buffer pushes back on the child meanwhile.
 READ_PER_TURN = 8 * 1024
+MAX_READ_PER_TURN = 256 * 1024
+TURN_SECONDS = 0.008
 
 
 class OutputListener(Protocol):
@@ -90,6 +96,7 @@ class AgentSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bytes_read = 0
         self._unpainted: set[int] = set()
+        self._turn_bytes = READ_PER_TURN  # what one loop turn reads (see TURN_SECONDS)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -118,15 +125,35 @@ class AgentSession:
         host = self.host
         if host is None:
             return
-        try:
-            data = host.read_chunk(READ_PER_TURN)
-        except OSError:
-            data = None
-        if data is None:
+        budget = self._turn_bytes
+        chunks: list[bytes] = []
+        size = 0
+        ended = False
+        while size < budget:
+            try:
+                data = host.read_chunk(budget - size)
+            except OSError:
+                data = None
+            if data is None:
+                ended = True
+                break
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        if chunks:
+            started = time.perf_counter()
+            self.process_output(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            if size >= READ_PER_TURN:
+                self._adapt_budget(size, time.perf_counter() - started)
+        if ended:
             self._finish()
-            return
-        if data:
-            self.process_output(data)
+
+    def _adapt_budget(self, size: int, seconds: float) -> None:
+        """Size the next turn's reads so that processing them takes about TURN_SECONDS."""
+        fits = size * TURN_SECONDS / max(seconds, 1e-4)
+        smoothed = (self._turn_bytes + fits) / 2
+        self._turn_bytes = int(min(MAX_READ_PER_TURN, max(READ_PER_TURN, smoothed)))
 
     def process_output(self, data: bytes) -> None:
         """Feed one read through the emulator and out to every listener."""
