@@ -136,6 +136,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.session.screen_listeners.append(view.screen_changed)
         self.session.exit_listeners.append(self._agent_exited)
         self.status_bar.profile = supervision.profile.name
+        self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
         self.status_bar.context = supervision.meter.describe()
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
             self._incident(IncidentChange(incident, new=True))

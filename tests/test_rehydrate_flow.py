@@ -44,7 +44,10 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
     app = demo_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        size = (app.session.emulator.cols, app.session.emulator.rows)
         await compact(pilot, app)
+        # The banner's row is always there: showing it never resizes (and redraws) the agent.
+        assert (app.session.emulator.cols, app.session.emulator.rows) == size
         banner = app.query_one(LossBanner)
         assert "F6 rehydrate" in banner.text
         assert app.status_bar.compactions == 1
