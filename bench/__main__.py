@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import anchors, detect, idle, keys, memory, pipeline, redraw, startup, workloads
+from supervisor.session import emulator_class
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -309,6 +310,7 @@ def _machine() -> dict:
         "platform": platform.platform(),
         "tmux": out(["tmux", "-V"]),
         "git": out(["git", "-C", str(RESULTS.parent.parent), "rev-parse", "--short", "HEAD"]),
+        "emulator": emulator_class().__name__,
     }
 
 
@@ -362,7 +364,8 @@ def main() -> int:
         md = (
             f"# tether benchmarks, {stamp}\n\n"
             f"`make bench` on {machine['cores']} cores ({machine['platform']}), Python "
-            f"{machine['python']}, {machine['tmux']}, commit {machine['git']}, load "
+            f"{machine['python']}, {machine['tmux']}, commit {machine['git']}, "
+            f"emulator {machine['emulator']} (`TETHER_EMULATOR`), load "
             f"{', '.join(f'{x:.2f}' for x in machine['loadavg'])} at start; {total:.0f} s in all"
             f"{' (--quick)' if quick else ''}. Raw numbers: `results-{stamp}.json`. "
             "How each is measured: `bench/README.md`.\n\n" + table.markdown() + "\n"

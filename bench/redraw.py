@@ -4,7 +4,8 @@ Every real capture is replayed by its asciicast ``o`` events (each one is what
 the agent wrote in one go, mostly one Ink frame). Per event we time what the
 app pays: the emulator's ``feed`` and ``take_dirty``, the terminal view's
 ``row_strip`` for the rows it repaints, and compositing those strips into the
-bytes a terminal receives (``Strip.render``), at 120x40.
+bytes a terminal receives (``Strip.render``), at 120x40, with the default emulator
+backend (``TETHER_EMULATOR=pyte`` for the other).
 
 * cache on: only dirty rows are rebuilt and rendered (what TerminalView does);
 * cache off: every row is rebuilt and rendered on every frame.
@@ -20,7 +21,7 @@ import time
 from rich.console import Console
 
 from bench.workloads import capture_names, cast_frames
-from supervisor.pyte_emulator import PyteEmulator
+from supervisor.session import emulator_class
 from widgets.terminal_view import row_strip
 
 
@@ -39,7 +40,7 @@ def redraw_costs(cache: bool, names: list[str] | None = None) -> list[float]:
     costs: list[float] = []
     clock = time.perf_counter
     for name in names or capture_names():
-        emulator = PyteEmulator(120, 40)
+        emulator = emulator_class()(120, 40)
         console = _console(120)
         cols, rows = emulator.cols, emulator.rows
         for _at, data in cast_frames(name):
