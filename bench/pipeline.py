@@ -112,7 +112,9 @@ class Detection:
         if self.stream is not None:
             found += self.stream.feed(data, now)
         if self.screen is not None:
-            found += self.screen.scan(self.session.emulator, now, result.dirty)
+            found += self.screen.scan(
+                self.session.emulator, now, result.dirty, scrolled=len(result.scrolled_off)
+            )
         self.observations += len(found)
         if self.fusion is not None:
             for observation in found:

@@ -106,9 +106,19 @@ class ScreenDetector:
     # -------------------------------------------------------------- scanning
 
     def scan(
-        self, emulator: Emulator, now: float, dirty: Iterable[int] | None = None
+        self,
+        emulator: Emulator,
+        now: float,
+        dirty: Iterable[int] | None = None,
+        scrolled: int = 0,
     ) -> list[Observation]:
-        """Match the changed rows (all rows when ``dirty`` is None) and report what is new."""
+        """Match the changed rows (all rows when ``dirty`` is None) and report what is new.
+
+        ``scrolled``: how many lines left the top of the screen since the last scan
+        (``FeedResult.scrolled_off``). A marker pushed off the top is gone, not
+        moved: without this a new marker arriving in the same scroll would take
+        over its key and never be reported.
+        """
         rows = emulator.rows
         if len(self._texts) != rows:
             self._texts = [""] * rows
@@ -117,10 +127,13 @@ class ScreenDetector:
         changed = sorted(range(rows) if dirty is None else {y for y in dirty if 0 <= y < rows})
         for y in changed:
             self._texts[y] = emulator.row_text(y)
-        before = {m.key for row in self._row_matches for m in row}
+        before_rows = {m.key: y for y, row in enumerate(self._row_matches) for m in row}
+        before = set(before_rows)
         for y in changed:
             self._row_matches[y] = self._match_row(y, emulator)
-        self._rebind_moved(before)
+        self._rebind_moved(
+            {key for key, y in before_rows.items() if y - scrolled >= 0}, before
+        )
         matches = [m for row in self._row_matches for m in row]
         visible = {m.key for m in matches}
         observations: list[Observation] = []
@@ -157,10 +170,17 @@ class ScreenDetector:
             return "waiting"
         return None
 
-    def _rebind_moved(self, before: set[tuple[str, str, str]]) -> None:
-        """Keep the key of a loss marker that only moved (scrolling changes the row above it)."""
+    def _rebind_moved(
+        self, still_on_screen: set[tuple[str, str, str]], before: set[tuple[str, str, str]]
+    ) -> None:
+        """Keep the key of a loss marker that only moved (scrolling changes the row above it).
+
+        Only markers that cannot have scrolled off the top are candidates.
+        """
         current = {m.key for row in self._row_matches for m in row}
-        orphans = [key for key in before if key[0] in LOSS_KINDS and key not in current]
+        orphans = [
+            key for key in still_on_screen if key[0] in LOSS_KINDS and key not in current
+        ]
         for row in self._row_matches:
             for index, match in enumerate(row):
                 if match.kind not in LOSS_KINDS or match.key in before:

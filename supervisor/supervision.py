@@ -146,6 +146,7 @@ class Supervision:
         self._tail_bytes = b""
         self._decisions_until = 0.0
         self._unfinished_rows: set[int] = set()
+        self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._events_tail: JsonlTail | None = None
         self._transcript_tail: JsonlTail | None = None
         self._transcript: ClaudeTranscript | CodexRollout | None = None
@@ -292,8 +293,12 @@ class Supervision:
         if b"DECISION:" in self._tail_bytes + data:
             self._decisions_until = now + 1.0  # the line may be finished in the next reads
         self._tail_bytes = data[-8:]
+        self._scrolled += len(result.scrolled_off)
         if result.dirty:
-            observations += self.screen.scan(self.session.emulator, now, result.dirty)
+            observations += self.screen.scan(
+                self.session.emulator, now, result.dirty, scrolled=self._scrolled
+            )
+            self._scrolled = 0
         if now < self._decisions_until and (result.dirty or self._unfinished_rows):
             self._capture_printed_decisions(result.dirty)
         for observation in observations:

@@ -145,6 +145,7 @@ def replay(name: str, seed: int | None = None, *, tether=None) -> Replay:
     screen = ScreenDetector(profile.markers, replaying=resuming)
     stream = StreamDetector()
     position = 0
+    scrolled = 0
     for end in chunk_offsets(name, seed):
         while inputs and inputs[0] <= position:
             inputs.pop(0)
@@ -153,9 +154,12 @@ def replay(name: str, seed: int | None = None, *, tether=None) -> Replay:
         now = clock(end)
         for observation in stream.feed(data, now):
             timed.append((now, len(timed), observation))
-        emulator.feed(data)
-        for observation in screen.scan(emulator, now, emulator.take_dirty()):
-            timed.append((now, len(timed), observation))
+        scrolled += len(emulator.feed(data).scrolled_off)
+        dirty = emulator.take_dirty()
+        if dirty:  # as Supervision does: scan when rows changed, with the scroll since
+            for observation in screen.scan(emulator, now, dirty, scrolled=scrolled):
+                timed.append((now, len(timed), observation))
+            scrolled = 0
         position = end
     for observation in _transcript_observations(name, meta, files, prefix):
         timed.append((observation.at, len(timed), observation))

@@ -110,3 +110,30 @@ def test_a_wipe_marker_is_a_loss_observation() -> None:
 def test_text_typed_into_the_prompt_is_not_a_compaction_for_claude() -> None:
     screen = Screen(CLAUDE)
     assert screen.kinds("❯ what does Conversation compacted mean?\n") == []
+
+
+def test_a_new_marker_arriving_as_an_old_one_scrolls_off_is_still_reported():
+    """Long sessions scroll: the marker pushed off the top must not lend its key to the new."""
+    from supervisor.fusion import Fusion
+    from supervisor.profiles import load_profile
+    from supervisor.pyte_emulator import PyteEmulator
+    from supervisor.screen_detector import ScreenDetector
+
+    emulator = PyteEmulator(120, 40)
+    detector = ScreenDetector(load_profile("claude").markers)
+    fusion = Fusion()
+    opened = []
+    for step in range(25):  # four rows each: the screen scrolls from the tenth on
+        data = (
+            f"\r\n● Reply {step}: done with step {step}.\r\n\r\n"
+            "✻ Conversation compacted (ctrl+o for history)\r\n"
+        ).encode()
+        result = emulator.feed(data)
+        observations = detector.scan(
+            emulator, float(step), emulator.take_dirty(), scrolled=len(result.scrolled_off)
+        )
+        for observation in observations:
+            change = fusion.observe(observation)
+            if change and change.new:
+                opened.append(step)
+    assert opened == list(range(25))
