@@ -142,3 +142,25 @@ async def test_demo_agent_runs_in_the_app(tmp_path, shell_env):
         await pilot.press(*"/crash", "enter")
         await wait_until(pilot, lambda: app.session.exit_status is not None, what="exit")
         assert app.session.exit_status.code == 3
+
+
+async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_env):
+    app = make_app(tmp_path, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for_screen(pilot, app, r"^\$$")
+        await pilot.press(*"seq 1 200", "enter")
+        await wait_for_screen(pilot, app, r"^200$")
+        await pilot.pause(0.3)
+        written = app.session.bytes_read
+        await pilot.press("shift+pageup")
+        assert view.scroll_back > 0
+        top = "".join(seg.text for seg in view.render_line(0)).strip()
+        assert top.isdigit() and int(top) < 170  # history, not the live screen
+        await pilot.press("shift+pagedown", "shift+pagedown")
+        assert view.scroll_back == 0
+        await pilot.pause(0.3)
+        assert app.session.bytes_read == written  # bash saw nothing: no echo came back
+        await pilot.press("shift+pageup")
+        await pilot.press("x")  # a key for the agent returns the view to the live screen
+        assert view.scroll_back == 0
