@@ -1,7 +1,7 @@
 """Peak RSS of a session after a lot of output, with the scrollback capped.
 
 A fresh Python process runs the headless pipeline (:mod:`bench.pipeline`: PTY,
-pre-filter, pyte with its 5000-row scrollback, detectors, recorder capped at
+pre-filter, the emulator with its 5000-row scrollback, detectors, recorder capped at
 64 MiB) while a child writes a mix of the plain and Ink-style workloads over and
 over, then reports its ``ru_maxrss``. Its RSS after start-up is reported too.
 
@@ -38,6 +38,15 @@ def _mix() -> Path:
 
 
 def _peak_mb() -> float:
+    """This process's peak RSS: VmHWM, not ``ru_maxrss``.
+
+    Linux keeps ``ru_maxrss`` across ``execve``, so a child spawned by a big parent
+    (``make bench`` after generating the workloads: ~160 MB) reported the parent's
+    peak. VmHWM belongs to the process's own address space.
+    """
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
