@@ -304,7 +304,7 @@ class Injector:
         how = None
         if phase is not None and sent.phase_before is not None and phase != sent.phase_before:
             how = "phase"
-        elif self._note_event_since(sent.at_iso):
+        elif self._note_event_since(sent.at_iso, sent.event or None):
             how = "note event"
         if how is None:
             return False
@@ -330,16 +330,24 @@ class Injector:
         except TetherError:
             return None
 
-    def _note_event_since(self, at_iso: str) -> bool:
+    def _note_event_since(self, at_iso: str, marker: dict[str, Any] | None) -> bool:
+        """A `note` event after the injection: read back from the end of events.jsonl.
+
+        Order in the file decides, stopping at the injection's own event: times are
+        stamped to the millisecond, and a note in the same millisecond as the
+        injection happened after it. Without that event, time decides.
+        """
         since = parse_time(at_iso)
-        if since is None:
-            return False
         for event in fsio.iter_jsonl_reversed(self.tether.events):
-            at = parse_time(event.get("at"))
-            if at is None:
-                continue
-            if at <= since:
-                return False
+            if marker is not None:
+                if event == marker:
+                    return False
+            else:
+                at = parse_time(event.get("at"))
+                if at is None or since is None:
+                    continue
+                if at <= since:
+                    return False
             if event.get("kind") == "note":
                 return True
         return False
