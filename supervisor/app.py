@@ -228,7 +228,8 @@ class TetherApp(App[int], inherit_bindings=False):
 
     @_while_mounted
     def _agent_state(self, state: str) -> None:
-        self.status_bar.agent_state = state
+        # "unknown": the agent gives no cue (a plain command); it is running, that is all.
+        self.status_bar.agent_state = "running" if state == "unknown" else state
 
     @_while_mounted
     def _meter(self, meter: ContextMeter) -> None:

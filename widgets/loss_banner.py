@@ -36,6 +36,7 @@ class LossBanner(Static):
 
     def on_mount(self) -> None:
         self.hide()
+        self.watch_tone(self.tone)  # the first tone is no change, so no watcher call
 
     def show(self, text: str, tone: str = "warning") -> None:
         self.tone = tone if tone in TONES else "warning"
