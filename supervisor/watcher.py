@@ -10,7 +10,6 @@ write is reported under the real name instead.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable
@@ -153,25 +152,27 @@ class _Handler(FileSystemEventHandler):
 class JsonlFollower:
     """Reads a growing JSONL file incrementally: the tail first, then only what was appended.
 
-    An incomplete last line (an append in progress) is left for the next read;
-    a file that got shorter (replaced) is read again from its tail.
+    The following itself is :class:`supervisor.transcripts.JsonlTail` (one
+    implementation of "read by offset, keep a torn last line for later"); this
+    adds the backwards read of the last ``count`` records to start from.
     """
 
     path: Path
-    offset: int = 0
     problems: list[BadLine] = field(default_factory=list)
+    _tail: Any = None
 
     def start(self, count: int = 200) -> list[dict[str, Any]]:
         """The last ``count`` records, reading backwards from the end only."""
         from supervisor.fsio import tail_jsonl
+        from supervisor.transcripts import JsonlTail
 
         try:
             size = os.path.getsize(self.path)
         except OSError:
-            self.offset = 0
+            self._tail = JsonlTail(self.path, start=0)
             return []
         records, self.problems = tail_jsonl(self.path, count)
-        self.offset = self._complete_end(size)
+        self._tail = JsonlTail(self.path, start=self._complete_end(size))
         return records
 
     def _complete_end(self, size: int) -> int:
@@ -187,32 +188,7 @@ class JsonlFollower:
         return size - back + cut + 1 if cut >= 0 else max(size - back, 0)
 
     def read_new(self) -> list[dict[str, Any]]:
-        """Records appended since the last read."""
-        try:
-            size = os.path.getsize(self.path)
-        except OSError:
-            self.offset = 0
-            return []
-        if size < self.offset:
+        """Records appended since the last read (a torn last line waits for its end)."""
+        if self._tail is None:
             return self.start()
-        if size == self.offset:
-            return []
-        with open(self.path, "rb") as handle:
-            handle.seek(self.offset)
-            data = handle.read(size - self.offset)
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            return []
-        self.offset += cut + 1
-        records: list[dict[str, Any]] = []
-        for raw in data[: cut + 1].split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                self.problems.append(BadLine(self.path, -1, "not valid JSON"))
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-        return records
+        return [record for record, _history in self._tail.poll()]
