@@ -28,6 +28,10 @@ from supervisor.pty_host import ExitStatus, PtyHost
 READ_PER_TURN = 8 * 1024
 MAX_READ_PER_TURN = 256 * 1024
 TURN_SECONDS = 0.008
+# A turn processes what it read in slices and yields to the loop once TURN_SECONDS are
+# spent, finishing on the next turn: a budget learned on fast plain text can meet slow,
+# escape-heavy output, and the loop must not be held for the whole read.
+SLICE = 32 * 1024
 
 
 class OutputListener(Protocol):
@@ -97,6 +101,10 @@ class AgentSession:
         self.bytes_read = 0
         self._unpainted: set[int] = set()
         self._turn_bytes = READ_PER_TURN  # what one loop turn reads (see TURN_SECONDS)
+        self._backlog = b""  # read but not yet processed (a turn ran out of time)
+        self._backlog_at = 0
+        self._ended = False  # EOF seen; finish once the backlog is processed
+        self._reading = False
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -115,7 +123,21 @@ class AgentSession:
             cwd=self.cwd,
             env=self.base_env,
         )
-        self._loop.add_reader(self.host.fd, self._on_readable)
+        self._backlog, self._backlog_at, self._ended = b"", 0, False
+        self._set_reading(True)
+
+    def _set_reading(self, on: bool) -> None:
+        """Watch the PTY for output, or stop while a backlog is being worked off."""
+        if self._loop is None or self.host is None or on == self._reading:
+            return
+        self._reading = on
+        try:
+            if on:
+                self._loop.add_reader(self.host.fd, self._on_readable)
+            else:
+                self._loop.remove_reader(self.host.fd)
+        except (ValueError, OSError):
+            self._reading = False
 
     @property
     def running(self) -> bool:
@@ -128,26 +150,46 @@ class AgentSession:
         budget = self._turn_bytes
         chunks: list[bytes] = []
         size = 0
-        ended = False
         while size < budget:
             try:
                 data = host.read_chunk(budget - size)
             except OSError:
                 data = None
             if data is None:
-                ended = True
+                self._ended = True
                 break
             if not data:
                 break
             chunks.append(data)
             size += len(data)
         if chunks:
-            started = time.perf_counter()
-            self.process_output(chunks[0] if len(chunks) == 1 else b"".join(chunks))
-            if size >= READ_PER_TURN:
-                self._adapt_budget(size, time.perf_counter() - started)
-        if ended:
+            self._backlog = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            self._backlog_at = 0
+        self._drain()
+
+    def _drain(self) -> None:
+        """Process the backlog for at most about TURN_SECONDS, then let the loop breathe."""
+        started = time.perf_counter()
+        backlog, position = self._backlog, self._backlog_at
+        while position < len(backlog):
+            piece = backlog[position : position + SLICE]
+            position += len(piece)
+            self.process_output(piece)
+            if position < len(backlog) and time.perf_counter() - started >= TURN_SECONDS:
+                self._backlog_at = position
+                self._set_reading(False)  # the kernel's buffer pushes back on the child
+                if self._loop is not None:
+                    self._loop.call_soon(self._drain)
+                return
+        if len(backlog) >= READ_PER_TURN and self._backlog_at == 0:
+            self._adapt_budget(len(backlog), time.perf_counter() - started)
+        elif self._backlog_at:  # it took several turns: read less next time
+            self._turn_bytes = READ_PER_TURN
+        self._backlog, self._backlog_at = b"", 0
+        if self._ended:
             self._finish()
+        elif self.exit_status is None:
+            self._set_reading(True)
 
     def _adapt_budget(self, size: int, seconds: float) -> None:
         """Size the next turn's reads so that processing them takes about TURN_SECONDS."""
@@ -177,11 +219,7 @@ class AgentSession:
         host = self.host
         if host is None or self.exit_status is not None:
             return
-        if self._loop is not None:
-            try:
-                self._loop.remove_reader(host.fd)
-            except (ValueError, OSError):
-                pass
+        self._set_reading(False)
         status = host.wait_exit(2.0) or host.terminate()
         host.close()
         self.exit_status = status or ExitStatus(None, None)
@@ -193,11 +231,7 @@ class AgentSession:
         host = self.host
         if host is None:
             return self.exit_status
-        if self._loop is not None:
-            try:
-                self._loop.remove_reader(host.fd)
-            except (ValueError, OSError):
-                pass
+        self._set_reading(False)
         status = host.terminate()
         if self.exit_status is None:
             self.exit_status = status

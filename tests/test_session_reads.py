@@ -41,3 +41,37 @@ def test_output_read_in_one_turn_reaches_the_screen_whole(tmp_path):
     session = asyncio.run(run())
     assert session.bytes_read >= 100003
     assert session.emulator.display()[-1].rstrip().endswith("END")
+
+
+async def test_a_read_is_worked_off_in_slices_that_yield_to_the_loop(tmp_path, monkeypatch):
+    """Even when every slice runs out the turn's time, all output arrives, in order."""
+    import asyncio
+
+    import supervisor.session as session_module
+
+    monkeypatch.setattr(session_module, "TURN_SECONDS", 0.0)
+    monkeypatch.setattr(session_module, "MAX_READ_PER_TURN", 64 * 1024)
+    argv = ["seq", "1", "40000"]
+    session = AgentSession(argv, cols=40, rows=10, cwd=str(tmp_path))
+    pieces: list[bytes] = []
+    session.listeners.append(lambda data, result: pieces.append(data))
+    yields = 0
+    original = session._drain
+
+    def counting_drain() -> None:
+        nonlocal yields
+        yields += 1
+        original()
+
+    session._drain = counting_drain
+    session.start()
+    for _ in range(1000):
+        if session.exit_status is not None:
+            break
+        await asyncio.sleep(0.01)
+    text = b"".join(pieces).decode()
+    assert text.split() == [str(n) for n in range(1, 40001)]
+    assert "40000" in session.emulator.display()
+    assert max(map(len, pieces)) <= session_module.SLICE
+    # More drains than reads: the loop got its turns in between slices of one read.
+    assert yields > len(text) // session_module.MAX_READ_PER_TURN

@@ -155,3 +155,4 @@ async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path)
     ]
     supervision.stop_agent()
     supervision.close()
+
