@@ -21,7 +21,6 @@ avt gets its clean text. What avt does not do the adapter adds:
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 from collections import deque
 from functools import lru_cache
@@ -33,19 +32,11 @@ from supervisor.emulator import (
     DEFAULT_STYLE,
     CellStyle,
     Cursor,
-    FeedResult,
     Row,
     Span,
-    TerminalModes,
 )
-from supervisor.prefilter import (
-    AltScreen,
-    CursorQuery,
-    HardReset,
-    Prefilter,
-    Reply,
-    SyncOutput,
-)
+from supervisor.prefilter import AltScreen
+from supervisor.prefiltered_screen import PrefilteredScreen
 
 __all__ = ["AvtEmulator"]
 
@@ -179,7 +170,7 @@ def _bg_only(pen) -> bool:
     )
 
 
-class AvtEmulator:
+class AvtEmulator(PrefilteredScreen):
     """A terminal screen fed with the child's raw output (avt behind our pre-filter).
 
     ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
@@ -196,19 +187,15 @@ class AvtEmulator:
         background: str = "#000000",
         sync_timeout: float | None = 1.0,
     ) -> None:
-        self.cols = max(1, cols)
-        self.rows = max(1, rows)
-        self.modes = TerminalModes()
-        self.sync_timeout = sync_timeout
-        self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
+        super().__init__(
+            cols, rows, foreground=foreground, background=background, sync_timeout=sync_timeout
+        )
         self._vt_cols = max(2, self.cols)  # avt panics reflowing wide characters into 1 column
         self._vt = avt.Vt(self._vt_cols, self.rows, scrollback_limit=0)
         self._vt.feed_str("")  # a new Vt reports every row changed once: we start dirty anyway
         self._history: deque = deque(maxlen=max(0, scrollback))
-        self._scrolled: list[str] = []
         self._dirty: set[int] = set(range(self.rows))
         self._rows: dict[int, Row] = {}  # spans of screen rows not changed since read
-        self._sync_since = 0.0
         self._in_alt = False
         self._origin_seen = False  # ?6h went by: CPR may have to be margin-relative
         self._joining = False  # the last cluster drawn ended in a ZWJ
@@ -220,45 +207,21 @@ class AvtEmulator:
     # -- interface -------------------------------------------------------------
 
     @property
-    def title(self) -> str:
-        return self._prefilter.title
-
-    @property
-    def agent_status(self) -> str:
-        """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
-        return self._prefilter.agent_status
-
-    @property
     def in_alt_screen(self) -> bool:
         return self._in_alt
 
-    def feed(self, data: bytes) -> FeedResult:
-        replies: list[bytes] = []
-        for seg in self._prefilter.feed(data):
-            if type(seg) is str:
-                self._text(seg)
-            elif isinstance(seg, Reply):
-                replies.append(seg.data)
-            elif isinstance(seg, CursorQuery):
-                replies.append(self._cursor_report(seg.private))
-            elif isinstance(seg, AltScreen):
-                self._joining = False
-                self._write(f"\x1b[?{seg.mode}{'h' if seg.on else 'l'}")
-                self._in_alt = seg.on
-                self._all_dirty()
-            elif isinstance(seg, SyncOutput):
-                if seg.on:
-                    self._sync_since = time.monotonic()
-            elif isinstance(seg, HardReset):
-                self._joining = False
-                self._write("\x1bc")
-                self._in_alt = False
-                self._origin_seen = False
-                self._all_dirty()
-        scrolled, self._scrolled = self._scrolled, []
-        return FeedResult(
-            replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()
-        )
+    def _alt_screen(self, switch: AltScreen) -> None:
+        self._joining = False
+        self._write(f"\x1b[?{switch.mode}{'h' if switch.on else 'l'}")
+        self._in_alt = switch.on
+        self._all_dirty()
+
+    def _hard_reset(self) -> None:
+        self._joining = False
+        self._write("\x1bc")
+        self._in_alt = False
+        self._origin_seen = False
+        self._all_dirty()
 
     def resize(self, cols: int, rows: int) -> None:
         cols, rows = max(1, cols), max(1, rows)
@@ -273,9 +236,7 @@ class AvtEmulator:
         self._all_dirty()
 
     def take_dirty(self) -> set[int]:
-        if self.modes.synchronized_output and (
-            self.sync_timeout is None or time.monotonic() - self._sync_since < self.sync_timeout
-        ):
+        if self._repaints_held():
             return set()
         rows = self._dirty
         self._dirty = set()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import re
-import time
 import unicodedata
 from collections import deque
 from collections.abc import Iterable
@@ -34,19 +33,11 @@ from supervisor.emulator import (
     DEFAULT_STYLE,
     CellStyle,
     Cursor,
-    FeedResult,
     Row,
     Span,
-    TerminalModes,
 )
-from supervisor.prefilter import (
-    AltScreen,
-    CursorQuery,
-    HardReset,
-    Prefilter,
-    Reply,
-    SyncOutput,
-)
+from supervisor.prefilter import AltScreen
+from supervisor.prefiltered_screen import PrefilteredScreen
 
 __all__ = ["PyteEmulator"]
 
@@ -740,7 +731,7 @@ class TetherScreen(pyte.Screen):
         return new
 
 
-class PyteEmulator:
+class PyteEmulator(PrefilteredScreen):
     """A terminal screen fed with the child's raw output (pyte behind our pre-filter).
 
     ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
@@ -757,67 +748,38 @@ class PyteEmulator:
         background: str = "#000000",
         sync_timeout: float | None = 1.0,
     ) -> None:
-        self.cols = max(1, cols)
-        self.rows = max(1, rows)
-        self.modes = TerminalModes()
-        self.sync_timeout = sync_timeout
-        self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
+        super().__init__(
+            cols, rows, foreground=foreground, background=background, sync_timeout=sync_timeout
+        )
         self._history: deque[tuple[Any, int]] = deque(maxlen=max(0, scrollback))
-        self._scrolled: list[str] = []
-        self._sync_since = 0.0
         self._screen = TetherScreen(self.cols, self.rows, self._scroll_off)
         self._dispatch = _Dispatcher(self._screen)
 
     # -- interface -------------------------------------------------------------
 
     @property
-    def title(self) -> str:
-        return self._prefilter.title
-
-    @property
-    def agent_status(self) -> str:
-        """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
-        return self._prefilter.agent_status
-
-    @property
     def in_alt_screen(self) -> bool:
         return self._screen.in_alt
 
-    def feed(self, data: bytes) -> FeedResult:
-        replies: list[bytes] = []
-        stream_feed = self._dispatch.feed
-        screen = self._screen
-        for seg in self._prefilter.feed(data):
-            if type(seg) is str:
-                stream_feed(seg)
-            elif isinstance(seg, Reply):
-                replies.append(seg.data)
-            elif isinstance(seg, CursorQuery):
-                replies.append(self._cursor_report(seg.private))
-            elif isinstance(seg, AltScreen):
-                if seg.on:
-                    screen.enter_alt(save_cursor=seg.mode == 1049)
-                else:
-                    screen.leave_alt(restore_cursor=seg.mode == 1049)
-            elif isinstance(seg, SyncOutput):
-                if seg.on:
-                    self._sync_since = time.monotonic()
-            elif isinstance(seg, HardReset):
-                screen.leave_alt(restore_cursor=False)
-                screen.reset()
-        scrolled, self._scrolled = self._scrolled, []
-        return FeedResult(
-            replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()
-        )
+    def _text(self, text: str) -> None:
+        self._dispatch.feed(text)
+
+    def _alt_screen(self, switch: AltScreen) -> None:
+        if switch.on:
+            self._screen.enter_alt(save_cursor=switch.mode == 1049)
+        else:
+            self._screen.leave_alt(restore_cursor=switch.mode == 1049)
+
+    def _hard_reset(self) -> None:
+        self._screen.leave_alt(restore_cursor=False)
+        self._screen.reset()
 
     def resize(self, cols: int, rows: int) -> None:
         self.cols, self.rows = max(1, cols), max(1, rows)
         self._screen.resize(self.rows, self.cols)
 
     def take_dirty(self) -> set[int]:
-        if self.modes.synchronized_output and (
-            self.sync_timeout is None or time.monotonic() - self._sync_since < self.sync_timeout
-        ):
+        if self._repaints_held():
             return set()
         dirty = self._screen.dirty
         rows = {y for y in dirty if 0 <= y < self.rows}

@@ -1,0 +1,95 @@
+"""What every emulator backend shares: the pre-filter in front, in stream order.
+
+The pre-filter turns the child's bytes into text for the backend plus events
+(query replies, cursor reports, alternate-screen switches, synchronized
+output, hard resets) at the exact point they occur; a backend implements how
+its screen draws text, reports its cursor, swaps screens and resets.
+Synchronized output (`?2026`) holds repaints here, for every backend, with a
+timeout so a child killed mid-frame cannot freeze the view.
+"""
+
+from __future__ import annotations
+
+import time
+
+from supervisor.emulator import FeedResult, TerminalModes
+from supervisor.prefilter import (
+    AltScreen,
+    CursorQuery,
+    HardReset,
+    Prefilter,
+    Reply,
+    SyncOutput,
+)
+
+
+class PrefilteredScreen:
+    """Base of the backends: feed() dispatches the pre-filter's output to the hooks below."""
+
+    def __init__(
+        self,
+        cols: int,
+        rows: int,
+        *,
+        foreground: str,
+        background: str,
+        sync_timeout: float | None,
+    ) -> None:
+        self.cols = max(1, cols)
+        self.rows = max(1, rows)
+        self.modes = TerminalModes()
+        self.sync_timeout = sync_timeout
+        self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
+        self._scrolled: list[str] = []  # plain text of lines that left the top, for FeedResult
+        self._sync_since = 0.0
+
+    @property
+    def title(self) -> str:
+        return self._prefilter.title
+
+    @property
+    def agent_status(self) -> str:
+        """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
+        return self._prefilter.agent_status
+
+    def feed(self, data: bytes) -> FeedResult:
+        replies: list[bytes] = []
+        draw = self._text
+        for seg in self._prefilter.feed(data):
+            if type(seg) is str:
+                draw(seg)
+            elif isinstance(seg, Reply):
+                replies.append(seg.data)
+            elif isinstance(seg, CursorQuery):
+                replies.append(self._cursor_report(seg.private))
+            elif isinstance(seg, AltScreen):
+                self._alt_screen(seg)
+            elif isinstance(seg, SyncOutput):
+                if seg.on:
+                    self._sync_since = time.monotonic()
+            elif isinstance(seg, HardReset):
+                self._hard_reset()
+        scrolled, self._scrolled = self._scrolled, []
+        return FeedResult(
+            replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()
+        )
+
+    def _repaints_held(self) -> bool:
+        """Synchronized output is on and has not outlasted ``sync_timeout``."""
+        return self.modes.synchronized_output and (
+            self.sync_timeout is None or time.monotonic() - self._sync_since < self.sync_timeout
+        )
+
+    # -- what a backend provides -------------------------------------------------
+
+    def _text(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _cursor_report(self, private: bool) -> bytes:
+        raise NotImplementedError
+
+    def _alt_screen(self, switch: AltScreen) -> None:
+        raise NotImplementedError
+
+    def _hard_reset(self) -> None:
+        raise NotImplementedError
