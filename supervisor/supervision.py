@@ -54,6 +54,8 @@ from supervisor.transcripts import (
 )
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
+USER_QUIET = 1.0  # seconds without a key from the user before tether injects
+HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 
 
 @dataclass
@@ -143,6 +145,7 @@ class Supervision:
         self.current_incident: Incident | None = None
         self._was_waiting = False
         self._typed = ""
+        self._last_input = 0.0
         self._tail_bytes = b""
         self._decisions_until = 0.0
         self._unfinished_rows: set[int] = set()
@@ -181,7 +184,7 @@ class Supervision:
             self.session,
             self.profile,
             self.tether,
-            is_waiting=lambda: self.state.ready_for_input(self.clock()),
+            is_waiting=self.ready_for_injection,
             call_later=scheduler,
         )
         self.injector.listeners.append(self._injection_changed)
@@ -245,8 +248,26 @@ class Supervision:
 
     # -- input from the user -----------------------------------------------------
 
+    def ready_for_injection(self) -> bool:
+        """The agent waits for input and the person is not typing to it.
+
+        An injection while the user types would interleave with their keys (and a
+        half-typed line would swallow the payload): it waits until the user has
+        submitted or cleared their line and paused for USER_QUIET seconds. A line
+        left half-typed (or cleared with keys tether does not follow) stops
+        holding the payload back after HALF_TYPED_PATIENCE seconds.
+        """
+        now = self.clock()
+        idle = now - self._last_input
+        return (
+            self.state.ready_for_input(now)
+            and idle >= USER_QUIET
+            and (not self._typed or idle >= HALF_TYPED_PATIENCE)
+        )
+
     def note_input(self, data: bytes) -> None:
         """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
+        self._last_input = self.clock()
         self.screen.note_input()
         text = data.decode("utf-8", "ignore")
         if text.startswith("\x1b[200~"):
@@ -397,7 +418,7 @@ class Supervision:
         self._dump_screen()
         injector = self.injector
         if injector is not None:
-            waiting = self.state.ready_for_input(wall)
+            waiting = self.ready_for_injection()
             if waiting and not self._was_waiting and injector.agent_became_waiting():
                 self.screen.note_input()
             self._was_waiting = waiting

@@ -111,3 +111,22 @@ async def test_crash_then_restart_with_the_resume_command_and_rehydrate(tmp_path
         kinds = [e["kind"] for e in events]
         assert "agent_restart" in kinds
         assert any(e.get("kind") == "incident" and e.get("type") == "crash" for e in events)
+
+
+async def test_the_payload_waits_while_the_user_is_typing(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        before = len(injections(tmp_path, "rehydrate"))
+        await pilot.press(*"half a thought")  # typed, not sent
+        await pilot.press("f6")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        await pilot.pause(1.5)
+        assert len(injections(tmp_path, "rehydrate")) == before  # not mixed into the line
+        await pilot.press("enter")
+        await wait_for_screen(pilot, app, r"Working on it: half a thought")
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        assert len(injections(tmp_path, "rehydrate")) == before + 1
+
