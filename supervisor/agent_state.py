@@ -6,6 +6,12 @@ shortcuts", "Ask Codex to do anything") and a busy cue ("esc to interrupt")
 are visible; and a screen that keeps changing means work is going on. The
 latest explicit report wins; "waiting" also needs the output to have been
 quiet for ``quiet_after`` seconds, so text is never injected mid-redraw.
+
+Idle output counts too: a working agent animates its spinner and timer every
+second or faster, so output silent for ``idle_after`` seconds means it waits,
+whatever a stale cue on screen last said (a resumed Claude Code was seen
+leaving an old "esc to interrupt" row behind), and a plain command with no
+cues at all can be rehydrated.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ BUSY, WAITING, EXITED, UNKNOWN = "busy", "waiting", "exited", "unknown"
 class AgentState:
     """Fold agent_state / exit observations and output times into one state."""
 
-    def __init__(self, *, quiet_after: float = 0.4) -> None:
+    def __init__(self, *, quiet_after: float = 0.4, idle_after: float = 3.0) -> None:
         self._quiet_after = quiet_after
+        self._idle_after = idle_after
         self._reported = UNKNOWN
         self._reported_at = 0.0
         self._last_output = 0.0
@@ -40,12 +47,24 @@ class AgentState:
     def restart(self) -> None:
         """A new agent process was started (resume after a crash)."""
         self._reported, self._reported_at = UNKNOWN, 0.0
+        self._last_output = 0.0  # the old process's silence says nothing about the new one
 
     def state(self, now: float) -> str:
         if self._reported == WAITING and now - self._last_output < self._quiet_after:
             return BUSY if self._last_output > self._reported_at + self._quiet_after else WAITING
+        if self._idle(now):
+            return WAITING
         return self._reported
+
+    def _idle(self, now: float) -> bool:
+        """Silent for idle_after seconds since output began (not before the first byte)."""
+        return (
+            self._reported != EXITED
+            and self._last_output > 0
+            and now - self._last_output >= self._idle_after
+        )
 
     def ready_for_input(self, now: float) -> bool:
         """True when injected text would land in an idle prompt."""
-        return self._reported == WAITING and now - self._last_output >= self._quiet_after
+        quiet = now - self._last_output >= self._quiet_after
+        return (self._reported == WAITING and quiet) or self._idle(now)
