@@ -280,7 +280,7 @@ class Supervision:
                 self._typed = ""
             elif char in "\x7f\x08":
                 self._typed = self._typed[:-1]
-            elif char == "\x03" or char == "\x15":
+            elif char in "\x03\x15":
                 self._typed = ""
             elif char >= " ":
                 self._typed += char
@@ -311,7 +311,8 @@ class Supervision:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
         observations = self.stream.feed(data, now)
-        if b"DECISION:" in self._tail_bytes + data:
+        # Only the seam is joined: copying the whole read would cost every read.
+        if b"DECISION:" in data or b"DECISION:" in self._tail_bytes + data[:8]:
             self._decisions_until = now + 1.0  # the line may be finished in the next reads
         self._tail_bytes = data[-8:]
         self._scrolled += len(result.scrolled_off)
@@ -492,14 +493,14 @@ class Supervision:
                 continue
             payload = record.get("payload")
             if isinstance(payload, dict):
-                self._follow_transcript(payload.get("transcript_path"), now)
+                self._follow_transcript(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):
                 self.observe(observation)
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)
 
-    def _follow_transcript(self, path: object, now: float) -> None:
+    def _follow_transcript(self, path: object) -> None:
         if not isinstance(path, str) or not path:
             return
         if self._transcript_tail is not None and str(self._transcript_tail.path) == path:
@@ -527,13 +528,13 @@ class Supervision:
             session = claude_session_of_pid(self.session.host.pid, config.expanduser())
             if session:
                 path = claude_transcript_path(Path(self.config.workdir), session, config)
-                self._follow_transcript(str(path), now)
+                self._follow_transcript(str(path))
         elif "codex_rollout" in integrations:
             home = Path(env.get("CODEX_HOME") or Path(env.get("HOME", "~")) / ".codex")
             day = time.strftime("%Y/%m/%d", time.localtime(now))
             newest = newest_jsonl(home.expanduser() / "sessions" / day, since=self.started_at - 1)
             if newest is not None:
-                self._follow_transcript(str(newest), now)
+                self._follow_transcript(str(newest))
 
     def _poll_transcript(self, now: float) -> None:
         self._discover_transcript(now)
