@@ -61,7 +61,6 @@ __all__ = [
     "HardReset",
     "Prefilter",
     "Reply",
-    "SyncOutput",
 ]
 
 DA1_REPLY = b"\x1b[?62;22c"
@@ -104,18 +103,11 @@ class AltScreen:
 
 
 @dataclass(frozen=True, slots=True)
-class SyncOutput:
-    """Synchronized output (``?2026``) began or ended: repaints are held in between."""
-
-    on: bool
-
-
-@dataclass(frozen=True, slots=True)
 class HardReset:
     """RIS ``ESC c``: the emulator leaves the alternate screen and resets."""
 
 
-Event = Reply | CursorQuery | AltScreen | SyncOutput | HardReset
+Event = Reply | CursorQuery | AltScreen | HardReset
 
 # Everything that is not plain text pyte can take as is: ESC starts a sequence;
 # other C0 controls except BEL..SI, plus DEL and C1, are dropped.
@@ -138,8 +130,10 @@ _VERBATIM_RUN = re.compile(
     r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
     r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
     r"|\x1b\[[0-9]{0,5}[@A-GIJKLMPSTXZabdeg]"
+    r"|\x1b\[\?(?:25|2026)[hl]"  # the modes every Ink frame sets: applied after the run
     r"|\x1b[78])++"
 )
+_SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
 _LONG_NUMBER = re.compile(r"\d{6,}")
 
 
@@ -222,6 +216,10 @@ class Prefilter:
         self.title = ""
         self.agent_status = ""  # last OSC 7501 payload (Codex's state channel)
         self.bell = False
+        # Times synchronized output was switched on: a backend holding repaints times
+        # its safety release from the last one. Not an event, as nothing in the
+        # stream has to happen at that exact point.
+        self.sync_starts = 0
         self._fg = _rgb_spec(foreground)
         self._bg = _rgb_spec(background)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -255,7 +253,10 @@ class Prefilter:
         while pos < n:
             run = verbatim(text, pos)
             if run is not None:
-                out.append(run.group())
+                chunk = run.group()
+                if "\x1b[?" in chunk:
+                    self._run_modes(chunk)
+                out.append(chunk)
                 pos = run.end()
                 if pos >= n:
                     break
@@ -290,6 +291,22 @@ class Prefilter:
         return segments
 
     # -- helpers -------------------------------------------------------------
+
+    def _run_modes(self, chunk: str) -> None:
+        """Apply the ``?25`` / ``?2026`` sets a verbatim run carries (no event sits inside one)."""
+        modes = self.modes
+        last_cursor = chunk.rfind("\x1b[?25")
+        if last_cursor >= 0:
+            modes.cursor_visible = chunk[last_cursor + 5] == "h"
+        if "\x1b[?2026" in chunk:
+            for m in _SYNC_SET.finditer(chunk):
+                self._sync(m.group(1) == "h")
+
+    def _sync(self, on: bool) -> None:
+        if self.modes.synchronized_output != on:
+            self.modes.synchronized_output = on
+            if on:
+                self.sync_starts += 1
 
     def _flush(self, out: list[str], segments: list[str | Event]) -> None:
         chunk = "".join(out)
@@ -496,9 +513,7 @@ class Prefilter:
             elif mode == 1048:
                 out.append("\x1b7" if on else "\x1b8")
             elif mode == SYNC_MODE:
-                if modes.synchronized_output != on:
-                    modes.synchronized_output = on
-                    self._event(SyncOutput(on), out, segments)
+                self._sync(on)
             elif mode in ALT_MODES and modes.alt_screen != on:
                 modes.alt_screen = on
                 self._event(AltScreen(on, mode), out, segments)

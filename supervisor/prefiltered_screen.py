@@ -19,7 +19,6 @@ from supervisor.prefilter import (
     HardReset,
     Prefilter,
     Reply,
-    SyncOutput,
 )
 
 
@@ -55,7 +54,9 @@ class PrefilteredScreen:
     def feed(self, data: bytes) -> FeedResult:
         replies: list[bytes] = []
         draw = self._text
-        for seg in self._prefilter.feed(data):
+        prefilter = self._prefilter
+        sync_starts = prefilter.sync_starts
+        for seg in prefilter.feed(data):
             if type(seg) is str:
                 draw(seg)
             elif isinstance(seg, Reply):
@@ -64,11 +65,10 @@ class PrefilteredScreen:
                 replies.append(self._cursor_report(seg.private))
             elif isinstance(seg, AltScreen):
                 self._alt_screen(seg)
-            elif isinstance(seg, SyncOutput):
-                if seg.on:
-                    self._sync_since = time.monotonic()
             elif isinstance(seg, HardReset):
                 self._hard_reset()
+        if prefilter.sync_starts != sync_starts:
+            self._sync_since = time.monotonic()
         scrolled, self._scrolled = self._scrolled, []
         return FeedResult(
             replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()

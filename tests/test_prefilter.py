@@ -11,7 +11,6 @@ from supervisor.prefilter import (
     HardReset,
     Prefilter,
     Reply,
-    SyncOutput,
     normalize_sgr,
 )
 
@@ -275,21 +274,30 @@ def test_modes_are_tracked_in_stream_order():
     assert modes == TerminalModes()
 
 
-def test_alt_screen_and_sync_are_events_where_they_happen():
+def test_alt_screen_is_an_event_where_it_happens_sync_is_a_mode():
     pf = Prefilter()
     segs = pf.feed(b"a\x1b[?1049hb\x1b[?2026hc\x1b[?2026ld\x1b[?1049le")
     assert segs == [
         "a",
         AltScreen(True, 1049),
-        "b",
-        SyncOutput(True),
-        "c",
-        SyncOutput(False),
-        "d",
+        "b\x1b[?2026hc\x1b[?2026ld",
         AltScreen(False, 1049),
         "e",
     ]
     assert not pf.modes.alt_screen and not pf.modes.synchronized_output
+    assert pf.sync_starts == 1
+
+
+def test_sync_starts_counts_switches_on_in_runs_and_in_mixed_sets():
+    pf = Prefilter()
+    pf.feed(b"\x1b[?2026h\x1b[?2026hframe\x1b[?25l")
+    assert pf.modes.synchronized_output and pf.sync_starts == 1
+    assert not pf.modes.cursor_visible
+    pf.feed(b"\x1b[?2026l\x1b[?25h\x1b[?1;2026h")  # the last one takes the generic path
+    assert pf.modes.synchronized_output and pf.sync_starts == 2
+    assert pf.modes.cursor_visible and pf.modes.app_cursor_keys
+    pf.feed(b"x\x1b[?25l\x1b[?2026l\x1b[?25h")
+    assert not pf.modes.synchronized_output and pf.modes.cursor_visible
 
 
 def test_repeated_mode_sets_give_one_event():
