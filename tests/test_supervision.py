@@ -156,3 +156,56 @@ async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path)
     supervision.stop_agent()
     supervision.close()
 
+
+
+def _screen_scans(supervision: Supervision) -> list[float]:
+    """Record when the screen detector is asked to look (it still looks)."""
+    calls: list[float] = []
+    scan = supervision.screen.scan
+
+    def counting(*args, **kwargs):
+        calls.append(supervision._monotonic())
+        return scan(*args, **kwargs)
+
+    supervision.screen.scan = counting
+    return calls
+
+
+async def test_a_burst_of_reads_is_scanned_once_and_its_marker_still_found(tmp_path):
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    now = [100.0]
+    supervision._monotonic = lambda: now[0]
+    scans = _screen_scans(supervision)
+    try:
+        session.process_output(b"working on it\r\n")
+        assert len(scans) == 1  # the first read of a quiet screen is looked at at once
+        session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+        session.process_output(b"more output\r\n")
+        assert len(scans) == 1 and supervision.current_incident is None  # held for 25 ms
+        await asyncio.sleep(0.2)  # the deferred look runs on the loop
+        assert len(scans) == 2
+        assert supervision.current_incident is not None
+        assert supervision.current_incident.kind == "compaction"
+        now[0] += 1.0  # quiet for a second: the next read is looked at at once
+        session.process_output(b"next\r\n")
+        assert len(scans) == 3
+    finally:
+        supervision.close()
+
+
+def test_without_an_event_loop_every_read_is_scanned(tmp_path):
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    supervision._monotonic = lambda: 100.0
+    scans = _screen_scans(supervision)
+    try:
+        for line in (b"one\r\n", b"two\r\n", b"three\r\n"):
+            session.process_output(line)
+        assert len(scans) == 3
+    finally:
+        supervision.close()
