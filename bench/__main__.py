@@ -331,7 +331,7 @@ def main() -> int:
         ("redraw", lambda: bench_redraw(table)),
         ("keys", lambda: bench_keys(table, 10 if quick else 40)),
         ("idle", lambda: bench_idle(table, 10 if quick else 60)),
-        ("memory", lambda: bench_memory(table, 8 if quick else 32)),
+        ("memory", lambda: bench_memory(table, 8 if quick else 1000)),
         ("startup", lambda: bench_startup(table, 5 if quick else 20, 2 if quick else 5)),
         ("detection", lambda: bench_detection(table)),
     ]
