@@ -5,6 +5,9 @@ the rehydrate key, ``info`` while a payload is queued or sent, ``error`` for a
 crash, ``success`` once the agent acknowledged). With nothing to say it shows a
 quiet ``idle`` line instead of disappearing: the row is always there, so the
 agent's terminal never changes size (and never redraws) because of the banner.
+For the same reason a new line of text needs no layout of the screen: the banner
+only repaints its own row, and not at all when the text and tone are the same
+(the app re-shows "sent N s ago" every tick, even while the agent floods output).
 """
 
 from __future__ import annotations
@@ -34,25 +37,34 @@ class LossBanner(Static):
     tone: reactive[str] = reactive("idle", init=False)
     idle_text: reactive[str] = reactive("tether is watching: no loss of context seen")
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._line: str | None = None  # what the row shows now
+
     def on_mount(self) -> None:
         self.hide()
         self.watch_tone(self.tone)  # the first tone is no change, so no watcher call
 
     def show(self, text: str, tone: str = "warning") -> None:
         self.tone = tone if tone in TONES else "warning"
-        self.text = text
-        self.update(text)
+        self._set_line(text, text)
 
     def hide(self) -> None:
         """Back to the quiet line; ``text`` is empty while nothing needs attention."""
         self.tone = "idle"
-        self.text = ""
-        self.update(self.idle_text)
+        self._set_line("", self.idle_text)
+
+    def _set_line(self, text: str, line: str) -> None:
+        changed = line != self._line
+        self.text = text
+        if changed:
+            self._line = line
+            self.update(line, layout=False)  # one row, whatever it says
 
     def watch_idle_text(self, idle_text: str) -> None:
         if not self.text:
-            self.update(idle_text)
+            self._set_line("", idle_text)
 
     def watch_tone(self, tone: str) -> None:
-        for name in TONES:
-            self.set_class(name == tone, f"-{name}")
+        # One style update for the whole change (each class toggle alone would restyle).
+        self.update_classes({f"-{name}": name == tone for name in TONES})

@@ -146,6 +146,7 @@ class NotesPane(Widget):
         self._read_problem: str | None = None
         self._save_timer: Timer | None = None
         self._editor: TextArea | None = None
+        self._state_shown: str | None = None
 
     # -- composition -------------------------------------------------------------------------
 
@@ -223,7 +224,10 @@ class NotesPane(Widget):
             text = "not loaded"
         else:
             text = "unsaved" if self.dirty else "saved"
-        self.query_one("#notes-state", Label).update(text)
+        label = self.query_one("#notes-state", Label)
+        if text != self._state_shown:
+            self._state_shown = text
+            label.update(text, layout=False)  # its place in the row is fixed (1fr)
 
     def _show_problem(self, text: str | None) -> None:
         self.set_class(text is not None, "-problem")

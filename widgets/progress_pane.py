@@ -8,6 +8,7 @@ the agent claims work that is not on disk or is batching its updates.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
 from textual.reactive import reactive
@@ -55,6 +56,7 @@ class ProgressPane(Static):
         self.tether = tether
         self._progress: Progress | None = None
         self._missing: str | None = None
+        self._shown: Text | None = None
 
     def on_mount(self) -> None:
         self.reload()
@@ -68,7 +70,7 @@ class ProgressPane(Static):
         if not self.tether.exists():
             self._missing = f"no .tether/ in {self.tether.work_dir} yet"
             self._progress = None
-            self.update(Text(self._missing, style="italic"))
+            self._show(Text(self._missing, style="italic"))
             return
         self._missing = None
         try:
@@ -82,7 +84,24 @@ class ProgressPane(Static):
 
     def watch_result(self, result: InvariantResult | None) -> None:
         if result is not None:
-            self.update(render_progress(self._progress, result))
+            self._show(render_progress(self._progress, result))
+
+    def _show(self, text: Text) -> None:
+        """Repaint only what changed: a layout of the whole screen only when the height may."""
+        shown, self._shown = self._shown, text
+        if shown == text and shown.style == text.style:
+            return  # e.g. progress.json rewritten with the same values
+        self.update(text, layout=not _same_height(shown, text, self.content_region.width))
+
+
+def _same_height(old: Text | None, new: Text, width: int) -> bool:
+    """Both texts take the same number of rows at ``width`` (no line wraps in either)."""
+    if old is None or width <= 0:
+        return False
+    old_lines, new_lines = old.plain.split("\n"), new.plain.split("\n")
+    return len(old_lines) == len(new_lines) and all(
+        cell_len(line) <= width for line in old_lines + new_lines
+    )
 
 
 def render_progress(progress: Progress | None, result: InvariantResult) -> Text:
