@@ -3,7 +3,8 @@
 The panes show files that the agent, `tether note` and the supervisor change at
 any moment, so they must hear about changes rather than poll. A burst of writes
 (an atomic replace is a create, a few modifies and a rename) is collapsed into
-one callback per file after a short quiet period, and tether's own temp files
+one callback per file after a short quiet period (or at the latest half a
+second after the first change of the burst), and tether's own temp files
 (``.notes.md.xxxx.tmp``) are never reported: the rename that ends an atomic
 write is reported under the real name instead.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,9 @@ from watchdog.observers import Observer
 from supervisor.fsio import BadLine
 
 DEFAULT_DEBOUNCE_SECONDS = 0.1
+# A folder that never goes quiet (the recorder appends to sessions/ all through a
+# flood) must not hold back the other files' news for good.
+DEFAULT_MAX_WAIT_SECONDS = 0.5
 
 # Events that mean the content changed; opened and closed-without-write events
 # are left out, or every read the panes make would be reported as a change.
@@ -68,10 +73,13 @@ class TetherWatcher:
         callback: Callable[[Path], None],
         *,
         debounce: float = DEFAULT_DEBOUNCE_SECONDS,
+        max_wait: float = DEFAULT_MAX_WAIT_SECONDS,
     ) -> None:
         self.root = Path(root)
         self._callback = callback
         self._debounce = debounce
+        self._max_wait = max(max_wait, debounce)
+        self._burst_began = 0.0  # time.monotonic() of the first pending change
         self._lock = threading.Lock()
         self._pending: dict[Path, None] = {}  # ordered set of changed paths
         self._timer: threading.Timer | None = None
@@ -115,10 +123,14 @@ class TetherWatcher:
         with self._lock:
             if self._stopped:
                 return
+            now = time.monotonic()
+            if not self._pending:
+                self._burst_began = now
             self._pending[Path(path)] = None
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self._debounce, self._flush)
+            delay = min(self._debounce, self._burst_began + self._max_wait - now)
+            self._timer = threading.Timer(max(delay, 0.0), self._flush)
             self._timer.daemon = True
             self._timer.start()
 

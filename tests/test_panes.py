@@ -400,6 +400,28 @@ def test_the_watcher_reports_each_file_once_per_burst_and_never_temp_files(tmp_p
     assert not watcher.running
 
 
+def test_a_folder_that_never_goes_quiet_still_reports_the_other_files(tmp_path):
+    """The recorder appends all through a flood: notes must not wait for it to stop."""
+    seen: list[Path] = []
+    watcher = TetherWatcher(tmp_path, seen.append, debounce=0.1, max_wait=0.5)
+    recording = tmp_path / "sessions" / "now.cast"
+    recording.parent.mkdir()
+    target = tmp_path / "notes.md"
+    watcher.start()
+    try:
+        with open(recording, "a") as cast:
+            store.fsio.atomic_write_text(target, "a change in the middle of a flood\n")
+            deadline = time.monotonic() + 4
+            while target not in seen and time.monotonic() < deadline:
+                cast.write("x" * 100 + "\n")
+                cast.flush()
+                time.sleep(0.02)  # never 100 ms of quiet
+            still_writing = time.monotonic() < deadline
+    finally:
+        watcher.stop()
+    assert target in seen and still_writing
+
+
 def test_the_follower_reads_only_new_whole_lines(tmp_path):
     path = tmp_path / "events.jsonl"
     path.write_text('{"n": 1}\n{"n": 2}\n')
