@@ -9,9 +9,11 @@ listeners update the banner and the status bar; the panes show `.tether/`.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import time
+from collections.abc import Callable
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -23,16 +25,16 @@ from supervisor import checkpoints
 from supervisor.errors import TetherError
 from supervisor.fusion import IncidentChange
 from supervisor.injector import InjectorStatus
+from supervisor.launch import EarlyStart, new_supervision
 from supervisor.pty_host import ExitStatus
-from supervisor.session import AgentSession
 from supervisor.store import TetherDir
-from supervisor.supervision import ContextMeter, RunConfig, Supervision
-from widgets.confirm_quit import ConfirmQuit
+from supervisor.supervision import ContextMeter, RunConfig
 from widgets.loss_banner import LossBanner
-from widgets.payload_preview import PayloadPreview
-from widgets.side_pane import SidePane
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
+
+# The side pane, the payload preview and the quit dialog are imported when first shown:
+# the side pane mounts after the first frame, so the agent's terminal is up sooner.
 
 __all__ = ["RunConfig", "TetherApp", "run_app"]
 
@@ -60,21 +62,26 @@ class TetherApp(App[int], inherit_bindings=False):
     Screen { layout: vertical; }
     #main { height: 1fr; }
     #agent { width: 1fr; height: 1fr; }
+    #side-slot { width: 38%; min-width: 40; height: 1fr; }
+    #side-slot > SidePane { width: 1fr; min-width: 0; }
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
     BINDINGS = []
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, early: EarlyStart | None = None) -> None:
+        """``early``: the agent `tether run` already spawned; else it starts once the
+        terminal view knows its size."""
         super().__init__()
         self.config = config
         self.title = config.title
-        env = dict(config.env) if config.env is not None else None
-        self.session = AgentSession(config.argv, cwd=str(config.workdir), env=env)
-        self.supervision = Supervision(config, self.session)
-        if self.session.base_env is None:
-            self.session.base_env = dict(os.environ)
-        self.session.base_env["TETHER_PROFILE"] = self.supervision.profile.name
-        self._started = False
+        self.supervision = early.supervision if early is not None else new_supervision(config)
+        self.session = self.supervision.session
+        self._early = early
+        if early is not None:
+            early.scheduler.target = self._schedule
+        self._started = early is not None
+        emulator = self.session.emulator  # the size the early agent was spawned at, if any
+        self._early_size = (emulator.cols, emulator.rows) if early is not None else None
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._banner_source = ""
         keys = config.keymap
@@ -96,10 +103,24 @@ class TetherApp(App[int], inherit_bindings=False):
                     self.session, shift_enter=self.config.shift_enter, id="terminal"
                 )
             if self.config.side_pane:
-                # A missing .tether/ is shown in the pane, which fills in once it appears.
-                yield SidePane(TetherDir.at(self.config.workdir), id="side")
+                # The side pane's place, so the agent's view has its final size from the
+                # first frame; the pane itself mounts after that frame (_mount_side_pane).
+                yield Vertical(id="side-slot")
         yield StatusBar(id="status")
         yield Footer()
+
+    async def _mount_side_pane(self) -> None:
+        """Run from the app's own queue and awaited, so a quit waits until the pane is whole
+        (a pane torn down while it still mounts fails)."""
+        from widgets.side_pane import SidePane
+
+        try:
+            slot = self.query_one("#side-slot")
+        except NoMatches:  # the app is closing
+            return
+        # A missing .tether/ is shown in the pane, which fills in once it appears.
+        await slot.mount(SidePane(TetherDir.at(self.config.workdir), id="side"))
+        self.call_after_refresh(self._warm_tokenizer)
 
     @property
     def terminal(self) -> TerminalView:
@@ -117,7 +138,10 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def open_supervision(self) -> None:
         """Lock `.tether/` and start listening; injection timers run on this app's loop."""
-        self.supervision.open(scheduler=lambda delay, callback: self.set_timer(delay, callback))
+        self.supervision.open(scheduler=self._schedule)
+
+    def _schedule(self, delay: float, callback: Callable[[], None]) -> object:
+        return self.set_timer(delay, callback)
 
     def on_mount(self) -> None:
         supervision = self.supervision
@@ -141,8 +165,18 @@ class TetherApp(App[int], inherit_bindings=False):
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
             self._incident(IncidentChange(incident, new=True))
         self.set_interval(TICK_SECONDS, self._tick)
-        self._warm_tokenizer()
         view.focus()
+        if self._early is not None:
+            self.session.read_on(asyncio.get_running_loop())
+            self._agent_started()
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """What the first frame need not wait for: the side pane, then the tokenizer."""
+        if self.config.side_pane:
+            self.call_later(self._mount_side_pane)
+        else:
+            self._warm_tokenizer()
 
     @work(thread=True, exclusive=True, group="tokenizer")
     def _warm_tokenizer(self) -> None:
@@ -152,10 +186,11 @@ class TetherApp(App[int], inherit_bindings=False):
         count_tokens("")
 
     def on_terminal_view_sized(self, message: TerminalView.Sized) -> None:
+        early_size, self._early_size = self._early_size, None
         if not self._started:
             self._started = True
             self._start_agent()
-        else:
+        elif (message.cols, message.rows) != early_size:
             self.supervision.resized(message.cols, message.rows)
 
     @_while_mounted
@@ -166,6 +201,9 @@ class TetherApp(App[int], inherit_bindings=False):
             self.exit(127, message=str(error))
             return
         self.supervision.start_recording()
+        self._agent_started()
+
+    def _agent_started(self) -> None:
         self.status_bar.agent_state = "starting"
         if self.supervision.profile.initial_brief:
             self.supervision.send_brief()
@@ -287,6 +325,8 @@ class TetherApp(App[int], inherit_bindings=False):
             self.banner.show("Nothing to send: the payload is empty", "warning")
 
     def action_preview(self) -> None:
+        from widgets.payload_preview import PayloadPreview
+
         try:
             payload = self.supervision.build_payload()
         except TetherError as error:
@@ -310,7 +350,7 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def action_switch_focus(self) -> None:
         if self.terminal.has_focus:
-            sides = self.query(SidePane)
+            sides = self.query("#side")
             if sides:
                 sides.first().focus()
         else:
@@ -324,6 +364,8 @@ class TetherApp(App[int], inherit_bindings=False):
         def decided(quit_: bool | None) -> None:
             if quit_:
                 self.exit(0)
+
+        from widgets.confirm_quit import ConfirmQuit
 
         self.push_screen(ConfirmQuit(), decided)
 
@@ -341,10 +383,12 @@ class TetherApp(App[int], inherit_bindings=False):
         self.supervision.close()
 
 
-def run_app(config: RunConfig) -> int:
-    """Take the folder's lock before the screen changes, so a refusal is a plain message."""
-    app = TetherApp(config)
-    app.open_supervision()
+def run_app(config: RunConfig, early: EarlyStart | None = None) -> int:
+    """Take the folder's lock before the screen changes, so a refusal is a plain message
+    (`tether run` took it already when it started the agent ``early``)."""
+    app = TetherApp(config, early)
+    if early is None:
+        app.open_supervision()
     result = app.run()
     if app.return_code and app.return_code != 0:
         return app.return_code

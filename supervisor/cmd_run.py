@@ -84,6 +84,13 @@ def run(args: argparse.Namespace) -> int:
     if not sys.stdout.isatty():
         raise TetherError("tether run needs a terminal (stdout is not a tty)")
     os.chdir(config.workdir)
-    from supervisor.app import run_app
+    from supervisor.launch import start_early
 
-    return run_app(config)
+    early = start_early(config)  # the agent starts while the UI loads
+    try:
+        from supervisor.app import run_app
+
+        return run_app(config, early)
+    finally:
+        if early is not None:
+            early.abandon()  # already done by the app unless it never took over

@@ -112,9 +112,15 @@ class AgentSession:
         self, loop: asyncio.AbstractEventLoop | None = None, argv: Sequence[str] | None = None
     ) -> None:
         """Spawn the child (raises TetherError if it cannot start) and begin reading."""
+        self.spawn(argv)
+        self.read_on(loop or asyncio.get_running_loop())
+
+    def spawn(self, argv: Sequence[str] | None = None) -> None:
+        """Spawn the child without reading it yet (no event loop runs before the UI has
+        loaded): its output waits in the PTY, and a full PTY makes it wait, until
+        :meth:`read_on`."""
         if argv is not None:
             self.argv = list(argv)
-        self._loop = loop or asyncio.get_running_loop()
         self.exit_status = None
         self.host = PtyHost(
             self.argv,
@@ -124,6 +130,10 @@ class AgentSession:
             env=self.base_env,
         )
         self._backlog, self._backlog_at, self._ended = b"", 0, False
+
+    def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the spawned child's output from ``loop`` from now on."""
+        self._loop = loop
         self._set_reading(True)
 
     def _set_reading(self, on: bool) -> None:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import select
 import sys
 import textwrap
+import time
 
+import pytest
+
+from supervisor import lock
 from supervisor.app import RunConfig, TetherApp
+from supervisor.errors import TetherError
+from supervisor.launch import start_early, view_size
+from supervisor.store import TetherDir, init
 from tests.conftest import wait_for_screen, wait_until
 from widgets.terminal_view import TerminalView
 
@@ -164,3 +172,84 @@ async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_e
         await pilot.press("shift+pageup")
         await pilot.press("x")  # a key for the agent returns the view to the live screen
         assert view.scroll_back == 0
+
+
+# -- start-up: `tether run` spawns the agent before the UI has loaded -------------------------
+
+LAYOUTS = [(42, 10), (80, 24), (107, 30), (108, 30), (160, 48), (201, 50)]
+
+
+def side_pane_mounted(app: TetherApp) -> bool:
+    """The side pane mounts after the first frame; the test may not end half-way through."""
+    sides = app.query("#side")
+    return bool(sides) and sides.first().is_mounted
+
+
+@pytest.mark.parametrize("side_pane", [True, False])
+async def test_the_early_size_is_the_size_the_view_gets_and_keeps(tmp_path, shell_env, side_pane):
+    """The agent is spawned at view_size() before any layout: the view must get exactly that
+    size, and keep it when the side pane mounts after the first frame (no resize, no redraw)."""
+    for columns, lines in LAYOUTS:
+        sized: dict[int, tuple[int, int]] = {}  # the hook sees a message at each node
+
+        def seen(message, sized=sized):
+            if isinstance(message, TerminalView.Sized):
+                sized[id(message)] = (message.cols, message.rows)
+
+        config = RunConfig(argv=["sleep", "30"], workdir=tmp_path, env=shell_env,
+                           side_pane=side_pane)
+        app = TetherApp(config)
+        async with app.run_test(size=(columns, lines), message_hook=seen) as pilot:
+            if side_pane:
+                await wait_until(pilot, lambda app=app: side_pane_mounted(app), what="the pane")
+            await pilot.pause(0.1)
+        assert list(sized.values()) == [view_size(columns, lines, side_pane=side_pane)]
+
+
+def test_a_terminal_too_small_for_an_agent_has_no_early_size():
+    assert view_size(41, 24, side_pane=True) is None
+    assert view_size(80, 4, side_pane=False) is None
+
+
+async def test_output_written_before_the_ui_exists_is_shown_and_recorded(
+    tmp_path, shell_env, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "160")  # what the terminal says (shutil.get_terminal_size)
+    monkeypatch.setenv("LINES", "48")
+    argv = ["sh", "-c", "printf 'written before the UI\\n'; sleep 30"]
+    config = RunConfig(argv=argv, workdir=tmp_path, env=shell_env)
+    early = start_early(config)
+    assert early is not None
+    assert select.select([early.session.host.fd], [], [], 10)[0], "the agent never wrote"
+    app = TetherApp(config, early)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for_screen(pilot, app, r"^written before the UI$")
+        await wait_until(pilot, lambda: side_pane_mounted(app), what="the side pane")
+        emulator = app.session.emulator
+        assert (emulator.cols, emulator.rows) == view_size(160, 48, side_pane=True)
+        assert app.status_bar.agent_state
+    early.abandon()  # the app did this already: harmless again
+    cast = next((tmp_path / ".tether" / "sessions").glob("*.cast")).read_text()
+    assert "written before the UI" in cast
+    assert '"r"' not in cast  # the agent kept the size it was spawned at
+    lock.acquire(TetherDir.at(tmp_path)).release()  # the app let go of the folder
+
+
+def test_an_early_start_refuses_a_locked_folder_before_spawning(tmp_path, shell_env):
+    init(tmp_path)
+    held = lock.acquire(TetherDir.at(tmp_path))
+    try:
+        config = RunConfig(argv=["sh", "-c", "touch spawned"], workdir=tmp_path, env=shell_env)
+        with pytest.raises(TetherError):
+            start_early(config)
+    finally:
+        held.release()
+    time.sleep(0.2)
+    assert not (tmp_path / "spawned").exists()
+
+
+def test_an_agent_that_cannot_start_early_leaves_the_folder_unlocked(tmp_path, shell_env):
+    config = RunConfig(argv=["no-such-agent-xyz"], workdir=tmp_path, env=shell_env)
+    with pytest.raises(TetherError, match="command not found"):
+        start_early(config)
+    lock.acquire(TetherDir.at(tmp_path)).release()
