@@ -190,15 +190,24 @@ def _text_or_empty(tether: TetherDir, path: os.PathLike[str]) -> str:
         raise
 
 
+_ASK_GIT: Any = object()
+
+
 def take(
     tether: TetherDir,
     reason: str = "manual",
     *,
     incident: int | str | None = None,
     with_git: bool = True,
+    git: dict[str, Any] | None = _ASK_GIT,
 ) -> Checkpoint:
-    """Write the next checkpoint of the live state and return it."""
-    git = git_state(tether.work_dir) if with_git else None
+    """Write the next checkpoint of the live state and return it.
+
+    ``git``: the position when the caller has already asked :func:`git_state` (the
+    supervisor asks on a worker thread, as `git status` can take seconds).
+    """
+    if git is _ASK_GIT:
+        git = git_state(tether.work_dir) if with_git else None
     try:
         tether.checkpoints.mkdir(exist_ok=True)
     except OSError as error:

@@ -158,6 +158,8 @@ class Supervision:
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
+        # Checkpoints waiting for `git status` on a worker thread: (reason, incident).
+        self._asking_git: dict[asyncio.Future, tuple[str, int | None]] = {}
         self._events_tail: JsonlTail | None = None
         self._transcript_tail: JsonlTail | None = None
         self._transcript: ClaudeTranscript | CodexRollout | None = None
@@ -218,6 +220,9 @@ class Supervision:
         if self._scan_timer is not None:
             self._scan_timer.cancel()
             self._scan_timer = None
+        waiting, self._asking_git = self._asking_git, {}
+        for reason, incident in waiting.values():  # git has not answered: ask it here
+            self._write_checkpoint(reason, incident, checkpoints.git_state(self.tether.work_dir))
         if self.recorder is not None:
             try:
                 self.recorder.close(self.session.emulator.display())
@@ -400,14 +405,10 @@ class Supervision:
             if change.incident.kind == "compaction":
                 self.meter.stale = True
                 self._meter_changed()
-            try:
-                checkpoints.take(
-                    self.tether,
-                    f"incident #{change.incident.number}: {change.incident.title()}",
-                    incident=change.incident.number,
-                )
-            except TetherError as error:
-                self._problem(str(error))
+            self._checkpoint(
+                f"incident #{change.incident.number}: {change.incident.title()}",
+                incident=change.incident.number,
+            )
         for notify in self.on_incident:
             notify(change)
 
@@ -439,10 +440,43 @@ class Supervision:
                 "agent_exit", "process", code=status.code, signal=status.signal,
                 description=status.describe(),
             )
-            checkpoints.take(self.tether, f"agent {status.describe()}")
         except TetherError as error:
             self._problem(str(error))
+        self._checkpoint(f"agent {status.describe()}")
         self._report_state()
+
+    # -- checkpoints the supervisor takes ------------------------------------------
+
+    def _checkpoint(self, reason: str, incident: int | None = None) -> None:
+        """Take a checkpoint without holding the event loop for `git status`.
+
+        In a big repository `git status` takes up to its 2 s timeout, and incidents,
+        exits and the timer checkpoint while the agent's screen is live. With a loop
+        running, git is asked on a worker thread and the checkpoint written on the
+        loop when it answers (:meth:`close` writes any still waiting); without one
+        (the CLI, tests), at once.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._write_checkpoint(reason, incident, checkpoints.git_state(self.tether.work_dir))
+            return
+        asked = loop.run_in_executor(None, checkpoints.git_state, self.tether.work_dir)
+        self._asking_git[asked] = (reason, incident)
+        asked.add_done_callback(self._git_answered)
+
+    def _git_answered(self, asked: asyncio.Future) -> None:
+        job = self._asking_git.pop(asked, None)
+        if job is None:
+            return  # close() wrote it already
+        failed = asked.cancelled() or asked.exception() is not None
+        self._write_checkpoint(*job, None if failed else asked.result())
+
+    def _write_checkpoint(self, reason: str, incident: int | None, git: dict | None) -> None:
+        try:
+            checkpoints.take(self.tether, reason, incident=incident, git=git)
+        except TetherError as error:
+            self._problem(str(error))
 
     # -- the clock -----------------------------------------------------------------
 
@@ -468,10 +502,12 @@ class Supervision:
         if monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every:
             self._last_timer_checkpoint = monotonic
             try:
-                if checkpoints.changed_since_last(self.tether):
-                    checkpoints.take(self.tether, "timer: state changed")
+                changed = not self._asking_git and checkpoints.changed_since_last(self.tether)
             except TetherError as error:
                 self._problem(str(error))
+            else:
+                if changed:
+                    self._checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
         """Debug aid (e2e fidelity tests): with ``TETHER_SCREEN_DUMP=<path>`` set, write the

@@ -209,3 +209,66 @@ def test_without_an_event_loop_every_read_is_scanned(tmp_path):
         assert len(scans) == 3
     finally:
         supervision.close()
+
+
+async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeypatch):
+    import threading
+
+    asked_on: list[threading.Thread] = []
+    answer = threading.Event()
+
+    def slow_git(work_dir):
+        asked_on.append(threading.current_thread())
+        answer.wait(10)  # a big repository: git status takes its time
+        return {"head": "abc123", "dirty": False}
+
+    monkeypatch.setattr(checkpoints, "git_state", slow_git)
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    tether = supervision.tether
+    before = checkpoints.latest_seq(tether)
+    try:
+        session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+        assert supervision.current_incident is not None  # the loop went on without git
+        assert checkpoints.latest_seq(tether) == before
+        answer.set()
+        for _ in range(200):
+            if checkpoints.latest_seq(tether) != before:
+                break
+            await asyncio.sleep(0.02)
+        snapshot = checkpoints.load(tether, checkpoints.latest_seq(tether))
+        assert snapshot.reason.startswith("incident #1")
+        assert snapshot.incident == 1 and snapshot.git == {"head": "abc123", "dirty": False}
+        assert asked_on and asked_on[0] is not threading.main_thread()
+    finally:
+        answer.set()
+        supervision.close()
+
+
+async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monkeypatch):
+    import threading
+
+    stuck = threading.Event()
+    calls: list[str] = []
+
+    def git(work_dir):
+        if threading.current_thread() is not threading.main_thread():
+            stuck.wait(10)  # the worker's answer comes too late
+        calls.append(threading.current_thread().name)
+        return None
+
+    monkeypatch.setattr(checkpoints, "git_state", git)
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    tether = supervision.tether
+    before = checkpoints.latest_seq(tether) or 0
+    session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+    supervision.close()
+    stuck.set()
+    await asyncio.sleep(0.1)  # the late answer must not write it twice
+    assert checkpoints.latest_seq(tether) == before + 1
+    assert checkpoints.load(tether, before + 1).reason.startswith("incident #1")
