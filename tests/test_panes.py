@@ -363,7 +363,9 @@ async def test_f9_moves_focus_between_the_terminal_and_the_notes_editor(tmp_path
     )
     app = TetherApp(config)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause()
+        # The side pane mounts after the app's first frame.
+        await wait_until(pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted,
+                         10, "the side pane")
         assert app.terminal.has_focus
         side = app.query_one(SidePane)
         assert side.size.width >= 40
