@@ -60,11 +60,18 @@ def is_temp_file(path: str | os.PathLike[str]) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
+# The folders under `.tether/` a pane shows. Not `sessions/`: the recorder appends
+# there all through a flood, and each of its writes woke the observer thread, whose
+# Python work then competed with the event loop for the GIL (10-30 ms read turns).
+WATCHED_FOLDERS = ("checkpoints",)
+
+
 class TetherWatcher:
     """Calls ``callback(path)`` (on a background thread) once per changed file per burst.
 
-    ``start()`` and ``stop()`` are idempotent, and ``stop()`` waits for the
-    observer thread, so a pane can stop it on unmount without leaking threads.
+    Watches ``root`` and its ``folders``, not recursively. ``start()`` and ``stop()``
+    are idempotent, and ``stop()`` waits for the observer thread, so a pane can stop
+    it on unmount without leaking threads.
     """
 
     def __init__(
@@ -74,8 +81,12 @@ class TetherWatcher:
         *,
         debounce: float = DEFAULT_DEBOUNCE_SECONDS,
         max_wait: float = DEFAULT_MAX_WAIT_SECONDS,
+        folders: tuple[str, ...] = WATCHED_FOLDERS,
     ) -> None:
         self.root = Path(root)
+        self._folders = {self.root / name for name in folders}
+        self._watched: dict[Path, Any] = {}  # folder -> its ObservedWatch
+        self._handler = _Handler(self._noticed)
         self._callback = callback
         self._debounce = debounce
         self._max_wait = max(max_wait, debounce)
@@ -97,11 +108,38 @@ class TetherWatcher:
         self._stopped = False
         observer = Observer()
         observer.daemon = True
-        observer.schedule(
-            _Handler(self._noticed), str(self.root), recursive=True, event_filter=_CHANGE_EVENTS
-        )
-        observer.start()
+        self._watched = {}
         self._observer = observer
+        self._watch(self.root)
+        for folder in self._folders:
+            self._watch(folder)
+        observer.start()
+
+    def _watch(self, folder: Path) -> None:
+        """Watch one folder (once; a missing sub-folder is watched when it appears)."""
+        if folder in self._watched or (folder != self.root and not folder.is_dir()):
+            return
+        try:
+            watch = self._observer.schedule(
+                self._handler, str(folder), recursive=False, event_filter=_CHANGE_EVENTS
+            )
+        except OSError:
+            if folder == self.root:
+                raise
+            return  # gone again already; its next creation tries again
+        self._watched[folder] = watch
+
+    def _folder_changed(self, folder: Path) -> None:
+        """A watched sub-folder was created or removed: follow it."""
+        if folder.is_dir():
+            self._watch(folder)
+            return
+        watch = self._watched.pop(folder, None)
+        if watch is not None:
+            try:
+                self._observer.unschedule(watch)
+            except (KeyError, OSError):
+                pass
 
     def stop(self) -> None:
         """Stop watching and drop pending notifications; safe to call more than once."""
@@ -120,6 +158,8 @@ class TetherWatcher:
     def _noticed(self, path: str) -> None:
         if is_temp_file(path):
             return
+        if self._observer is not None and Path(path) in self._folders:
+            self._folder_changed(Path(path))
         with self._lock:
             if self._stopped:
                 return

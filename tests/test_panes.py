@@ -403,11 +403,10 @@ def test_the_watcher_reports_each_file_once_per_burst_and_never_temp_files(tmp_p
 
 
 def test_a_folder_that_never_goes_quiet_still_reports_the_other_files(tmp_path):
-    """The recorder appends all through a flood: notes must not wait for it to stop."""
+    """A file written without a pause must not hold back the news of the others."""
     seen: list[Path] = []
     watcher = TetherWatcher(tmp_path, seen.append, debounce=0.1, max_wait=0.5)
-    recording = tmp_path / "sessions" / "now.cast"
-    recording.parent.mkdir()
+    recording = tmp_path / "events.jsonl"  # appended to without a pause
     target = tmp_path / "notes.md"
     watcher.start()
     try:
@@ -422,6 +421,27 @@ def test_a_folder_that_never_goes_quiet_still_reports_the_other_files(tmp_path):
     finally:
         watcher.stop()
     assert target in seen and still_writing
+
+
+def test_the_watcher_follows_checkpoints_but_not_the_recordings(tmp_path):
+    seen: list[Path] = []
+    watcher = TetherWatcher(tmp_path, seen.append, debounce=0.05)
+    (tmp_path / "sessions").mkdir()
+    watcher.start()
+    try:
+        (tmp_path / "sessions" / "now.cast").write_text("output the panes never show\n")
+        checkpoint = tmp_path / "checkpoints" / "000001.json"
+        checkpoint.parent.mkdir()  # created after the watch began
+        time.sleep(0.3)
+        store.fsio.atomic_write_text(checkpoint, "{}\n")
+        deadline = time.monotonic() + 10
+        while checkpoint not in seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+    finally:
+        watcher.stop()
+    assert checkpoint in seen
+    assert not [p for p in seen if "sessions" in p.parts]
 
 
 def test_the_follower_reads_only_new_whole_lines(tmp_path):
