@@ -381,6 +381,12 @@ async def test_f9_moves_focus_between_the_terminal_and_the_notes_editor(tmp_path
 # -- The engine parts the panes rely on -------------------------------------------------------
 
 
+def _wait_to_be_seen(path: Path, seen: list[Path], seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while path not in seen and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_the_watcher_reports_each_file_once_per_burst_and_never_temp_files(tmp_path):
     seen: list[Path] = []
     watcher = TetherWatcher(tmp_path, seen.append, debounce=0.2)
@@ -390,9 +396,7 @@ def test_the_watcher_reports_each_file_once_per_burst_and_never_temp_files(tmp_p
         for n in range(5):
             store.fsio.atomic_write_text(target, f"version {n}\n")
         (tmp_path / ".scratch.tmp").write_text("ignored")
-        deadline = time.monotonic() + 10
-        while target not in seen and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_to_be_seen(target, seen)
         time.sleep(0.5)
     finally:
         watcher.stop()
@@ -434,9 +438,7 @@ def test_the_watcher_follows_checkpoints_but_not_the_recordings(tmp_path):
         checkpoint.parent.mkdir()  # created after the watch began
         time.sleep(0.3)
         store.fsio.atomic_write_text(checkpoint, "{}\n")
-        deadline = time.monotonic() + 10
-        while checkpoint not in seen and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_to_be_seen(checkpoint, seen)
         time.sleep(0.2)
     finally:
         watcher.stop()

@@ -158,6 +158,15 @@ async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path)
 
 
 
+def _claude_supervision(tmp_path) -> tuple[AgentSession, Supervision]:
+    """An opened supervision with the claude profile's markers; output is fed by hand."""
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    return session, supervision
+
+
 def _screen_scans(supervision: Supervision) -> list[float]:
     """Record when the screen detector is asked to look (it still looks)."""
     calls: list[float] = []
@@ -172,10 +181,7 @@ def _screen_scans(supervision: Supervision) -> list[float]:
 
 
 async def test_a_burst_of_reads_is_scanned_once_and_its_marker_still_found(tmp_path):
-    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
-    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
-    supervision = Supervision(config, session)
-    supervision.open()
+    session, supervision = _claude_supervision(tmp_path)
     now = [100.0]
     supervision._monotonic = lambda: now[0]
     scans = _screen_scans(supervision)
@@ -197,10 +203,7 @@ async def test_a_burst_of_reads_is_scanned_once_and_its_marker_still_found(tmp_p
 
 
 def test_without_an_event_loop_every_read_is_scanned(tmp_path):
-    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
-    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
-    supervision = Supervision(config, session)
-    supervision.open()
+    session, supervision = _claude_supervision(tmp_path)
     supervision._monotonic = lambda: 100.0
     scans = _screen_scans(supervision)
     try:
@@ -223,10 +226,7 @@ async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeyp
         return {"head": "abc123", "dirty": False}
 
     monkeypatch.setattr(checkpoints, "git_state", slow_git)
-    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
-    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
-    supervision = Supervision(config, session)
-    supervision.open()
+    session, supervision = _claude_supervision(tmp_path)
     tether = supervision.tether
     before = checkpoints.latest_seq(tether)
     try:
@@ -260,10 +260,7 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
         return None
 
     monkeypatch.setattr(checkpoints, "git_state", git)
-    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
-    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
-    supervision = Supervision(config, session)
-    supervision.open()
+    session, supervision = _claude_supervision(tmp_path)
     tether = supervision.tether
     before = checkpoints.latest_seq(tether) or 0
     session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
