@@ -32,6 +32,7 @@ TURN_SECONDS = 0.008
 # spent, finishing on the next turn: a budget learned on fast plain text can meet slow,
 # escape-heavy output, and the loop must not be held for the whole read.
 SLICE = 32 * 1024
+SYNC_END = b"\x1b[?2026l"
 
 
 class OutputListener(Protocol):
@@ -183,6 +184,13 @@ class AgentSession:
         backlog, position = self._backlog, self._backlog_at
         while position < len(backlog):
             piece = backlog[position : position + SLICE]
+            if position + len(piece) < len(backlog):
+                # Slices end with a synchronized frame when one ends in them, so a turn
+                # that stops early leaves a whole frame on screen for the next paint
+                # (mid-frame, repaints are held).
+                end = piece.rfind(SYNC_END)
+                if end > 0:
+                    piece = piece[: end + len(SYNC_END)]
             position += len(piece)
             self.process_output(piece)
             if position < len(backlog) and time.perf_counter() - started >= TURN_SECONDS:

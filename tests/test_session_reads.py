@@ -75,3 +75,20 @@ async def test_a_read_is_worked_off_in_slices_that_yield_to_the_loop(tmp_path, m
     assert max(map(len, pieces)) <= session_module.SLICE
     # More drains than reads: the loop got its turns in between slices of one read.
     assert yields > len(text) // session_module.MAX_READ_PER_TURN
+
+
+def test_slices_end_where_a_synchronized_frame_ends():
+    """A turn that stops between slices leaves a whole frame on screen, never half of one."""
+    from supervisor.session import SLICE, SYNC_END
+
+    frame = b"\x1b[?2026h" + b"\x1b[2K" + b"r" * 5000 + SYNC_END
+    backlog = frame * 20 + b"\x1b[?2026h" + b"half a frame"  # a read cut mid-frame
+    session = AgentSession(["true"])
+    pieces: list[bytes] = []
+    session.process_output = pieces.append  # type: ignore[method-assign]
+    session._backlog = backlog
+    session._drain()
+    assert b"".join(pieces) == backlog
+    assert all(piece.endswith(SYNC_END) for piece in pieces[:-1])
+    assert all(len(piece) <= SLICE for piece in pieces) and len(pieces) > 2
+    assert pieces[-1].endswith(b"half a frame")  # the read's own end is not held back
