@@ -253,3 +253,17 @@ def test_an_agent_that_cannot_start_early_leaves_the_folder_unlocked(tmp_path, s
     with pytest.raises(TetherError, match="command not found"):
         start_early(config)
     lock.acquire(TetherDir.at(tmp_path)).release()
+
+
+async def test_start_up_objects_are_set_aside_from_the_collector_while_the_app_runs(
+    tmp_path, shell_env
+):
+    """A full collection must not walk Textual's and the tokenizer's lasting objects mid-flood."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    app = make_app(tmp_path, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: gc.get_freeze_count() > 0, 20, "the heap to settle")
+        await wait_for_screen(pilot, app, r"^\$$")
+    assert gc.get_freeze_count() == 0  # handed back when the app ended
