@@ -43,6 +43,7 @@ __all__ = ["AvtEmulator"]
 ZWJ = "\u200d"
 # Placeholder pools: unassigned plane-3 code points (wide in avt) and the top of
 # plane-16 private use (narrow), which no font or agent uses.
+PEN_STYLES_KEPT = 4096  # distinct pens whose style _spans remembers (truecolour has many)
 WIDE_POOL = (0x3C000, 0x3FFFD)
 NARROW_POOL = (0x10C000, 0x10FFFD)
 
@@ -195,6 +196,7 @@ class AvtEmulator(PrefilteredScreen):
         self._vt = avt.Vt(self._vt_cols, self.rows, scrollback_limit=0)
         self._vt.feed_str("")  # a new Vt reports every row changed once: we start dirty anyway
         self._history: deque = deque(maxlen=max(0, scrollback))
+        self._pen_styles: dict[str, CellStyle] = {}  # repr(pen) -> style, for _spans
         self._dirty: set[int] = set(range(self.rows))
         self._rows: dict[int, Row] = {}  # spans of screen rows not changed since read
         self._in_alt = False
@@ -428,25 +430,38 @@ class AvtEmulator(PrefilteredScreen):
         return text
 
     def _spans(self, line) -> Row:
-        clusters = self._clusters
+        # The characters come in one call (``line.text`` skips the second column of a
+        # wide character, as this loop does); the cells are walked for their pens only.
+        text = line.text
         spans: list[Span] = []
-        run: list[str] = []
+        start = i = 0
         pen = None
         style = DEFAULT_STYLE
+        styles = self._pen_styles
         for cell in line.cells:
             if cell.width == 0:
                 continue  # the second column of a wide character
             p = cell.pen
             if pen is None or p != pen:
-                if run:
-                    spans.append(Span("".join(run), style))
-                    run = []
+                if i > start:
+                    spans.append(Span(text[start:i], style))
+                start = i
                 pen = p
-                style = _pen_style(p)
-            ch = cell.char
-            run.append(clusters.get(ch, ch) if clusters else ch)
-        if run:
-            spans.append(Span("".join(run), style))
+                key = repr(p)  # avt's pens are not hashable; their repr is every field
+                style = styles.get(key)
+                if style is None:
+                    if len(styles) >= PEN_STYLES_KEPT:
+                        styles.clear()
+                    style = styles[key] = _pen_style(p)
+            i += 1
+        if i > start:
+            spans.append(Span(text[start:i], style))
+        clusters = self._clusters
+        if clusters and not text.isascii():  # placeholders back to their clusters
+            spans = [
+                Span("".join([clusters.get(ch, ch) for ch in span.text]), span.style)
+                for span in spans
+            ]
         if self.cols < self._vt_cols:  # one column shown of avt's two
             first = spans[0]
             text = first.text[0] if line[0].width == 1 else " "
