@@ -130,8 +130,10 @@ async def _app_flood(workload: Workload) -> dict:
                 await asyncio.sleep(0.05)
             seconds = child.seconds()
             stall.stop()
-            repaints = app.query_one(TerminalView).repaints
+            view = app.query_one(TerminalView)
+            repaints = view.repaints
             paints = len(probe.paints)
+            view_rows = view.size.height
     finally:
         child.cleanup()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -143,6 +145,8 @@ async def _app_flood(workload: Workload) -> dict:
         "key_to_pty": key_lat,
         "rows_repainted": repaints,
         "lines_rendered": paints,
+        # Lines the view rendered during the flood, in whole screens a second.
+        "frames_per_second": paints / max(view_rows, 1) / seconds,
     }
 
 
