@@ -151,13 +151,17 @@ def bench_floods(table: Table, repeats: int, quick: bool) -> None:
 
 def bench_app_flood(table: Table, runs: int, quick: bool) -> None:
     size = f"TetherApp headless {keys.APP_SIZE[0]}x{keys.APP_SIZE[1]}"
-    redraws = workloads.redraw_flood(1 << 20) if quick else workloads.redraw_flood()
-    plain = workloads.plain_flood(2 << 20) if quick else workloads.plain_flood()
+    redraw_bytes = 1 << 20 if quick else workloads.REDRAW_BYTES
+    plain_bytes = 2 << 20 if quick else workloads.PLAIN_BYTES
+    redraws = workloads.redraw_flood(redraw_bytes)
+    plain = workloads.plain_flood(plain_bytes)
     machine = jitter.pauses(2 if quick else 5)
     table.raw["machine_pauses"] = machine
     lat: list[float] = []
-    for w, n in ((redraws, runs), (plain, max(1, runs - 2))):
-        results = [keys.app_flood(w) for _ in range(n)]
+    cases = (("redraw", redraws, redraw_bytes, runs), ("plain", plain, plain_bytes, runs - 2))
+    for kind, w, size, n in cases:
+        n = max(1, n)
+        results = [keys.app_flood_alone(kind, size) for _ in range(n)]
         table.raw[f"app_flood/{w.name.split()[0]}"] = results
         mb_s = [r["mb_s"] for r in results]
         fps = [r["frames_per_second"] for r in results]

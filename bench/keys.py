@@ -15,7 +15,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +27,7 @@ from textual import events
 
 from bench.anchors import ChildRun
 from bench.pipeline import LoopProbe
-from bench.workloads import Workload, redraw_flood
+from bench.workloads import Workload, plain_flood, redraw_flood
 from supervisor.app import RunConfig, TetherApp
 from widgets.terminal_view import TerminalView
 
@@ -155,7 +158,29 @@ def app_flood(workload: Workload | None = None) -> dict:
     return asyncio.run(_app_flood(workload or redraw_flood()))
 
 
-if __name__ == "__main__":
+def app_flood_alone(kind: str, size: int) -> dict:
+    """:func:`app_flood` in a process of its own, as `tether run` is: one app per process.
+
+    Several apps in one process leave each other's heap behind (the garbage of the
+    last one is collected during the next), which no user's session has.
+    ``kind`` is "redraw" or "plain", ``size`` the workload's bytes.
+    """
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.keys", "--app-flood", kind, str(size)],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--app-flood"]:
+    kind, size = sys.argv[2], int(sys.argv[3])
+    workload = redraw_flood(size) if kind == "redraw" else plain_flood(size)
+    print(json.dumps(app_flood(workload)))
+elif __name__ == "__main__":
     import statistics
 
     lat = key_latencies(20)
