@@ -150,7 +150,7 @@ def bench_floods(table: Table, repeats: int, quick: bool) -> None:
 
 
 def bench_app_flood(table: Table, runs: int, quick: bool) -> None:
-    size = f"TetherApp headless {keys.APP_SIZE[0]}x{keys.APP_SIZE[1]}"
+    app = f"TetherApp headless {keys.APP_SIZE[0]}x{keys.APP_SIZE[1]}"
     redraw_bytes = 1 << 20 if quick else workloads.REDRAW_BYTES
     plain_bytes = 2 << 20 if quick else workloads.PLAIN_BYTES
     redraws = workloads.redraw_flood(redraw_bytes)
@@ -159,9 +159,9 @@ def bench_app_flood(table: Table, runs: int, quick: bool) -> None:
     table.raw["machine_pauses"] = machine
     lat: list[float] = []
     cases = (("redraw", redraws, redraw_bytes, runs), ("plain", plain, plain_bytes, runs - 2))
-    for kind, w, size, n in cases:
+    for kind, w, nbytes, n in cases:
         n = max(1, n)
-        results = [keys.app_flood_alone(kind, size) for _ in range(n)]
+        results = [keys.app_flood_alone(kind, nbytes) for _ in range(n)]
         table.raw[f"app_flood/{w.name.split()[0]}"] = results
         mb_s = [r["mb_s"] for r in results]
         fps = [r["frames_per_second"] for r in results]
@@ -170,7 +170,7 @@ def bench_app_flood(table: Table, runs: int, quick: bool) -> None:
         lat += [x * 1000 for r in results for x in r["key_to_pty"]]
         table.add(
             "1. app under flood: throughput",
-            f"{w.name} {w.size / 1e6:.1f} MB, {size}; view repainted {_median(fps):.0f} "
+            f"{w.name} {w.size / 1e6:.1f} MB, {app}; view repainted {_median(fps):.0f} "
             "screens/s",
             f"{_median(mb_s):.2f} MB/s",
             f"{min(mb_s):.2f}–{max(mb_s):.2f} ({n} runs)",
