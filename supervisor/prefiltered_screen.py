@@ -1,11 +1,11 @@
 """What every emulator backend shares: the pre-filter in front, in stream order.
 
 The pre-filter turns the child's bytes into text for the backend plus events
-(query replies, cursor reports, alternate-screen switches, synchronized
-output, hard resets) at the exact point they occur; a backend implements how
-its screen draws text, reports its cursor, swaps screens and resets.
-Synchronized output (`?2026`) holds repaints here, for every backend, with a
-timeout so a child killed mid-frame cannot freeze the view.
+(query replies, cursor reports, alternate-screen switches, hard resets) at the
+exact point they occur; a backend implements how its screen draws text, reports
+its cursor, swaps screens and resets. Synchronized output (`?2026`) is a mode,
+not an event: it holds repaints here, for every backend, with a timeout from
+its last switch on, so a child killed mid-frame cannot freeze the view.
 """
 
 from __future__ import annotations
