@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections import deque
 from functools import lru_cache
+from typing import Any
 
 import avt
 from wcwidth import wcswidth, wcwidth
@@ -173,25 +174,12 @@ def _bg_only(pen) -> bool:
 
 
 class AvtEmulator(PrefilteredScreen):
-    """A terminal screen fed with the child's raw output (avt behind our pre-filter).
-
-    ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
-    child killed between ``?2026h`` and ``?2026l`` cannot freeze the view.
-    """
+    """A terminal screen fed with the child's raw output (avt behind our pre-filter)."""
 
     def __init__(
-        self,
-        cols: int = 80,
-        rows: int = 24,
-        scrollback: int = 5000,
-        *,
-        foreground: str = "#dddddd",
-        background: str = "#000000",
-        sync_timeout: float | None = 1.0,
+        self, cols: int = 80, rows: int = 24, scrollback: int = 5000, **options: Any
     ) -> None:
-        super().__init__(
-            cols, rows, foreground=foreground, background=background, sync_timeout=sync_timeout
-        )
+        super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
         self._vt_cols = max(2, self.cols)  # avt panics reflowing wide characters into 1 column
         self._vt = avt.Vt(self._vt_cols, self.rows, scrollback_limit=0)
         self._vt.feed_str("")  # a new Vt reports every row changed once: we start dirty anyway

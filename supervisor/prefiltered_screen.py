@@ -23,16 +23,20 @@ from supervisor.prefilter import (
 
 
 class PrefilteredScreen:
-    """Base of the backends: feed() dispatches the pre-filter's output to the hooks below."""
+    """Base of the backends: feed() dispatches the pre-filter's output to the hooks below.
+
+    ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
+    child killed between ``?2026h`` and ``?2026l`` cannot freeze the view.
+    """
 
     def __init__(
         self,
-        cols: int,
-        rows: int,
+        cols: int = 80,
+        rows: int = 24,
         *,
-        foreground: str,
-        background: str,
-        sync_timeout: float | None,
+        foreground: str = "#dddddd",
+        background: str = "#000000",
+        sync_timeout: float | None = 1.0,
     ) -> None:
         self.cols = max(1, cols)
         self.rows = max(1, rows)

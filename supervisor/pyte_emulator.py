@@ -732,25 +732,12 @@ class TetherScreen(pyte.Screen):
 
 
 class PyteEmulator(PrefilteredScreen):
-    """A terminal screen fed with the child's raw output (pyte behind our pre-filter).
-
-    ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
-    child killed between ``?2026h`` and ``?2026l`` cannot freeze the view.
-    """
+    """A terminal screen fed with the child's raw output (pyte behind our pre-filter)."""
 
     def __init__(
-        self,
-        cols: int = 80,
-        rows: int = 24,
-        scrollback: int = 5000,
-        *,
-        foreground: str = "#dddddd",
-        background: str = "#000000",
-        sync_timeout: float | None = 1.0,
+        self, cols: int = 80, rows: int = 24, scrollback: int = 5000, **options: Any
     ) -> None:
-        super().__init__(
-            cols, rows, foreground=foreground, background=background, sync_timeout=sync_timeout
-        )
+        super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
         self._history: deque[tuple[Any, int]] = deque(maxlen=max(0, scrollback))
         self._screen = TetherScreen(self.cols, self.rows, self._scroll_off)
         self._dispatch = _Dispatcher(self._screen)
