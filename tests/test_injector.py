@@ -89,6 +89,16 @@ class Child:
     def received(self) -> bytes:
         return self.log.read_bytes()
 
+    def injector(self, tether: TetherDir, profile, waiting=lambda: True) -> Injector:
+        """An injector writing to this child, its timers on the running loop."""
+        return Injector(
+            self.session,
+            profile,
+            tether,
+            waiting,
+            call_later=asyncio.get_running_loop().call_later,
+        )
+
     def stop(self) -> None:
         self.session.stop()
 
@@ -114,13 +124,7 @@ async def test_payload_arrives_as_exactly_one_bracketed_paste_then_the_submit_ke
     try:
         tether.add_note("decision", "retry budget is 250 ms")
         payload = build_payload(tether, profile)
-        injector = Injector(
-            child.session,
-            profile,
-            tether,
-            lambda: True,
-            call_later=asyncio.get_running_loop().call_later,
-        )
+        injector = child.injector(tether, profile)
         assert injector.request(payload.text, "rehydrate", incident=1) == SENT
         await until(lambda: child.received().endswith(b"\r"), "the submit key")
         assert child.received() == expected_paste(payload.text) + b"\r"
@@ -139,13 +143,7 @@ async def test_hostile_text_cannot_end_the_paste_early(tmp_path, tether, profile
     child = Child(tmp_path, bracketed=True)
     await child.start()
     try:
-        injector = Injector(
-            child.session,
-            profile,
-            tether,
-            lambda: True,
-            call_later=asyncio.get_running_loop().call_later,
-        )
+        injector = child.injector(tether, profile)
         injector.request(HOSTILE, "rehydrate")
         await until(lambda: child.received().endswith(b"\r"), "the submit key")
     finally:
@@ -172,13 +170,7 @@ async def test_queued_while_busy_and_sent_when_the_agent_waits(tmp_path, tether,
     child.session.write = counting_write  # type: ignore[method-assign]
     waiting = False
     try:
-        injector = Injector(
-            child.session,
-            profile,
-            tether,
-            lambda: waiting,
-            call_later=asyncio.get_running_loop().call_later,
-        )
+        injector = child.injector(tether, profile, lambda: waiting)
         assert injector.request("the payload\nline two", "rehydrate") == QUEUED
         assert injector.status().state == QUEUED
         assert "queued" in injector.status().describe()
@@ -200,13 +192,7 @@ async def test_a_checkpoint_is_taken_just_before_the_injection(tmp_path, tether,
     await child.start()
     try:
         tether.add_note("next", "write artifact 1")
-        injector = Injector(
-            child.session,
-            profile,
-            tether,
-            lambda: True,
-            call_later=asyncio.get_running_loop().call_later,
-        )
+        injector = child.injector(tether, profile)
         injector.request("payload", "rehydrate", incident=7)
         await until(lambda: child.received().endswith(b"\r"), "the submit key")
     finally:
@@ -227,13 +213,7 @@ async def test_without_bracketed_paste_the_text_is_one_line_then_submit(tmp_path
     child = Child(tmp_path, bracketed=False)
     await child.start()
     try:
-        injector = Injector(
-            child.session,
-            profile,
-            tether,
-            lambda: True,
-            call_later=asyncio.get_running_loop().call_later,
-        )
+        injector = child.injector(tether, profile)
         injector.request("first line\n\nsecond line\nthird", "rehydrate")
         await until(lambda: child.received().endswith(b"\r"), "the submit key")
     finally:
