@@ -102,7 +102,7 @@ class TetherWatcher:
         return self._observer is not None
 
     def start(self) -> None:
-        """Start watching ``root`` recursively; raises ``OSError`` if it cannot be watched."""
+        """Start watching ``root`` and its folders; raises ``OSError`` if it cannot be watched."""
         if self._observer is not None:
             return
         self._stopped = False
@@ -110,17 +110,17 @@ class TetherWatcher:
         observer.daemon = True
         self._watched = {}
         self._observer = observer
-        self._watch(self.root)
+        self._watch(observer, self.root)
         for folder in self._folders:
-            self._watch(folder)
+            self._watch(observer, folder)
         observer.start()
 
-    def _watch(self, folder: Path) -> None:
+    def _watch(self, observer: Any, folder: Path) -> None:
         """Watch one folder (once; a missing sub-folder is watched when it appears)."""
         if folder in self._watched or (folder != self.root and not folder.is_dir()):
             return
         try:
-            watch = self._observer.schedule(
+            watch = observer.schedule(
                 self._handler, str(folder), recursive=False, event_filter=_CHANGE_EVENTS
             )
         except OSError:
@@ -129,15 +129,15 @@ class TetherWatcher:
             return  # gone again already; its next creation tries again
         self._watched[folder] = watch
 
-    def _folder_changed(self, folder: Path) -> None:
+    def _folder_changed(self, observer: Any, folder: Path) -> None:
         """A watched sub-folder was created or removed: follow it."""
         if folder.is_dir():
-            self._watch(folder)
+            self._watch(observer, folder)
             return
         watch = self._watched.pop(folder, None)
         if watch is not None:
             try:
-                self._observer.unschedule(watch)
+                observer.unschedule(watch)
             except (KeyError, OSError):
                 pass
 
@@ -158,8 +158,9 @@ class TetherWatcher:
     def _noticed(self, path: str) -> None:
         if is_temp_file(path):
             return
-        if self._observer is not None and Path(path) in self._folders:
-            self._folder_changed(Path(path))
+        observer = self._observer  # stop() may clear it meanwhile, from another thread
+        if observer is not None and Path(path) in self._folders:
+            self._folder_changed(observer, Path(path))
         with self._lock:
             if self._stopped:
                 return
