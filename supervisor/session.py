@@ -19,17 +19,21 @@ from supervisor.errors import TetherError
 from supervisor.keys import encode_paste
 from supervisor.pty_host import ExitStatus, PtyHost
 
-# One loop turn reads, then processes (emulator, recorder, detectors) about TURN_SECONDS
-# of output at most, so keys and repaints never wait longer than that: the byte budget
-# follows how fast the last turns were processed. pyte (1-2 MB/s) gets READ_PER_TURN,
-# as before (bench: 8 KiB kept its turns ~30 ms where 16 KiB gave ~45); avt (35-50 MB/s)
-# gets tens of KiB, so the per-turn costs (detectors scanning the changed rows) are paid
-# once for many reads. The kernel's PTY buffer pushes back on the child meanwhile.
+# One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
+# at most, so keys and repaints never wait longer than that: the byte budget follows how
+# fast the last turns were processed. pyte (1-2 MB/s) gets READ_PER_TURN (bench: 8 KiB
+# kept its turns ~30 ms where 16 KiB gave ~45); avt (35-50 MB/s) gets tens of KiB, so
+# the per-turn costs (detectors scanning the changed rows) are paid once for many reads.
+# The kernel's PTY buffer pushes back on the child meanwhile.
 READ_PER_TURN = 8 * 1024
 MAX_READ_PER_TURN = 256 * 1024
 TURN_SECONDS = 0.008
-# A turn processes what it read in slices and yields to the loop once TURN_SECONDS are
-# spent, finishing on the next turn: a budget learned on fast plain text can meet slow,
+# A turn shares TURN_SECONDS with the loop's other work since the last turn (a repaint,
+# above all), so that the two together stay near one turn; it always does one slice.
+# Work further back than SHARED_WINDOW is not counted: the loop was idle in between.
+SHARED_WINDOW = 0.05
+# A turn processes what it read in slices and yields to the loop once its time is spent,
+# finishing on the next turn: a budget learned on fast plain text can meet slow,
 # escape-heavy output, and the loop must not be held for the whole read.
 SLICE = 32 * 1024
 SYNC_END = b"\x1b[?2026l"
@@ -106,6 +110,8 @@ class AgentSession:
         self._backlog_at = 0
         self._ended = False  # EOF seen; finish once the backlog is processed
         self._reading = False
+        self._turn: asyncio.Handle | None = None  # the next turn, when one is due
+        self._turn_ended_at = self._turn_ended_cpu = 0.0  # wall and CPU clocks
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -130,6 +136,7 @@ class AgentSession:
             cwd=self.cwd,
             env=self.base_env,
         )
+        self._cancel_turn()
         self._backlog, self._backlog_at, self._ended = b"", 0, False
 
     def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -155,6 +162,12 @@ class AgentSession:
         return self.host is not None and self.exit_status is None
 
     def _on_readable(self) -> None:
+        """Read one turn's budget and leave its processing to a turn of its own.
+
+        The turn runs as a timer, after the callbacks already waiting (a task that a
+        timer woke, a repaint): asyncio runs ready readers before the timers that fell
+        due meanwhile, so work done here would run back to back with the last turn.
+        """
         host = self.host
         if host is None:
             return
@@ -176,11 +189,36 @@ class AgentSession:
         if chunks:
             self._backlog = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             self._backlog_at = 0
-        self._drain()
+        self._set_reading(False)  # until the turn is done: the kernel's buffer holds the rest
+        self._schedule_turn()
+
+    def _schedule_turn(self) -> None:
+        """The next turn, two loop iterations away: the first runs the timers that fell
+        due during the last turn, the second the tasks those timers woke (a sleeper, a
+        repaint), so that they wait for one turn, not two."""
+        if self._loop is not None and self._turn is None:
+            self._turn = self._loop.call_soon(self._schedule_turn_after_timers)
+
+    def _schedule_turn_after_timers(self) -> None:
+        if self._loop is not None:
+            self._turn = self._loop.call_later(0, self._drain)
+
+    def _cancel_turn(self) -> None:
+        if self._turn is not None:
+            self._turn.cancel()
+            self._turn = None
+
+    def _turn_seconds(self) -> float:
+        """This turn's time: TURN_SECONDS less the loop's own work since the last turn."""
+        if time.perf_counter() - self._turn_ended_at > SHARED_WINDOW:
+            return TURN_SECONDS
+        return TURN_SECONDS - (time.thread_time() - self._turn_ended_cpu)
 
     def _drain(self) -> None:
-        """Process the backlog for at most about TURN_SECONDS, then let the loop breathe."""
+        """Process the backlog for at most this turn's time, then let the loop breathe."""
+        self._turn = None
         started = time.perf_counter()
+        allowed = self._turn_seconds()
         backlog, position = self._backlog, self._backlog_at
         while position < len(backlog):
             piece = backlog[position : position + SLICE]
@@ -193,16 +231,15 @@ class AgentSession:
                     piece = piece[: end + len(SYNC_END)]
             position += len(piece)
             self.process_output(piece)
-            if position < len(backlog) and time.perf_counter() - started >= TURN_SECONDS:
-                self._backlog_at = position
-                self._set_reading(False)  # the kernel's buffer pushes back on the child
-                if self._loop is not None:
-                    self._loop.call_soon(self._drain)
-                return
-        if len(backlog) >= READ_PER_TURN and self._backlog_at == 0:
-            self._adapt_budget(len(backlog), time.perf_counter() - started)
-        elif self._backlog_at:  # it took several turns: read less next time
-            self._turn_bytes = READ_PER_TURN
+            if position < len(backlog) and time.perf_counter() - started >= allowed:
+                break
+        spent = time.perf_counter() - started
+        self._adapt_budget(position - self._backlog_at, spent)
+        self._turn_ended_at, self._turn_ended_cpu = time.perf_counter(), time.thread_time()
+        if position < len(backlog):
+            self._backlog_at = position
+            self._schedule_turn()
+            return
         self._backlog, self._backlog_at = b"", 0
         if self._ended:
             self._finish()
@@ -210,7 +247,14 @@ class AgentSession:
             self._set_reading(True)
 
     def _adapt_budget(self, size: int, seconds: float) -> None:
-        """Size the next turn's reads so that processing them takes about TURN_SECONDS."""
+        """Size the next reads so that processing one takes about TURN_SECONDS.
+
+        Learned from every turn that processed at least READ_PER_TURN, at the rate it
+        went: a short turn (the loop's other work took its time) teaches as much as a
+        full one, and slow, escape-heavy output lowers the budget at once.
+        """
+        if size < READ_PER_TURN:
+            return
         fits = size * TURN_SECONDS / max(seconds, 1e-4)
         smoothed = (self._turn_bytes + fits) / 2
         self._turn_bytes = int(min(MAX_READ_PER_TURN, max(READ_PER_TURN, smoothed)))
@@ -250,6 +294,7 @@ class AgentSession:
         if host is None:
             return self.exit_status
         self._set_reading(False)
+        self._cancel_turn()
         status = host.terminate()
         if self.exit_status is None:
             self.exit_status = status

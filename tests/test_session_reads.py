@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from supervisor.session import (
     MAX_READ_PER_TURN,
     READ_PER_TURN,
@@ -92,3 +94,65 @@ def test_slices_end_where_a_synchronized_frame_ends():
     assert all(piece.endswith(SYNC_END) for piece in pieces[:-1])
     assert all(len(piece) <= SLICE for piece in pieces) and len(pieces) > 2
     assert pieces[-1].endswith(b"half a frame")  # the read's own end is not held back
+
+
+def test_a_turn_after_the_loops_other_work_does_one_slice(monkeypatch):
+    """The loop just spent a whole turn on something else (a repaint): one slice, then yield."""
+    import time
+
+    import supervisor.session as session_module
+
+    monkeypatch.setattr(session_module, "SHARED_WINDOW", 60.0)
+    session = AgentSession(["true"])
+    pieces: list[bytes] = []
+    session.process_output = pieces.append  # type: ignore[method-assign]
+    session._backlog = b"y" * (session_module.SLICE * 10)
+    session._turn_ended_at, session._turn_ended_cpu = time.perf_counter(), time.thread_time()
+    while time.thread_time() - session._turn_ended_cpu < TURN_SECONDS:
+        pass  # the loop's other work, on this thread
+    session._drain()
+    assert len(pieces) == 1 and session._backlog_at == session_module.SLICE
+
+    monkeypatch.setattr(session_module, "TURN_SECONDS", 60.0)
+    session._turn_ended_at = float("-inf")  # the loop was idle since: a whole turn
+    session._drain()
+    assert b"".join(pieces) == b"y" * (session_module.SLICE * 10)
+
+
+async def test_a_task_that_a_timer_woke_runs_before_the_next_turn(tmp_path):
+    """A sleeper (a repaint, a key's task) waits for one turn of a flood, never two."""
+    import asyncio
+    import sys
+
+    session = AgentSession(
+        [sys.executable, "-c", "import sys\nfor _ in range(400): sys.stdout.write('z' * 4000)"],
+        cols=80,
+        rows=10,
+        cwd=str(tmp_path),
+    )
+    events: list[str] = []
+
+    def slow_listener(data: bytes, result) -> None:
+        started = time.perf_counter()
+        while time.perf_counter() - started < 0.002:
+            pass  # every turn outlasts the sleeper's 1 ms, so its timer falls due mid-turn
+
+    session.listeners.append(slow_listener)
+    original = session._drain
+
+    def turn() -> None:
+        events.append("turn")
+        original()
+
+    session._drain = turn  # type: ignore[method-assign]
+    session.start()
+
+    async def sleeper() -> None:
+        while session.exit_status is None:
+            await asyncio.sleep(0.001)
+            events.append("woke")
+
+    await asyncio.wait_for(sleeper(), 60)
+    between = "".join("t" if e == "turn" else "|" for e in events).strip("t").split("|")
+    assert events.count("turn") > 20  # a flood of turns, interleaved with the sleeper
+    assert max(len(run) for run in between) <= 1, between
