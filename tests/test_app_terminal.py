@@ -267,3 +267,39 @@ async def test_start_up_objects_are_set_aside_from_the_collector_while_the_app_r
         await wait_until(pilot, lambda: gc.get_freeze_count() > 0, 20, "the heap to settle")
         await wait_for_screen(pilot, app, r"^\$$")
     assert gc.get_freeze_count() == 0  # handed back when the app ended
+
+
+async def test_whole_screen_repaints_are_paced_and_a_few_rows_are_not(tmp_path, shell_env):
+    """A flood repaints the whole view at most once per frame; an echo is painted at once."""
+    from widgets.terminal_view import FRAME_SECONDS
+
+    app = make_app(tmp_path, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        view = app.query_one(TerminalView)
+        now = [1000.0]
+        view._clock = lambda: now[0]
+        held: list[tuple[float, object]] = []
+        view.set_timer = lambda delay, callback: held.append((delay, callback))  # type: ignore
+        rows = app.session.emulator.rows
+        view._repainted_whole_at = now[0]  # a whole repaint has just happened
+
+        app.session.process_output(b"\x1b[2J\x1b[H" + b"flood\r\n" * (rows - 1))
+        await pilot.pause()
+        whole = view._full_refreshes
+        assert len(held) == 1 and 0 < held[0][0] <= FRAME_SECONDS  # held for the frame
+        app.session.process_output(b"\x1b[Hheld too")  # joins the waiting repaint
+        await pilot.pause()
+        assert len(held) == 1 and view._full_refreshes == whole
+
+        now[0] += FRAME_SECONDS
+        held[0][1]()  # the frame's time has come
+        await pilot.pause()
+        assert view._full_refreshes == whole + 1
+        assert any("held too" in line for line in app.session.emulator.display())
+
+        repaints = view.repaints
+        app.session.process_output(b"\x1b[5;1Hecho")  # a few rows, right after a whole one
+        await pilot.pause()
+        assert len(held) == 1  # not held back
+        assert view._full_refreshes == whole + 1 and repaints < view.repaints <= repaints + 3

@@ -2,13 +2,15 @@
 
 Each screen row becomes a cached :class:`Strip`; when the agent writes, only
 the rows the emulator marks dirty are rebuilt and repainted (all of them when
-most changed). Every key goes to the agent except tether's own few, which the
-app binds with priority. The user can scroll the capped scrollback with the
-mouse wheel or shift+PageUp/PageDown without the agent noticing.
+most changed, and then at most FRAME_SECONDS apart). Every key goes to the agent
+except tether's own few, which the app binds with priority. The user can scroll
+the capped scrollback with the mouse wheel or shift+PageUp/PageDown without the
+agent noticing.
 """
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 from rich.color import Color
@@ -65,6 +67,11 @@ def row_strip(row: Row, width: int) -> Strip:
 
 CURSOR_STYLE = Style(reverse=True)
 
+# Whole-screen repaints come at most this often: a flood's screens are coalesced (nobody
+# reads fifty a second), and the loop keeps its time for the agent's output and the keys.
+# A repaint of a few rows (an echo, a spinner) is never held back.
+FRAME_SECONDS = 1 / 25
+
 
 class TerminalView(Widget, can_focus=True):
     """A live view of an :class:`AgentSession`'s screen that forwards input to it."""
@@ -111,6 +118,9 @@ class TerminalView(Widget, can_focus=True):
         self.repaints = 0  # rows repainted, for tests and the benchmark
         self._full_refreshes = 0
         self._pending_paint = False
+        self._held: set[int] = set()  # rows changed while a whole repaint waits its turn
+        self._repainted_whole_at = float("-inf")
+        self._clock = time.monotonic
 
     # -- painting ----------------------------------------------------------
 
@@ -127,19 +137,29 @@ class TerminalView(Widget, can_focus=True):
     def _paint_changes(self) -> None:
         self._pending_paint = False
         emulator = self.emulator
-        dirty = self.session.take_unpainted()
+        dirty = self._held | self.session.take_unpainted()
+        self._held = set()
         cursor = emulator.cursor
         if self._cursor_row is not None and self._cursor_row != cursor.y:
             dirty.add(self._cursor_row)
         dirty.add(cursor.y)
         self._cursor_row = cursor.y
+        rows = emulator.rows
+        whole = self.scroll_back or len(dirty) * 2 >= rows
+        if whole:
+            wait = self._repainted_whole_at + FRAME_SECONDS - self._clock()
+            if wait > 0:
+                self._held = dirty
+                self._pending_paint = True
+                self.set_timer(wait, self._paint_changes)
+                return
+            self._repainted_whole_at = self._clock()
         if self.scroll_back:
             # Scrolled into history: the rows under the view shift as output arrives.
             self._strips.clear()
             self.refresh()
             return
-        rows = emulator.rows
-        if len(dirty) * 2 >= rows:
+        if whole:
             self._strips.clear()
             self._full_refreshes += 1
             self.repaints += rows
