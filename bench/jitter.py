@@ -1,10 +1,13 @@
 """How long this machine pauses a process that tether has nothing to do with.
 
-A loop runs one fixed CPU step (~1 ms of Python arithmetic) over and over for a
-few seconds and records how long each took. On a quiet machine every step takes
-the same time; on a shared virtual machine some take ten or twenty times longer
-because the process was not running. The longest step is the floor under any
-"longest loop stall" figure measured here: tether's stalls include these pauses.
+A loop runs one fixed CPU step over and over for a few seconds and records how
+long each took. On a quiet machine every step takes the same time; on a shared
+virtual machine some take ten or twenty times longer because the process was not
+running, or ran slowly. Two steps: ~1 ms of Python arithmetic (pauses), and ~9 ms
+of building small objects, the size and kind of work of one read turn or one
+whole repaint (slow spells: memory-bound work suffers most when the host is busy).
+The longest step is the floor under any "longest loop stall" figure measured
+here: tether's stalls include these pauses.
 
     .venv/bin/python -m bench.jitter [--seconds 5]
 """
@@ -23,14 +26,23 @@ def _step() -> int:
     return total
 
 
-def pauses(seconds: float = 5.0) -> dict:
+def _allocating_step() -> int:
+    made = [(str(i), {"x": i}, [i, i + 1]) for i in range(12000)]
+    return len(made)
+
+
+STEPS = {"arithmetic": _step, "allocating": _allocating_step}
+
+
+def pauses(seconds: float = 5.0, step: str = "arithmetic") -> dict:
     """Median and longest duration of a fixed CPU step, in ms, over ``seconds``."""
+    work = STEPS[step]
     durations: list[float] = []
     clock = time.perf_counter
     end = clock() + seconds
     while clock() < end:
         before = clock()
-        _step()
+        work()
         durations.append((clock() - before) * 1000)
     median = statistics.median(durations)
     return {
@@ -44,4 +56,6 @@ def pauses(seconds: float = 5.0) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
-    print(pauses(parser.parse_args().seconds))
+    parser.add_argument("--step", choices=sorted(STEPS), default="arithmetic")
+    args = parser.parse_args()
+    print(pauses(args.seconds, args.step))
