@@ -37,6 +37,10 @@ SHARED_WINDOW = 0.05
 # escape-heavy output, and the loop must not be held for the whole read.
 SLICE = 32 * 1024
 SYNC_END = b"\x1b[?2026l"
+# After the PTY closes, the child is reaped by polling every EXIT_POLL; one that lives
+# on past EXIT_WAIT is hung up on.
+EXIT_POLL = 0.02
+EXIT_WAIT = 2.0
 
 
 class OutputListener(Protocol):
@@ -278,11 +282,27 @@ class AgentSession:
         return rows
 
     def _finish(self) -> None:
+        """The PTY closed: reap the child, polling from the loop rather than holding it."""
         host = self.host
         if host is None or self.exit_status is not None:
             return
         self._set_reading(False)
-        status = host.wait_exit(2.0) or host.terminate()
+        if self._loop is None:
+            self._exited(host, host.wait_exit(EXIT_WAIT) or host.terminate())
+        else:
+            self._reap(host, time.monotonic() + EXIT_WAIT)
+
+    def _reap(self, host: PtyHost, deadline: float) -> None:
+        if host is not self.host or self.exit_status is not None:
+            return  # restarted or stopped meanwhile
+        status = host.poll_exit()
+        if status is None and time.monotonic() < deadline and self._loop is not None:
+            self._loop.call_later(EXIT_POLL, self._reap, host, deadline)
+            return
+        # A child that closed the PTY but lives on past EXIT_WAIT is hung up on.
+        self._exited(host, status or host.terminate())
+
+    def _exited(self, host: PtyHost, status: ExitStatus | None) -> None:
         host.close()
         self.exit_status = status or ExitStatus(None, None)
         for notify in self.exit_listeners:
