@@ -465,12 +465,19 @@ class Supervision:
         self._asking_git[asked] = (reason, incident)
         asked.add_done_callback(self._git_answered)
 
-    def _git_answered(self, asked: asyncio.Future) -> None:
-        job = self._asking_git.pop(asked, None)
-        if job is None:
-            return  # close() wrote it already
-        failed = asked.cancelled() or asked.exception() is not None
-        self._write_checkpoint(*job, None if failed else asked.result())
+    def _git_answered(self, _asked: asyncio.Future) -> None:
+        """Write the checkpoints git has answered for, in the order they were asked.
+
+        Two calls race on their threads; an agent's exit would otherwise be numbered
+        before the incident it caused. One not yet answered holds back those after it.
+        """
+        while self._asking_git:  # empty once close() wrote them all
+            first = next(iter(self._asking_git))
+            if not first.done():
+                return
+            job = self._asking_git.pop(first)
+            failed = first.cancelled() or first.exception() is not None
+            self._write_checkpoint(*job, None if failed else first.result())
 
     def _write_checkpoint(self, reason: str, incident: int | None, git: dict | None) -> None:
         try:
