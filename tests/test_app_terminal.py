@@ -336,3 +336,25 @@ async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
     snapshot = checkpoints.load(tether, 1)
     assert snapshot.reason == "manual (key)"
     assert snapshot.git == {"head": head, "dirty": False}
+
+
+async def test_quitting_while_git_is_slow_still_writes_the_checkpoint_the_key_asked_for(
+    tmp_path, shell_env, held_git
+):
+    from supervisor import checkpoints
+
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    app = make_app(work, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: held_git.calls() == 1, what="git to be asked")
+        for call in range(2, 10):  # quitting asks git itself; the key's call stays held
+            held_git.release(call)
+        app.exit(0)
+    held_git.release(1)  # its late answer: nothing left to write
+    tether = TetherDir.at(work)
+    assert checkpoints.list_seqs(tether) == [1]
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "manual (key)" and snapshot.git == {"head": head, "dirty": False}
