@@ -199,6 +199,7 @@ class Supervision:
             self.tether,
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
+            ask_git=self.ask_git,
         )
         self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()

@@ -49,7 +49,7 @@ class HeldGit:
 
     A big repository, whose `git status` takes seconds, without a clock: the test sees
     git in the middle of its call for as long as it likes. Calls are numbered from 1;
-    :meth:`release` lets one call go, or all of them.
+    :meth:`release` lets one call go, or all of them until :meth:`hold`.
     """
 
     def __init__(self, folder: Path) -> None:
@@ -78,6 +78,10 @@ class HeldGit:
 
     def release(self, call: int | None = None) -> None:
         (self.folder / ("go" if call is None else f"go-{call}")).touch()
+
+    def hold(self) -> None:
+        """Hold the calls from now on again (after ``release()`` let them all go)."""
+        (self.folder / "go").unlink(missing_ok=True)
 
     def repository(self, path: Path) -> str:
         """A repository at ``path`` with one commit (made with the real git); its HEAD."""
