@@ -23,6 +23,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Footer
 
 from supervisor import checkpoints
+from supervisor.checkpoints import Checkpoint
 from supervisor.errors import TetherError
 from supervisor.fusion import IncidentChange
 from supervisor.injector import InjectorStatus
@@ -362,12 +363,14 @@ class TetherApp(App[int], inherit_bindings=False):
         self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
 
     def action_checkpoint(self) -> None:
-        try:
-            snapshot = checkpoints.take(self.supervision.tether, "manual (key)")
-        except TetherError as error:
-            self.notify(str(error), severity="error")
+        """Git is asked off the loop (it can take seconds); the toast comes once it is written."""
+        self.supervision.checkpoint("manual (key)", then=self._checkpoint_taken)
+
+    def _checkpoint_taken(self, taken: Checkpoint | TetherError) -> None:
+        if isinstance(taken, TetherError):
+            self.notify(str(taken), severity="error")
             return
-        self.notify(f"checkpoint #{snapshot.seq} taken", title="tether", timeout=3)
+        self.notify(f"checkpoint #{taken.seq} taken", title="tether", timeout=3)
 
     def action_switch_focus(self) -> None:
         if self.terminal.has_focus:

@@ -7,6 +7,12 @@ after a short pause, the profile's submit key; record an ``injection`` event.
 The pause matters: agents built on Ink or ratatui read a paste and a CR that
 arrive in one read as "a paste ending in a newline", not as "submit".
 
+The checkpoint needs `git status`, which the supervisor asks on a worker thread
+(``ask_git``): a send is "ask git; then, on the loop, checkpoint and paste at
+once". Meanwhile the request counts as being sent, so later ones queue behind
+it; if by git's answer the agent no longer waits (the user started typing), it
+goes back to the head of the queue, without a checkpoint.
+
 The paste is bracketed (``ESC[200~ ... ESC[201~``) when the agent enabled
 bracketed paste; newlines inside it go as CR, as a terminal sends them. When
 the agent did not enable it, a newline would submit each line alone, so the
@@ -22,6 +28,7 @@ sent, or a ``note`` event lands in events.jsonl after the injection.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +56,9 @@ ACK_WARN_SECONDS = 30.0  # after this, the banner says "not acknowledged after N
 FLATTEN = " / "
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
+GitAnswer = Callable[[dict[str, Any] | None], None]
+# ask_git(reason, incident, then): find the git position for a checkpoint, then call then(git).
+AskGit = Callable[[str, int | str | None, GitAnswer], None]
 
 
 class _Modes(Protocol):
@@ -128,7 +138,10 @@ class Injector:
         settle_seconds: float = SETTLE_SECONDS,
         ack_warn_seconds: float = ACK_WARN_SECONDS,
         source: str = "supervisor",
+        ask_git: AskGit | None = None,
     ) -> None:
+        """``ask_git``: how to find the git position for the checkpoint before each send
+        (:meth:`Supervision.ask_git` asks off the event loop); by default, at once."""
         self.session = session
         self.profile = profile
         self.tether = tether
@@ -140,7 +153,9 @@ class Injector:
         self.settle_seconds = settle_seconds
         self.ack_warn_seconds = ack_warn_seconds
         self.source = source
+        self.ask_git = ask_git or self._ask_git_at_once
         self.queue: list[_Request] = []
+        self.sending: _Request | None = None  # between asking git and writing the paste
         self.last: _Sent | None = None
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
@@ -177,7 +192,7 @@ class Injector:
     def agent_became_waiting(self) -> str | None:
         """The agent now waits for input: send the oldest queued request, if any."""
         self._fresh_waiting = True
-        if not self.queue or not self.is_waiting():
+        if not self.queue or self.sending is not None or not self.is_waiting():
             return None
         item = self.queue.pop(0)
         self._send(item)
@@ -191,7 +206,7 @@ class Injector:
         return dropped
 
     def _can_send(self) -> bool:
-        if not self.is_waiting():
+        if self.sending is not None or not self.is_waiting():
             return False
         if self._fresh_waiting or self.last is None:
             return True
@@ -210,11 +225,31 @@ class Injector:
         return text.replace("\n", self.newline).encode("utf-8"), False
 
     def _send(self, item: _Request) -> None:
+        """Ask git for the checkpoint; the paste follows it on git's answer."""
+        self.sending = item
+        self.ask_git("before injection", item.incident, functools.partial(self._git_answered, item))
+
+    def _ask_git_at_once(self, _reason: str, _incident: object, then: GitAnswer) -> None:
+        then(checkpoints.git_state(self.tether.work_dir))
+
+    def _git_answered(self, item: _Request, git: dict[str, Any] | None) -> None:
+        self.sending = None
+        if not self.is_waiting():  # it stopped waiting while git was asked: queue again
+            if all(queued.reason != item.reason for queued in self.queue):  # else a newer one
+                self.queue.insert(0, item)
+            self._notify()
+            return
+        self._write(item, git)
+
+    def _write(self, item: _Request, git: dict[str, Any] | None) -> None:
+        """Checkpoint with git's answer, then the paste: nothing runs between the two."""
         checkpoint_seq: int | None = None
         checkpoint_error: str | None = None
         phase_before: str | None = None
         try:
-            snapshot = checkpoints.take(self.tether, "before injection", incident=item.incident)
+            snapshot = checkpoints.take(
+                self.tether, "before injection", incident=item.incident, git=git
+            )
             checkpoint_seq = snapshot.seq
             phase_before = _phase(snapshot.notes)
         except TetherError as error:  # the payload matters more than the snapshot

@@ -12,6 +12,7 @@ app) hear about incidents, the agent's state, the context meter and problems.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -55,6 +56,8 @@ from supervisor.transcripts import (
 )
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
+GitAnswer = Callable[[dict[str, Any] | None], None]  # takes the checkpoint with git's answer
+Taken = Callable[[checkpoints.Checkpoint | TetherError], None]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
@@ -158,8 +161,8 @@ class Supervision:
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
-        # Checkpoints waiting for `git status` on a worker thread: (reason, incident).
-        self._asking_git: dict[asyncio.Future, tuple[str, int | None]] = {}
+        # Checkpoints waiting for `git status` on a worker thread: (reason, incident, then).
+        self._asking_git: dict[asyncio.Future, tuple[str, int | str | None, GitAnswer]] = {}
         self._events_tail: JsonlTail | None = None
         self._transcript_tail: JsonlTail | None = None
         self._transcript: ClaudeTranscript | CodexRollout | None = None
@@ -196,6 +199,7 @@ class Supervision:
             self.tether,
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
+            ask_git=self.ask_git,
         )
         self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()
@@ -221,7 +225,7 @@ class Supervision:
             self._scan_timer.cancel()
             self._scan_timer = None
         waiting, self._asking_git = self._asking_git, {}
-        for reason, incident in waiting.values():  # git has not answered: ask it here
+        for reason, incident, _then in waiting.values():  # git has not answered: ask it here
             self._write_checkpoint(reason, incident, checkpoints.git_state(self.tether.work_dir))
         if self.recorder is not None:
             try:
@@ -405,7 +409,7 @@ class Supervision:
             if change.incident.kind == "compaction":
                 self.meter.stale = True
                 self._meter_changed()
-            self._checkpoint(
+            self.checkpoint(
                 f"incident #{change.incident.number}: {change.incident.title()}",
                 incident=change.incident.number,
             )
@@ -442,41 +446,73 @@ class Supervision:
             )
         except TetherError as error:
             self._problem(str(error))
-        self._checkpoint(f"agent {status.describe()}")
+        self.checkpoint(f"agent {status.describe()}")
         self._report_state()
 
-    # -- checkpoints the supervisor takes ------------------------------------------
+    # -- checkpoints -------------------------------------------------------------
 
-    def _checkpoint(self, reason: str, incident: int | None = None) -> None:
-        """Take a checkpoint without holding the event loop for `git status`.
+    def checkpoint(
+        self, reason: str, *, incident: int | str | None = None, then: Taken | None = None
+    ) -> None:
+        """Take a checkpoint without holding the event loop for `git status` (see :meth:`ask_git`).
 
-        In a big repository `git status` takes up to its 2 s timeout, and incidents,
-        exits and the timer checkpoint while the agent's screen is live. With a loop
-        running, git is asked on a worker thread and the checkpoint written on the
-        loop when it answers (:meth:`close` writes any still waiting); without one
-        (the CLI, tests), at once.
+        ``then`` hears the checkpoint, or the error that kept it from being written, on
+        the loop; without ``then`` an error is reported as a problem.
+        """
+        write = functools.partial(self._write_checkpoint, reason, incident, then=then)
+        self.ask_git(reason, incident, write)
+
+    def ask_git(self, reason: str, incident: int | str | None, then: GitAnswer) -> None:
+        """Ask `git status` for the checkpoint ``reason``; ``then(git)`` takes it with the answer.
+
+        In a big repository `git status` takes up to its 2 s timeout, and checkpoints are
+        taken while the agent's screen is live: incidents, exits, the timer, the user's
+        key, every injection. With a loop running, git is asked on a worker thread and
+        ``then`` called on the loop when it answers; without one (the CLI, tests), at
+        once. If tether closes first, :meth:`close` asks git itself and writes the
+        checkpoint without ``then``: what would follow it (a payload, a notification) has
+        nobody left to go to.
         """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._write_checkpoint(reason, incident, checkpoints.git_state(self.tether.work_dir))
+            then(checkpoints.git_state(self.tether.work_dir))
             return
         asked = loop.run_in_executor(None, checkpoints.git_state, self.tether.work_dir)
-        self._asking_git[asked] = (reason, incident)
+        self._asking_git[asked] = (reason, incident, then)
         asked.add_done_callback(self._git_answered)
 
-    def _git_answered(self, asked: asyncio.Future) -> None:
-        job = self._asking_git.pop(asked, None)
-        if job is None:
-            return  # close() wrote it already
-        failed = asked.cancelled() or asked.exception() is not None
-        self._write_checkpoint(*job, None if failed else asked.result())
+    def _git_answered(self, _asked: asyncio.Future) -> None:
+        """Go on with the checkpoints git has answered for, in the order they were asked.
 
-    def _write_checkpoint(self, reason: str, incident: int | None, git: dict | None) -> None:
+        Two calls race on their threads; an agent's exit would otherwise be numbered
+        before the incident it caused. One not yet answered holds back those after it.
+        """
+        while self._asking_git:  # empty once close() wrote them all
+            first = next(iter(self._asking_git))
+            if not first.done():
+                return
+            _reason, _incident, then = self._asking_git.pop(first)
+            failed = first.cancelled() or first.exception() is not None
+            then(None if failed else first.result())
+
+    def _write_checkpoint(
+        self,
+        reason: str,
+        incident: int | str | None,
+        git: dict | None,
+        then: Taken | None = None,
+    ) -> None:
         try:
-            checkpoints.take(self.tether, reason, incident=incident, git=git)
+            snapshot = checkpoints.take(self.tether, reason, incident=incident, git=git)
         except TetherError as error:
-            self._problem(str(error))
+            if then is None:
+                self._problem(str(error))
+            else:
+                then(error)
+            return
+        if then is not None:
+            then(snapshot)
 
     # -- the clock -----------------------------------------------------------------
 
@@ -507,7 +543,7 @@ class Supervision:
                 self._problem(str(error))
             else:
                 if changed:
-                    self._checkpoint("timer: state changed")
+                    self.checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
         """Debug aid (e2e fidelity tests): with ``TETHER_SCREEN_DUMP=<path>`` set, write the

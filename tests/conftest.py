@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
+import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,70 @@ def shell_env(tmp_path) -> dict[str, str]:
     return env
 
 
+class HeldGit:
+    """A `git` first on PATH that holds each call until the test lets it go, then runs git.
+
+    A big repository, whose `git status` takes seconds, without a clock: the test sees
+    git in the middle of its call for as long as it likes. Calls are numbered from 1;
+    :meth:`release` lets one call go, or all of them until :meth:`hold`.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.real = shutil.which("git")
+        assert self.real, "the git tests need git"
+        self.folder = folder
+        self.log = folder / "calls"
+        self.log.touch()
+        (folder / "bin").mkdir()
+        script = folder / "bin" / "git"
+        script.write_text(
+            "#!/bin/sh\n"
+            f"echo \"$*\" >> '{self.log}'\n"
+            f"n=$(($(wc -l < '{self.log}')))\n"
+            f"while [ ! -e '{folder}/go' ] && [ ! -e '{folder}/go-'$n ]; do sleep 0.01; done\n"
+            f"exec '{self.real}' \"$@\"\n"
+        )
+        script.chmod(0o755)
+
+    @property
+    def bin(self) -> Path:
+        return self.folder / "bin"
+
+    def calls(self) -> int:
+        return len(self.log.read_text().splitlines())
+
+    def release(self, call: int | None = None) -> None:
+        (self.folder / ("go" if call is None else f"go-{call}")).touch()
+
+    def hold(self) -> None:
+        """Hold the calls from now on again (after ``release()`` let them all go)."""
+        (self.folder / "go").unlink(missing_ok=True)
+
+    def repository(self, path: Path) -> str:
+        """A repository at ``path`` with one commit (made with the real git); its HEAD."""
+        path.mkdir(parents=True, exist_ok=True)
+        git = [self.real, "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        subprocess.run([*git, "init", "-q"], check=True)
+        (path / "README").write_text("a repository\n")
+        subprocess.run([*git, "add", "README"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
+        done = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True)
+        return done.stdout.decode().strip()
+
+
+@pytest.fixture
+def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
+    """:class:`HeldGit` on PATH (released at the end, so nothing is left waiting)."""
+    from supervisor import checkpoints
+
+    held = HeldGit(tmp_path_factory.mktemp("held-git"))
+    monkeypatch.setenv("PATH", f"{held.bin}{os.pathsep}{os.environ.get('PATH', '')}")
+    # The test holds git as long as it likes; the 2 s timeout is not what is tested.
+    monkeypatch.setattr(checkpoints, "GIT_TIMEOUT_SECONDS", 30.0)
+    yield held
+    held.release()
+
+
 async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:
     """Pump the app until the agent's screen matches ``pattern``; fail with the screen."""
     regex = re.compile(pattern, re.MULTILINE)
@@ -63,4 +130,4 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
     raise AssertionError(f"timed out waiting for {what}")
 
 
-__all__ = ["asyncio", "wait_for_screen", "wait_until"]
+__all__ = ["HeldGit", "asyncio", "wait_for_screen", "wait_until"]

@@ -303,3 +303,58 @@ async def test_whole_screen_repaints_are_paced_and_a_few_rows_are_not(tmp_path, 
         await pilot.pause()
         assert len(held) == 1  # not held back
         assert view._full_refreshes == whole + 1 and repaints < view.repaints <= repaints + 3
+
+
+async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
+    tmp_path, shell_env, held_git
+):
+    from textual.notifications import Notify
+
+    from supervisor import checkpoints
+
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    app = make_app(work, BASH, shell_env)
+    toasts: list[str] = []
+
+    def hook(message) -> None:
+        if isinstance(message, Notify):
+            toasts.append(message.notification.message)
+
+    tether = TetherDir.at(work)
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: held_git.calls() == 1, what="git to be asked")
+        # git is in the middle of its call: the agent's terminal still takes keys and shows output.
+        await pilot.press(*"echo live-$((6*7))", "enter")
+        await wait_for_screen(pilot, app, r"^live-42$")
+        assert checkpoints.list_seqs(tether) == [] and toasts == []
+        held_git.release()
+        await wait_until(pilot, lambda: toasts, what="the notification")
+        assert toasts == ["checkpoint #1 taken"]
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "manual (key)"
+    assert snapshot.git == {"head": head, "dirty": False}
+
+
+async def test_quitting_while_git_is_slow_still_writes_the_checkpoint_the_key_asked_for(
+    tmp_path, shell_env, held_git
+):
+    from supervisor import checkpoints
+
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    app = make_app(work, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: held_git.calls() == 1, what="git to be asked")
+        for call in range(2, 10):  # quitting asks git itself; the key's call stays held
+            held_git.release(call)
+        app.exit(0)
+    held_git.release(1)  # its late answer: nothing left to write
+    tether = TetherDir.at(work)
+    assert checkpoints.list_seqs(tether) == [1]
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "manual (key)" and snapshot.git == {"head": head, "dirty": False}

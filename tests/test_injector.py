@@ -32,6 +32,7 @@ from supervisor.profiles import load_profile
 from supervisor.sanitize import sanitize
 from supervisor.session import AgentSession
 from supervisor.store import TetherDir, init
+from supervisor.supervision import RunConfig, Supervision
 
 CHILD = textwrap.dedent(
     """
@@ -89,7 +90,7 @@ class Child:
     def received(self) -> bytes:
         return self.log.read_bytes()
 
-    def injector(self, tether: TetherDir, profile, waiting=lambda: True) -> Injector:
+    def injector(self, tether: TetherDir, profile, waiting=lambda: True, **kwargs) -> Injector:
         """An injector writing to this child, its timers on the running loop."""
         return Injector(
             self.session,
@@ -97,6 +98,7 @@ class Child:
             tether,
             waiting,
             call_later=asyncio.get_running_loop().call_later,
+            **kwargs,
         )
 
     def stop(self) -> None:
@@ -219,6 +221,134 @@ async def test_without_bracketed_paste_the_text_is_one_line_then_submit(tmp_path
     finally:
         child.stop()
     assert child.received() == b"first line / second line / third\r"
+
+
+# ------------------------------------------------- git asked off the loop, as under tether
+
+
+class Probe:
+    """A timer on the loop: it counts only while the loop is free to run it."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        self._handle = asyncio.get_running_loop().call_later(0.01, self._tick)
+
+    def _tick(self) -> None:
+        self.ticks += 1
+        self._handle = asyncio.get_running_loop().call_later(0.01, self._tick)
+
+    async def fires(self) -> None:
+        seen = self.ticks
+        await until(lambda: self.ticks >= seen + 3, "the probe to fire")
+
+    def stop(self) -> None:
+        self._handle.cancel()
+
+
+@pytest.fixture
+def repository(tmp_path, held_git) -> tuple[TetherDir, str]:
+    """A `.tether/` in a git repository whose `git status` the test holds; and its HEAD."""
+    head = held_git.repository(tmp_path / "repo")
+    return init(tmp_path / "repo", goal="count to 400").tether, head
+
+
+def git_asker(tether: TetherDir):
+    """The supervisor's way of asking git: a worker thread, the answer on the loop."""
+    return Supervision(RunConfig(argv=["agent"], workdir=tether.work_dir), AgentSession(["agent"]))
+
+
+def injections(tether: TetherDir) -> list[dict]:
+    return [e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection"]
+
+
+async def test_the_paste_waits_for_git_off_the_loop_then_follows_its_checkpoint(
+    tmp_path, repository, held_git, profile
+):
+    tether, head = repository
+    tether.add_note("next", "write artifact 1")
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    probe = Probe()
+    try:
+        injector = child.injector(tether, profile, ask_git=git_asker(tether).ask_git)
+        assert injector.request("the payload", "rehydrate", incident=7) == SENT
+        await until(lambda: held_git.calls() == 1, "git to be asked")
+        await probe.fires()  # the loop runs while git is held
+        assert child.received() == b"" and checkpoints.list_seqs(tether) == []
+        # Meanwhile, later requests queue behind it, as behind a send.
+        assert injector.request("an older state", "rehydrate") == QUEUED
+        assert injector.request("a newer state", "rehydrate") == QUEUED
+        assert injector.request("the brief", "initial brief") == QUEUED
+        assert injector.agent_became_waiting() is None  # not while the first is on its way
+        held_git.release()
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+        assert child.received() == expected_paste("the payload") + b"\r"
+        assert [r.text for r in injector.queue] == ["a newer state", "the brief"]
+        assert injector.agent_became_waiting() == SENT  # the agent read it and waits again
+        second = expected_paste("a newer state") + b"\r"
+        await until(lambda: child.received().endswith(second), "the second payload")
+    finally:
+        probe.stop()
+        child.stop()
+    first, then = checkpoints.load(tether, 1), checkpoints.load(tether, 2)
+    assert first.reason == then.reason == "before injection" and first.incident == 7
+    assert first.git == {"head": head, "dirty": False} and "write artifact 1" in first.notes
+    sent = injections(tether)
+    assert [e["checkpoint"] for e in sent] == [1, 2]
+    assert first.at <= sent[0]["at"] <= then.at <= sent[1]["at"]
+
+
+async def test_a_payload_whose_agent_stops_waiting_during_git_goes_back_to_the_queue(
+    tmp_path, repository, held_git, profile
+):
+    tether, _head = repository
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    waiting = True
+    try:
+        injector = child.injector(
+            tether, profile, lambda: waiting, ask_git=git_asker(tether).ask_git
+        )
+        assert injector.request("the payload", "rehydrate") == SENT
+        await until(lambda: held_git.calls() == 1, "git to be asked")
+        waiting = False  # the user started typing a line
+        held_git.release()
+        await until(lambda: injector.sending is None, "git's answer")
+        assert injector.status().state == QUEUED and child.received() == b""
+        assert checkpoints.list_seqs(tether) == []  # the checkpoint goes with the paste
+        waiting = True
+        assert injector.agent_became_waiting() == SENT
+        await until(lambda: child.received().endswith(b"\r"), "the submit key")
+    finally:
+        child.stop()
+    assert child.received() == expected_paste("the payload") + b"\r"
+    assert checkpoints.list_seqs(tether) == [1]
+    assert [e["checkpoint"] for e in injections(tether)] == [1]
+
+
+async def test_closing_while_git_is_asked_writes_the_checkpoint_but_sends_nothing(
+    tmp_path, repository, held_git, profile
+):
+    tether, head = repository
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    supervision = git_asker(tether)
+    try:
+        injector = child.injector(tether, profile, ask_git=supervision.ask_git)
+        injector.request("the payload", "rehydrate", incident=3)
+        await until(lambda: held_git.calls() == 1, "git to be asked")
+        held_git.release(2)  # close() asks git itself; the worker's call stays held
+        supervision.close()
+        held_git.release(1)
+        await asyncio.get_running_loop().shutdown_default_executor()  # the late answer...
+        await asyncio.sleep(0.1)
+    finally:
+        child.stop()
+    assert checkpoints.list_seqs(tether) == [1]  # ...changes nothing
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "before injection" and snapshot.incident == 3
+    assert snapshot.git == {"head": head, "dirty": False}
+    assert child.received() == b"" and injections(tether) == []
 
 
 # ---------------------------------------------------------------- without a PTY

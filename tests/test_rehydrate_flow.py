@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from supervisor import checkpoints
 from supervisor.app import TetherApp
 from supervisor.profiles import load_profile
 from supervisor.store import TetherDir, init
@@ -30,6 +31,12 @@ def injections(tmp_path, reason: str | None = None) -> list[dict]:
     events = (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
     return [e for e in map(json.loads, events)
             if e.get("kind") == "injection" and reason in (None, e.get("reason"))]
+
+
+def checkpoint_reasons(tether: TetherDir) -> list[str]:
+    """Each checkpoint's reason, up to its first colon."""
+    seqs = checkpoints.list_seqs(tether)
+    return [checkpoints.load(tether, seq).reason.split(":")[0] for seq in seqs]
 
 
 async def compact(pilot, app) -> None:
@@ -130,3 +137,34 @@ async def test_the_payload_waits_while_the_user_is_typing(tmp_path, shell_env):
         await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
         assert len(injections(tmp_path, "rehydrate")) == before + 1
 
+
+
+async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
+    tmp_path, shell_env, held_git
+):
+    head = held_git.repository(tmp_path)
+    held_git.release()  # the brief's and the compaction's checkpoints: git answers at once
+    app = demo_app(tmp_path, shell_env)
+    tether = TetherDir.at(tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        await wait_until(
+            pilot, lambda: checkpoint_reasons(tether)[-1:] == ["incident #1"], what="its checkpoint"
+        )
+        before, calls = checkpoints.list_seqs(tether), held_git.calls()
+        held_git.hold()  # from now on git takes as long as the test likes
+        ticks: list[int] = []
+        app.set_interval(0.01, lambda: ticks.append(1))
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: held_git.calls() == calls + 1, what="git to be asked")
+        seen = len(ticks)
+        await wait_until(pilot, lambda: len(ticks) >= seen + 3, what="a timer while git waits")
+        assert checkpoints.list_seqs(tether) == before and injections(tmp_path, "rehydrate") == []
+        held_git.release()
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+    sent = injections(tmp_path, "rehydrate")
+    assert len(sent) == 1
+    snapshot = checkpoints.load(tether, sent[0]["checkpoint"])
+    assert snapshot.reason == "before injection" and snapshot.seq == before[-1] + 1
+    assert snapshot.git["head"] == head and snapshot.at <= sent[0]["at"]

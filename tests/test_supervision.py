@@ -269,3 +269,77 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
     await asyncio.sleep(0.1)  # the late answer must not write it twice
     assert checkpoints.latest_seq(tether) == before + 1
     assert checkpoints.load(tether, before + 1).reason.startswith("incident #1")
+
+
+async def _until(predicate, what: str, timeout: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
+    tmp_path, held_git
+):
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    _session, supervision = _claude_supervision(work)
+    tether = supervision.tether
+    try:
+        supervision.checkpoint("incident #1: Agent crashed (#1)", incident=1)
+        await _until(lambda: held_git.calls() == 1, "git for the incident")
+        supervision.checkpoint("agent exited with code 3")
+        await _until(lambda: held_git.calls() == 2, "git for the exit")
+        held_git.release(2)  # the exit's git answers first...
+        asked = supervision._asking_git
+        await _until(
+            lambda: checkpoints.list_seqs(tether) or any(future.done() for future in asked),
+            "the exit's answer",
+        )
+        await asyncio.sleep(0.05)
+        assert checkpoints.list_seqs(tether) == []  # ...and waits for the incident's
+        held_git.release(1)
+        await _until(lambda: len(checkpoints.list_seqs(tether)) == 2, "both checkpoints")
+    finally:
+        held_git.release()
+        supervision.close()
+    first, second = checkpoints.load(tether, 1), checkpoints.load(tether, 2)
+    assert first.incident == 1 and second.reason == "agent exited with code 3"
+    assert first.git == second.git == {"head": head, "dirty": False}
+
+
+async def test_the_users_checkpoint_waits_for_git_off_the_loop_and_is_written_at_close(
+    tmp_path, held_git
+):
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    _session, supervision = _claude_supervision(work)
+    tether = supervision.tether
+    heard: list = []
+    supervision.checkpoint("manual (key)", then=heard.append)
+    await _until(lambda: held_git.calls() == 1, "git")  # the loop runs while git is held
+    assert checkpoints.list_seqs(tether) == []
+    held_git.release(2)  # close() asks git itself; the worker's call stays held
+    supervision.close()
+    assert checkpoints.list_seqs(tether) == [1]
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "manual (key)" and snapshot.git == {"head": head, "dirty": False}
+    assert heard == []  # whoever asked is closing too: no notification to give
+    held_git.release(1)
+    await asyncio.get_running_loop().shutdown_default_executor()  # the worker's late answer...
+    await asyncio.sleep(0.05)
+    assert checkpoints.list_seqs(tether) == [1] and heard == []  # ...writes nothing
+
+
+async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
+    _session, supervision = _claude_supervision(tmp_path)
+    heard: list = []
+    try:
+        supervision.tether.checkpoints.rmdir()
+        supervision.tether.checkpoints.write_text("a file where the folder should be\n")
+        supervision.checkpoint("manual (key)", then=heard.append)
+        await _until(lambda: heard, "the answer")
+    finally:
+        supervision.close()
+    assert len(heard) == 1 and isinstance(heard[0], TetherError)
+    assert supervision.problems == []  # told to the one who asked, not as a problem
