@@ -145,24 +145,20 @@ class TerminalView(Widget, can_focus=True):
         dirty.add(cursor.y)
         self._cursor_row = cursor.y
         rows = emulator.rows
-        whole = self.scroll_back or len(dirty) * 2 >= rows
-        if whole:
-            wait = self._repainted_whole_at + FRAME_SECONDS - self._clock()
+        # Scrolled into history, the rows under the view shift as output arrives: whole.
+        if self.scroll_back or len(dirty) * 2 >= rows:
+            now = self._clock()
+            wait = self._repainted_whole_at + FRAME_SECONDS - now
             if wait > 0:
                 self._held = dirty
                 self._pending_paint = True
                 self.set_timer(wait, self._paint_changes)
                 return
-            self._repainted_whole_at = self._clock()
-        if self.scroll_back:
-            # Scrolled into history: the rows under the view shift as output arrives.
+            self._repainted_whole_at = now
             self._strips.clear()
-            self.refresh()
-            return
-        if whole:
-            self._strips.clear()
-            self._full_refreshes += 1
-            self.repaints += rows
+            if not self.scroll_back:
+                self._full_refreshes += 1
+                self.repaints += rows
             self.refresh()
             return
         width = self.size.width
