@@ -56,7 +56,7 @@ ACK_WARN_SECONDS = 30.0  # after this, the banner says "not acknowledged after N
 FLATTEN = " / "
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
-GitAnswer = Callable[[dict[str, Any] | None], None]
+GitAnswer = Callable[[dict[str, Any] | None], None]  # takes the checkpoint with git's answer
 # ask_git(reason, incident, then): find the git position for a checkpoint, then call then(git).
 AskGit = Callable[[str, int | str | None, GitAnswer], None]
 

@@ -26,7 +26,7 @@ from supervisor.agent_state import AgentState
 from supervisor.emulator import FeedResult
 from supervisor.errors import TetherError
 from supervisor.fusion import Fusion, IncidentChange
-from supervisor.injector import Injector, InjectorStatus
+from supervisor.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.keymap import Keymap
 from supervisor.observations import (
     COMPACTION,
@@ -56,7 +56,6 @@ from supervisor.transcripts import (
 )
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
-GitAnswer = Callable[[dict[str, Any] | None], None]  # takes the checkpoint with git's answer
 Taken = Callable[[checkpoints.Checkpoint | TetherError], None]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
