@@ -224,8 +224,10 @@ class Supervision:
             self._scan_timer.cancel()
             self._scan_timer = None
         waiting, self._asking_git = self._asking_git, {}
-        for reason, incident, _then in waiting.values():  # git has not answered: ask it here
-            self._write_checkpoint(reason, incident, checkpoints.git_state(self.tether.work_dir))
+        if waiting:  # git has not answered: ask it here, once for all of them
+            git = checkpoints.git_state(self.tether.work_dir)
+            for reason, incident, _then in waiting.values():
+                self._write_checkpoint(reason, incident, git)
         if self.recorder is not None:
             try:
                 self.recorder.close(self.session.emulator.display())
