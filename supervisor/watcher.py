@@ -36,8 +36,8 @@ from watchdog.observers import Observer
 from supervisor.fsio import BadLine
 
 DEFAULT_DEBOUNCE_SECONDS = 0.1
-# A folder that never goes quiet (the recorder appends to sessions/ all through a
-# flood) must not hold back the other files' news for good.
+# A file that never goes quiet (events.jsonl through a busy session, notes.md rewritten
+# in a loop) must not hold back the other files' news for good.
 DEFAULT_MAX_WAIT_SECONDS = 0.5
 
 # Events that mean the content changed; opened and closed-without-write events
