@@ -34,7 +34,7 @@ from bench import (
     startup,
     workloads,
 )
-from supervisor.session import emulator_class
+from supervisor.terminal.session import emulator_class
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -189,8 +189,7 @@ def bench_app_flood(table: Table, runs: int, quick: bool) -> None:
         lat += [x * 1000 for r in results for x in r["key_to_pty"]]
         table.add(
             "1. app under flood: throughput",
-            f"{w.name} {w.size / 1e6:.1f} MB, {app}; view repainted {_median(fps):.0f} "
-            "screens/s",
+            f"{w.name} {w.size / 1e6:.1f} MB, {app}; view repainted {_median(fps):.0f} screens/s",
             f"{_median(mb_s):.2f} MB/s",
             f"{min(mb_s):.2f}–{max(mb_s):.2f} ({n} runs)",
             "",

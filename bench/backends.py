@@ -11,7 +11,7 @@ Install them somewhere and put that on ``PYTHONPATH``::
   (libghostty-vt through cffi) are fed each capture's raw bytes (they answer or
   ignore queries themselves); PyteEmulator is fed through tether's pre-filter.
 * Fidelity: the final screen of each capture, row by row, against the tmux
-  reference in ``tests/replay_screens/`` (text), and cell by cell against
+  reference in ``tests/fixtures/captures/screens/`` (text), and cell by cell against
   PyteEmulator (text and style: colours, bold, dim, italic, underline, reverse,
   strike), at 120x40.
 * Throughput: parse only (feed in 16 KiB pieces, no rows read back) on the
@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 from bench.workloads import capture, capture_names, flood_workloads
-from supervisor.pyte_emulator import PyteEmulator
+from supervisor.terminal.pyte_emulator import PyteEmulator
 
 REPO = Path(__file__).resolve().parent.parent
-SCREENS = REPO / "tests" / "replay_screens"
+SCREENS = REPO / "tests" / "fixtures" / "captures" / "screens"
 COLS, ROWS = 120, 40
 
 Cell = tuple[str, tuple]  # (text, style key)

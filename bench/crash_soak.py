@@ -1,6 +1,6 @@
 """Crash soak: thousands of SIGKILLs of a store writer, checking the disk after each.
 
-The test suite does a few hundred (tests/test_crash_safety.py); this does as
+The test suite does a few hundred (tests/store/test_crash_safety.py); this does as
 many as you ask for, with a new random seed each time unless one is given.
 
     .venv/bin/python bench/crash_soak.py [--kills 5000] [--seed N] [--max-delay 0.03]
@@ -18,8 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supervisor import invariant  # noqa: E402
-from supervisor.store import TetherDir  # noqa: E402
+from supervisor.store import invariant  # noqa: E402
+from supervisor.store.tether_dir import TetherDir  # noqa: E402
 from tests.crash_writer import Acks, Server, prepare, verify  # noqa: E402
 
 

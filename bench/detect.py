@@ -5,8 +5,8 @@ by the compaction notice (``✻ Conversation compacted ...``), each under a new
 reply so each is a new compaction, and stamps the moment of each write with
 the system's monotonic clock. The headless pipeline (:mod:`bench.pipeline`,
 claude profile, stream + screen detectors + fusion) timestamps each new
-incident with the same clock. Needs ``supervisor.screen_detector`` and
-``supervisor.fusion``; without them the row says so.
+incident with the same clock. Needs ``supervisor.recognize.screen_detector`` and
+``supervisor.recognize.fusion``; without them the row says so.
 
     .venv/bin/python -m bench.detect
 """

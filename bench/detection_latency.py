@@ -18,12 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from supervisor.fusion import Fusion
-from supervisor.profiles import load_profile
-from supervisor.pyte_emulator import PyteEmulator
-from supervisor.screen_detector import ScreenDetector
+from supervisor.config.profiles import load_profile
+from supervisor.recognize.fusion import Fusion
+from supervisor.recognize.screen_detector import ScreenDetector
+from supervisor.terminal.pyte_emulator import PyteEmulator
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "captures"
 
 
 def marker_latency(name: str, profile: str) -> list[float]:

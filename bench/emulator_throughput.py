@@ -17,10 +17,10 @@ import statistics
 import time
 from pathlib import Path
 
-from supervisor.prefilter import Prefilter
-from supervisor.pyte_emulator import PyteEmulator
+from supervisor.terminal.prefilter import Prefilter
+from supervisor.terminal.pyte_emulator import PyteEmulator
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "captures"
 READ = 65536  # the PTY host reads up to 64 KiB at a time
 
 

@@ -26,13 +26,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supervisor import checkpoints, notes  # noqa: E402
-from supervisor.injector import Injector  # noqa: E402
-from supervisor.payload import build_payload, latest_incident  # noqa: E402
-from supervisor.profiles import load_profile  # noqa: E402
-from supervisor.session import AgentSession  # noqa: E402
-from supervisor.store import TetherDir, init  # noqa: E402
-from supervisor.tokens import count_tokens  # noqa: E402
+from supervisor.config.profiles import load_profile  # noqa: E402
+from supervisor.rehydrate.injector import Injector  # noqa: E402
+from supervisor.rehydrate.payload import build_payload, latest_incident  # noqa: E402
+from supervisor.rehydrate.tokens import count_tokens  # noqa: E402
+from supervisor.store import checkpoints, notes  # noqa: E402
+from supervisor.store.tether_dir import TetherDir, init  # noqa: E402
+from supervisor.terminal.session import AgentSession  # noqa: E402
 
 CHILD = textwrap.dedent(
     """

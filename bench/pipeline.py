@@ -22,8 +22,8 @@ from pathlib import Path
 
 from bench.anchors import ChildRun
 from bench.workloads import Workload, flood_workloads
-from supervisor.session import AgentSession
-from supervisor.supervision import RunConfig, Supervision
+from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.terminal.session import AgentSession
 
 PROBE_INTERVAL = 0.005
 
@@ -85,17 +85,17 @@ class Detection:
         self.stream = self.screen = self.fusion = None
         have = detectors_available()
         if have["stream_detector"]:
-            from supervisor.stream_detector import StreamDetector
+            from supervisor.recognize.stream_detector import StreamDetector
 
             self.stream = StreamDetector()
         if have["screen_detector"]:
-            from supervisor.profiles import load_profile
-            from supervisor.screen_detector import ScreenDetector
+            from supervisor.config.profiles import load_profile
+            from supervisor.recognize.screen_detector import ScreenDetector
 
             self.screen = ScreenDetector(load_profile(profile).markers)
         if have["fusion"]:
-            from supervisor.fusion import Fusion
-            from supervisor.store import TetherDir
+            from supervisor.recognize.fusion import Fusion
+            from supervisor.store.tether_dir import TetherDir
 
             self.fusion = Fusion(TetherDir.at(workdir))
         session.listeners.append(self._on_output)

@@ -21,7 +21,7 @@ import time
 from rich.console import Console
 
 from bench.workloads import capture_names, cast_frames
-from supervisor.session import emulator_class
+from supervisor.terminal.session import emulator_class
 from widgets.terminal_view import row_strip
 
 

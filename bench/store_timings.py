@@ -22,8 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supervisor import checkpoints  # noqa: E402
-from supervisor.store import init  # noqa: E402
+from supervisor.store import checkpoints  # noqa: E402
+from supervisor.store.tether_dir import init  # noqa: E402
 
 TETHER = REPO / ".venv" / "bin" / "tether"
 

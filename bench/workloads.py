@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CAPTURES = REPO.parent / "shared" / "captures"
+CAPTURES = REPO / "tests" / "fixtures" / "captures"
 CACHE = Path(tempfile.gettempdir()) / "tether-bench-workloads"
 
 PLAIN_BYTES = 20 * 1024 * 1024

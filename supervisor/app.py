@@ -22,15 +22,15 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Footer
 
-from supervisor import checkpoints
-from supervisor.checkpoints import Checkpoint
 from supervisor.errors import TetherError
-from supervisor.fusion import IncidentChange
-from supervisor.injector import InjectorStatus
-from supervisor.launch import EarlyStart, new_supervision
-from supervisor.pty_host import ExitStatus
-from supervisor.store import TetherDir
-from supervisor.supervision import ContextMeter, RunConfig
+from supervisor.recognize.fusion import IncidentChange
+from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.run.launch import EarlyStart, new_supervision
+from supervisor.run.supervision import ContextMeter, RunConfig
+from supervisor.store import checkpoints
+from supervisor.store.checkpoints import Checkpoint
+from supervisor.store.tether_dir import TetherDir
+from supervisor.terminal.pty_host import ExitStatus
 from widgets.loss_banner import LossBanner
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
@@ -102,9 +102,7 @@ class TetherApp(App[int], inherit_bindings=False):
         with Horizontal(id="main"):
             with Vertical(id="agent"):
                 yield LossBanner(id="banner")
-                yield TerminalView(
-                    self.session, shift_enter=self.config.shift_enter, id="terminal"
-                )
+                yield TerminalView(self.session, shift_enter=self.config.shift_enter, id="terminal")
             if self.config.side_pane:
                 # The side pane's place, so the agent's view has its final size from the
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
@@ -185,7 +183,7 @@ class TetherApp(App[int], inherit_bindings=False):
     def _warm_tokenizer(self) -> None:
         """Load the tokenizer off the event loop so the first rehydrate does not wait for it,
         then set what start-up built aside (:meth:`_settle_heap`)."""
-        from supervisor.tokens import count_tokens
+        from supervisor.rehydrate.tokens import count_tokens
 
         count_tokens("")
         try:
@@ -231,8 +229,9 @@ class TetherApp(App[int], inherit_bindings=False):
             self.supervision.send_brief()
         if self.supervision.current_incident is not None:
             # A dead tether left an unclean exit: offer the same recovery once the agent waits.
-            self._show(self._incident_text(self.supervision.current_incident), "warning",
-                       "incident")
+            self._show(
+                self._incident_text(self.supervision.current_incident), "warning", "incident"
+            )
 
     @_while_mounted
     def _tick(self) -> None:
@@ -245,7 +244,7 @@ class TetherApp(App[int], inherit_bindings=False):
                 self._injection(status)
 
     def _checkpoint_age(self) -> str:
-        """"#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
+        """ "#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
         tether = self.supervision.tether
         try:
             folder_time = os.stat(tether.checkpoints).st_mtime
@@ -301,8 +300,11 @@ class TetherApp(App[int], inherit_bindings=False):
             return
         if status.reason == "initial brief":
             if status.state == "queued":
-                self._show("The initial brief waits until the agent is ready for input", "info",
-                           "injection")
+                self._show(
+                    "The initial brief waits until the agent is ready for input",
+                    "info",
+                    "injection",
+                )
             elif self._banner_source == "injection":
                 self.banner.hide()
             return
@@ -396,8 +398,13 @@ class TetherApp(App[int], inherit_bindings=False):
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
-        for listeners in (supervision.on_incident, supervision.on_state, supervision.on_meter,
-                          supervision.on_injection, supervision.on_problem):
+        for listeners in (
+            supervision.on_incident,
+            supervision.on_state,
+            supervision.on_meter,
+            supervision.on_injection,
+            supervision.on_problem,
+        ):
             listeners.clear()
         self.session.exit_listeners[:] = [
             notify for notify in self.session.exit_listeners if notify != self._agent_exited

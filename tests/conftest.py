@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from supervisor.session import BACKENDS
-from supervisor.session import emulator_class as backend_class
-
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+from supervisor.terminal.session import BACKENDS
+from supervisor.terminal.session import emulator_class as backend_class
+from tests.locations import CAPTURES
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -30,7 +29,7 @@ def captures_dir() -> Path:
     if not CAPTURES.is_dir():
         pytest.fail(
             f"the real agent captures are missing: expected {CAPTURES} "
-            "(shared/ must sit beside the checkout)"
+            "(they are part of the repository: is the checkout complete?)"
         )
     return CAPTURES
 
@@ -98,7 +97,7 @@ class HeldGit:
 @pytest.fixture
 def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
     """:class:`HeldGit` on PATH (released at the end, so nothing is left waiting)."""
-    from supervisor import checkpoints
+    from supervisor.store import checkpoints
 
     held = HeldGit(tmp_path_factory.mktemp("held-git"))
     monkeypatch.setenv("PATH", f"{held.bin}{os.pathsep}{os.environ.get('PATH', '')}")

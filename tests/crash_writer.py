@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from supervisor import checkpoints, invariant
 from supervisor.errors import TetherError
-from supervisor.fsio import read_jsonl
-from supervisor.notes import Document
-from supervisor.store import TetherDir, init
+from supervisor.store import checkpoints, invariant
+from supervisor.store.fsio import read_jsonl
+from supervisor.store.notes import Document
+from supervisor.store.tether_dir import TetherDir, init
 
 
 def _ack(text: str) -> None:

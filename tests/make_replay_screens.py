@@ -1,4 +1,4 @@
-"""Regenerate ``tests/replay_screens/`` from tmux, an independent emulator.
+"""Regenerate ``tests/fixtures/captures/screens/`` from tmux, an independent emulator.
 
 ``<capture>.txt`` is the final screen of each ``.raw`` capture;
 ``<capture>.checkpoints.txt`` holds the screen at every point where the recorder
@@ -11,7 +11,7 @@ discipline does not turn ``\\n`` into ``\\r\\n``); once it has written everythin
 ``tmux capture-pane -p`` gives the final screen, stored with trailing spaces
 stripped. tmux runs on its own socket with no config and no status line.
 
-Run from the checkout: ``.venv/bin/python tests/make_replay_screens.py``.
+Run from the checkout: ``.venv/bin/python -m tests.make_replay_screens``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-CAPTURES = HERE.parents[1] / "shared" / "captures"
-OUT = HERE / "replay_screens"
+from tests.locations import CAPTURES
+from tests.locations import SCREENS as OUT
+
 COLS, ROWS = 120, 40
 SOCKET = "tether-replay-ref"
 

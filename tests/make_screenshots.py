@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from supervisor.app import TetherApp
-from supervisor.profiles import load_profile
-from supervisor.store import TetherDir, init
-from supervisor.supervision import RunConfig
+from supervisor.config.profiles import load_profile
+from supervisor.run.supervision import RunConfig
+from supervisor.store.tether_dir import TetherDir, init
 from widgets.side_pane import SidePane
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,8 +79,11 @@ async def main() -> list[Path]:
     async def bash_session(app, pilot):
         await _wait_for(app, pilot, "$")
         await _type(pilot, "ls --color=always -l")
-        await _type(pilot, r"printf '\e[1;31mbold red\e[0m \e[3mitalic\e[0m \e[4munderline\e[0m "
-                    r"\e[9mstrike\e[0m \e[7mreverse\e[0m \e[38;2;255;160;60mtruecolor\e[0m\n'")
+        await _type(
+            pilot,
+            r"printf '\e[1;31mbold red\e[0m \e[3mitalic\e[0m \e[4munderline\e[0m "
+            r"\e[9mstrike\e[0m \e[7mreverse\e[0m \e[38;2;255;160;60mtruecolor\e[0m\n'",
+        )
         await _type(pilot, "echo $TERM $COLORTERM; stty size")
         await _wait_for(app, pilot, "truecolor\n")
 

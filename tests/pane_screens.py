@@ -17,8 +17,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
 
-from supervisor import fsio
-from supervisor.store import TetherDir
+from supervisor.store import fsio
+from supervisor.store.tether_dir import TetherDir
 from widgets.checkpoint_list import CheckpointList
 from widgets.side_pane import SidePane
 

@@ -14,17 +14,16 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from supervisor.fusion import Fusion
-from supervisor.hook_events import observations_from_hook
-from supervisor.observations import Incident, Observation
-from supervisor.process_watch import exit_observation
-from supervisor.profiles import load_profile
-from supervisor.pyte_emulator import PyteEmulator
-from supervisor.screen_detector import ScreenDetector
-from supervisor.stream_detector import StreamDetector
-from supervisor.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer, entry_time
-
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+from supervisor.config.profiles import load_profile
+from supervisor.recognize.fusion import Fusion
+from supervisor.recognize.hook_events import observations_from_hook
+from supervisor.recognize.observations import Incident, Observation
+from supervisor.recognize.process_watch import exit_observation
+from supervisor.recognize.screen_detector import ScreenDetector
+from supervisor.recognize.stream_detector import StreamDetector
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer, entry_time
+from supervisor.terminal.pyte_emulator import PyteEmulator
+from tests.locations import CAPTURES
 
 
 def captures_dir() -> Path:

@@ -12,9 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = sorted(
-    path.stem
-    for path in (ROOT / "supervisor").glob("*.py")
-    if path.stem not in ("app", "__main__")
+    path.stem for path in (ROOT / "supervisor").glob("*.py") if path.stem not in ("app", "__main__")
 )
 
 

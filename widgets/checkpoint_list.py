@@ -21,10 +21,10 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from supervisor import checkpoints
-from supervisor.checkpoints import Checkpoint
 from supervisor.errors import TetherError
-from supervisor.store import TetherDir
+from supervisor.store import checkpoints
+from supervisor.store.checkpoints import Checkpoint
+from supervisor.store.tether_dir import TetherDir
 from widgets.store_changed import StoreChanged
 
 MAX_LISTED = 200

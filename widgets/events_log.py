@@ -13,8 +13,8 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import RichLog
 
-from supervisor.store import INCIDENT_KIND, TetherDir
-from supervisor.watcher import JsonlFollower
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+from supervisor.store.watcher import JsonlFollower
 from widgets.store_changed import StoreChanged
 
 INITIAL_EVENTS = 200

@@ -24,8 +24,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static, TextArea
 
 from supervisor.errors import TetherError
-from supervisor.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
-from supervisor.store import TetherDir
+from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
+from supervisor.store.tether_dir import TetherDir
 from widgets.store_changed import StoreChanged
 
 SAVE_DEBOUNCE_SECONDS = 0.6

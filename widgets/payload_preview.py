@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
-from supervisor.tokens import TokenCount, count_tokens
+from supervisor.rehydrate.tokens import TokenCount, count_tokens
 
 
 class PayloadPreview(ModalScreen[str | None]):

@@ -14,10 +14,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from supervisor import invariant
 from supervisor.errors import TetherError
-from supervisor.invariant import InvariantResult
-from supervisor.store import Progress, TetherDir
+from supervisor.store import invariant
+from supervisor.store.invariant import InvariantResult
+from supervisor.store.tether_dir import Progress, TetherDir
 from widgets.store_changed import StoreChanged
 
 TITLES = {

@@ -15,8 +15,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
-from supervisor.store import TetherDir
-from supervisor.watcher import TetherWatcher
+from supervisor.store.tether_dir import TetherDir
+from supervisor.store.watcher import TetherWatcher
 from widgets.checkpoint_list import CheckpointList
 from widgets.events_log import EventsLog
 from widgets.notes_pane import NotesPane

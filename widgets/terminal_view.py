@@ -23,9 +23,9 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from supervisor.emulator import CellStyle, Row
-from supervisor.keys import DEFAULT_SHIFT_ENTER, encode_key, encode_mouse_wheel
-from supervisor.session import AgentSession
+from supervisor.terminal.emulator import CellStyle, Row
+from supervisor.terminal.keys import DEFAULT_SHIFT_ENTER, encode_key, encode_mouse_wheel
+from supervisor.terminal.session import AgentSession
 
 # Keys the view keeps for itself: scrolling tether's scrollback, as terminals do.
 SCROLL_KEYS = {"shift+pageup": -1, "shift+pagedown": 1}

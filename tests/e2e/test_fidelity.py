@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from supervisor.claude_settings import settings as claude_hook_settings
+from supervisor.agents.claude_settings import settings as claude_hook_settings
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.tether_driver import (
@@ -151,7 +151,8 @@ def assert_same_screen(run: TetherRun, plain: TmuxSession, step: str) -> None:
 
 def same_terminal(env: dict[str, str]) -> dict[str, str]:
     """The bare run's environment with what tether's PTY adds for its agent
-    (supervisor.pty_host.terminal_environment): without LANG, Codex prints 12-hour times."""
+    (supervisor.terminal.pty_host.terminal_environment): without LANG, Codex prints 12-hour
+    times."""
     return {**env, "LANG": "C.UTF-8", "COLORTERM": "truecolor"}
 
 

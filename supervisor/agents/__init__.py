@@ -1,0 +1,1 @@
+"""What is specific to one agent: Claude Code settings and hook answers, the demo agent."""

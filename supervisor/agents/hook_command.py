@@ -1,0 +1,97 @@
+"""`tether hook EVENT`: record an agent hook call in events.jsonl, quickly and safely.
+
+It runs on the agent's critical path (Claude Code waits for every hook), so it
+imports nothing heavy, and it never breaks the agent: stdin is untrusted
+(capped at :data:`STDIN_LIMIT`, invalid JSON recorded as such), a missing
+`.tether/` is ignored, and every failure still exits 0 without a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO, TextIO
+
+STDIN_LIMIT = 1024 * 1024
+_EVENT_MAX = 64
+_RAW_HEAD = 200
+
+
+def read_payload(stream: BinaryIO, limit: int = STDIN_LIMIT) -> dict[str, Any]:
+    """Read at most ``limit`` bytes of hook JSON; describe what was wrong instead of raising.
+
+    Returns the fields to record: ``payload`` (the parsed JSON or None) and,
+    when something was wrong, ``error`` plus what helps to see why.
+    """
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        total = len(data)
+        while chunk := stream.read(1 << 16):  # drain, so the agent's write does not fail
+            total += len(chunk)
+        return {"payload": None, "error": f"stdin over {limit} bytes", "bytes": total}
+    if not data.strip():
+        return {"payload": None, "error": "empty stdin"}
+    try:
+        payload = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as problem:
+        head = data[:_RAW_HEAD].decode("utf-8", "replace")
+        return {"payload": None, "error": f"invalid JSON: {problem}", "raw_head": head}
+    if not isinstance(payload, dict):
+        return {"payload": payload, "error": "not a JSON object"}
+    return {"payload": payload}
+
+
+def clean_event_name(event: str) -> str:
+    name = "".join(ch for ch in event if ch.isalnum() or ch in "_-")[:_EVENT_MAX]
+    return name or "unknown"
+
+
+def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = ".") -> str | None:
+    """What to print on stdout for the agent, or None to print nothing.
+
+    For ``SessionStart`` with source ``compact`` or ``clear``: the rehydrate
+    payload as ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
+    "additionalContext": ...}}`` when the profile's ``auto_rehydrate`` is on,
+    so Claude Code rehydrates before anyone presses a key. The payload builder
+    (and tiktoken) is imported only in that branch, so every other hook stays fast.
+    """
+    if event != "SessionStart" or not payload_json:
+        return None
+    if payload_json.get("source") not in ("compact", "clear"):
+        return None
+    from supervisor.rehydrate.payload import session_start_answer
+
+    return session_start_answer(work_dir, payload_json)
+
+
+def handle(event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO) -> int:
+    """Record one hook call under ``work_dir/.tether/``; always returns 0."""
+    event = clean_event_name(event)
+    try:
+        if stdin.isatty():
+            fields: dict[str, Any] = {"payload": None, "error": "no stdin (a terminal)"}
+        else:
+            fields = read_payload(stdin)
+    except (OSError, ValueError) as problem:
+        fields = {"payload": None, "error": f"cannot read stdin: {problem}"}
+    tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
+    if not os.path.isdir(tether_root):
+        return 0  # not a supervised folder: nothing to record, never an error for the agent
+    from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
+
+    try:
+        TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
+    except Exception as problem:  # a full disk must not break the agent's hook
+        print(f"tether hook: not recorded: {problem}", file=sys.stderr)
+        return 0
+    payload = fields.get("payload")
+    try:
+        answer = answer_for(event, payload if isinstance(payload, dict) else None, work_dir)
+    except Exception as problem:
+        print(f"tether hook: no answer: {problem}", file=sys.stderr)
+        return 0
+    if answer:
+        stdout.write(answer)
+        stdout.flush()
+    return 0

@@ -1,0 +1,76 @@
+"""`tether payload`: print the rehydrate payload exactly as it would be sent.
+
+So that a person (or the agent) can see what a rehydration would say before
+it happens: the text on stdout is the sanitized payload, byte for byte what
+the injector would paste (followed by one newline); a one-line account of
+tokens, budget and what was left out goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from supervisor.cli import add_dir_option
+from supervisor.store.tether_dir import TetherDir
+
+DEFAULT_PROFILE = "shell"
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument(
+        "--checkpoint", type=int, metavar="N", help="build it from checkpoint N (default: live)"
+    )
+    parser.add_argument(
+        "--budget", type=int, metavar="T", help="token budget (default: the profile's; 0: none)"
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="whose preamble and budget (default: the profile of the last recorded session)",
+    )
+    parser.add_argument(
+        "--no-incident", action="store_true", help="leave out the last incident and its audit"
+    )
+    add_dir_option(parser)
+
+
+def last_session_profile(tether: TetherDir) -> str | None:
+    """The profile of the newest ``sessions/<stamp>-<profile>.cast``: the agent last run here."""
+    try:
+        names = sorted(p.name for p in tether.sessions.glob("*.cast"))
+    except OSError:
+        return None
+    if not names:
+        return None
+    stem = names[-1][: -len(".cast")]
+    parts = stem.split("-", 1)
+    if len(parts) != 2 or not parts[1]:
+        return None
+    profile = parts[1]
+    # A second session in the same second gets a numeric suffix ("-2"): drop it.
+    head, _, tail = profile.rpartition("-")
+    return head if head and tail.isdigit() else profile
+
+
+def run(args: argparse.Namespace) -> int:
+    from supervisor.config.profiles import load_profile
+    from supervisor.errors import TetherError
+    from supervisor.rehydrate.payload import build_payload, latest_incident
+
+    tether = TetherDir.require(args.dir)
+    if args.profile:
+        profile = load_profile(args.profile)
+    else:
+        try:
+            profile = load_profile(last_session_profile(tether) or DEFAULT_PROFILE)
+        except TetherError:  # a guessed name that is no profile: the plain default
+            profile = load_profile(DEFAULT_PROFILE)
+    incident = None if args.no_incident else latest_incident(tether)
+    payload = build_payload(
+        tether, profile, checkpoint=args.checkpoint, incident=incident, budget=args.budget
+    )
+    sys.stdout.write(payload.text + "\n")
+    sys.stdout.flush()
+    print(f"tether payload: {payload.describe()} (profile {profile.name})", file=sys.stderr)
+    return 0

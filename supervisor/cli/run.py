@@ -1,0 +1,98 @@
+"""`tether run [PROFILE] [-- ARGS]` and `tether run -- CMD ARGS`.
+
+Everything before `--` names a profile (default: the generic shell profile);
+everything after is either extra arguments for the profile's agent or, with
+no profile named, the command itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from supervisor.errors import TetherError
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    from supervisor.cli import add_dir_option
+
+    add_dir_option(parser)
+    parser.add_argument(
+        "words",
+        nargs=argparse.REMAINDER,
+        metavar="[PROFILE] [-- ARGS] | -- CMD ARGS",
+        help="a profile (claude, codex, demo, ...) and extra arguments, or a command after --",
+    )
+
+
+def split_command(words: list[str]) -> tuple[str | None, list[str]]:
+    """(profile name or None, the words after `--`).
+
+    `PROFILE -- ARGS` gives the profile and extra arguments for its agent;
+    `-- CMD ARGS` gives no profile and the command itself.
+    """
+    if not words:
+        return None, []
+    if words[0] == "--":
+        return None, words[1:]
+    profile, rest = words[0], words[1:]
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return profile, rest
+
+
+def build_config(profile_name: str | None, words: list[str], workdir: Path):
+    from supervisor.config.keymap import load_keymap
+    from supervisor.run.supervision import RunConfig, agent_argv
+    from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.terminal.pty_host import resolve_command
+
+    if not workdir.is_dir():
+        raise TetherError(f"no such folder: {workdir}")
+    if profile_name is None and not words:
+        raise TetherError(
+            "nothing to run: name a profile (`tether run claude`) or a command "
+            "after `--` (`tether run -- bash`)"
+        )
+    from supervisor.config.profiles import load_profile
+
+    profile = load_profile(profile_name or "shell")
+    if profile_name is None:
+        argv = list(words)
+    else:
+        if not profile.command and not words:
+            words = [os.environ.get("SHELL") or "sh"]
+        resolve_command(profile.argv(words))  # before .tether/ is touched
+        tether = TetherDir.at(workdir)
+        if not tether.exists():
+            init(workdir)
+        argv = agent_argv(profile, words, tether, resume=False)
+    resolve_command(argv)  # fail before the UI starts if the program is missing
+    return RunConfig(
+        argv=argv,
+        workdir=workdir,
+        profile_name=profile.name,
+        title=f"tether · {profile.name}",
+        keymap=load_keymap(),
+        extra_args=list(words) if profile_name is not None else [],
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    profile, words = split_command(args.words)
+    config = build_config(profile, words, Path(args.dir).resolve())
+    if not sys.stdout.isatty():
+        raise TetherError("tether run needs a terminal (stdout is not a tty)")
+    os.chdir(config.workdir)
+    from supervisor.run.launch import start_early
+
+    early = start_early(config)  # the agent starts while the UI loads
+    try:
+        from supervisor.app import run_app
+
+        return run_app(config, early)
+    finally:
+        if early is not None:
+            early.abandon()  # already done by the app unless it never took over

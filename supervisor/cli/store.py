@@ -1,0 +1,354 @@
+"""`tether init|status|note|checkpoint|check|history|show|diff|restore`: the store from a shell.
+
+Agents call these in their loops, so this module imports only the store
+modules it needs, and each of those is plain Python without Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from supervisor.cli import add_dir_option
+from supervisor.errors import TetherError
+from supervisor.store.fsio import write_hint
+from supervisor.store.tether_dir import TetherDir, parse_time
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    add_dir_option(parser)
+    if name == "init":
+        parser.add_argument("--goal", help="the task's goal (asked for when omitted on a terminal)")
+    elif name in ("status", "check", "show", "history"):
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+    if name == "check":
+        parser.add_argument("--fix", action="store_true", help="roll the cursor to the disk truth")
+    elif name == "note":
+        parser.add_argument(
+            "section",
+            help="phase | decision | rejected | done | unproven | next | any other section name",
+        )
+        parser.add_argument("text", nargs="+", help="the text ('-' reads it from stdin)")
+        parser.epilog = (
+            "phase and next replace their section (one current value); decision pins a "
+            "timestamped item; every other section gets a new '- ' item at its end"
+        )
+    elif name == "checkpoint":
+        parser.add_argument("-m", "--message", default="manual", metavar="WHY", help="reason")
+        parser.add_argument("--incident", help="the incident this checkpoint belongs to")
+    elif name == "history":
+        parser.add_argument("-n", "--limit", type=int, default=20, help="newest N (0: all)")
+    elif name in ("show", "restore"):
+        parser.add_argument("seq", type=int, metavar="N", help="checkpoint number")
+    elif name == "diff":
+        parser.add_argument("a", help="checkpoint number, or live")
+        parser.add_argument("b", nargs="?", default="live", help="checkpoint number, or live")
+
+
+def run(args: argparse.Namespace) -> int:
+    handler = _HANDLERS[args.command]
+    try:
+        return handler(args)
+    except BrokenPipeError:  # `tether show N | head`: the reader has what it wanted
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as error:  # anything the store did not already word for a person
+        where = error.filename or args.dir
+        raise TetherError(f"{where}: {error.strerror}; {write_hint(error)}") from error
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _print_json(data: Any) -> None:
+    _out(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# -- init ------------------------------------------------------------------------------------
+
+
+def _init(args: argparse.Namespace) -> int:
+    from supervisor.store.tether_dir import init
+
+    goal = args.goal
+    if goal is None and sys.stdin.isatty() and not TetherDir.at(args.dir).task.exists():
+        try:
+            goal = input("Goal of this task (one line, Enter to fill in later): ")
+        except EOFError:
+            goal = None
+    result = init(args.dir, goal)
+    if result.created:
+        _out(f"created in {result.tether.root}: {', '.join(result.created)}")
+    if result.kept:
+        _out(f"kept as they were: {', '.join(result.kept)}")
+    return 0
+
+
+# -- status ----------------------------------------------------------------------------------
+
+
+def _age(stamp: str | None) -> str:
+    from datetime import UTC, datetime
+
+    when = parse_time(stamp)
+    if when is None:
+        return "?"
+    seconds = max(0, int((datetime.now(UTC) - when).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
+
+
+def status_report(tether: TetherDir) -> dict[str, Any]:
+    """Everything `tether status` shows, each part read cheaply (tails and names only)."""
+    from supervisor.store import checkpoints, invariant, lock
+
+    problems: list[str] = []
+    try:
+        progress = tether.read_progress()
+        phase, cursor, updated_at = progress.phase, progress.cursor, progress.updated_at
+    except TetherError as error:
+        phase, cursor, updated_at = None, None, None
+        problems.append(str(error))
+    verdict = invariant.check(tether)
+    problems.extend(p for p in [verdict.message, *verdict.warnings] if p not in problems)
+    if verdict.ok or verdict.kind not in (invariant.BAD_PROGRESS, invariant.BAD_ARTIFACT):
+        problems = [p for p in problems if p != verdict.message]
+    last: dict[str, Any] | None = None
+    seqs = checkpoints.list_seqs(tether)
+    if seqs:
+        try:
+            checkpoint = checkpoints.load(tether, seqs[-1])
+            last = {"seq": checkpoint.seq, "at": checkpoint.at, "reason": checkpoint.reason}
+        except TetherError as error:
+            last = {"seq": seqs[-1], "at": None, "reason": None}
+            problems.append(str(error))
+    lock_state, holder = lock.inspect(tether)
+    return {
+        "dir": str(tether.root),
+        "phase": phase,
+        "cursor": cursor,
+        "updated_at": updated_at,
+        "invariant": verdict.to_dict(),
+        "checkpoints": len(seqs),
+        "last_checkpoint": last,
+        "incidents": tether.incident_count(),
+        "supervisor": {
+            "state": lock_state,
+            "pid": holder.pid if holder else None,
+            "started_at": holder.started_at if holder else None,
+        },
+        "problems": problems,
+    }
+
+
+def _status(args: argparse.Namespace) -> int:
+    report = status_report(TetherDir.require(args.dir))
+    if args.json:
+        _print_json(report)
+        return 0
+    verdict = report["invariant"]
+    last = report["last_checkpoint"]
+    supervisor = report["supervisor"]
+    _out(f"phase:      {report['phase'] if report['phase'] is not None else '?'}")
+    _out(f"cursor:     {report['cursor'] if report['cursor'] is not None else '?'}")
+    _out(f"invariant:  {'ok' if verdict['ok'] else 'VIOLATED'}: {verdict['message']}")
+    if last:
+        _out(
+            f"checkpoint: #{last['seq']} {_age(last['at'])} ({last['reason']}), "
+            f"{report['checkpoints']} in all"
+        )
+    else:
+        _out("checkpoint: none yet (`tether checkpoint`)")
+    _out(f"incidents:  {report['incidents']}")
+    if supervisor["state"] == "held":
+        _out(f"supervisor: running (pid {supervisor['pid']})")
+    elif supervisor["state"] == "stale":
+        _out(f"supervisor: died without a clean exit (pid {supervisor['pid']})")
+    for problem in report["problems"]:
+        if problem != verdict["message"]:
+            _out(f"problem:    {problem}")
+    return 0
+
+
+# -- note, checkpoint, check -----------------------------------------------------------------
+
+
+def _note(args: argparse.Namespace) -> int:
+    tether = TetherDir.require(args.dir)
+    text = " ".join(args.text)
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise TetherError("nothing to note: give the text after the section name")
+    title = tether.add_note(args.section, text)
+    _out(f"noted in {tether.notes.name} § {title}")
+    return 0
+
+
+def _checkpoint(args: argparse.Namespace) -> int:
+    from supervisor.store import checkpoints
+
+    tether = TetherDir.require(args.dir)
+    incident: int | str | None = args.incident
+    if isinstance(incident, str) and incident.isdigit():
+        incident = int(incident)
+    checkpoint = checkpoints.take(tether, args.message, incident=incident)
+    state = "ok" if checkpoint.invariant.get("ok") else "VIOLATED"
+    _out(f"checkpoint #{checkpoint.seq} ({checkpoint.reason}); invariant {state}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from supervisor.store import invariant
+
+    tether = TetherDir.require(args.dir)
+    if args.fix:
+        outcome = invariant.fix(tether)
+        if args.json:
+            _print_json(
+                {
+                    "before": outcome.before.to_dict(),
+                    "after": outcome.after.to_dict(),
+                    "fixed": outcome.changed,
+                }
+            )
+        else:
+            for warning in outcome.before.warnings:
+                _out(f"warning: {warning}")
+            if outcome.changed:
+                _out(f"was:   {outcome.before.message}")
+                _out(f"fixed: {outcome.after.message}")
+            else:
+                _out(("ok: " if outcome.after.ok else "VIOLATED: ") + outcome.after.message)
+        return 0 if outcome.after.ok else 1
+    verdict = invariant.check(tether)
+    if args.json:
+        _print_json(verdict.to_dict())
+    else:
+        for warning in verdict.warnings:
+            _out(f"warning: {warning}")
+        _out(("ok: " if verdict.ok else "VIOLATED: ") + verdict.message)
+        if not verdict.ok and verdict.kind in (invariant.CURSOR_AHEAD, invariant.CURSOR_BEHIND):
+            _out(f"run `tether check --fix` to set the cursor to {verdict.expected_cursor}")
+    return 0 if verdict.ok else 1
+
+
+# -- history, show, diff, restore ------------------------------------------------------------
+
+
+def _history(args: argparse.Namespace) -> int:
+    from supervisor.store import checkpoints
+
+    tether = TetherDir.require(args.dir)
+    seqs = checkpoints.list_seqs(tether)
+    shown = seqs[-args.limit :] if args.limit > 0 else seqs
+    rows = []
+    for seq in shown:
+        try:
+            checkpoint = checkpoints.load(tether, seq)
+        except TetherError as error:
+            rows.append({"seq": seq, "error": str(error)})
+            continue
+        rows.append(
+            {
+                "seq": seq,
+                "at": checkpoint.at,
+                "reason": checkpoint.reason,
+                "cursor": checkpoint.progress.get("cursor"),
+                "phase": checkpoint.progress.get("phase"),
+                "invariant_ok": checkpoint.invariant.get("ok"),
+                "incident": checkpoint.incident,
+            }
+        )
+    if args.json:
+        _print_json(rows)
+        return 0
+    if not seqs:
+        _out("no checkpoints yet (`tether checkpoint -m WHY`)")
+        return 0
+    if len(shown) < len(seqs):
+        _out(f"({len(seqs) - len(shown)} older not shown; --limit 0 shows all)")
+    for row in rows:
+        if "error" in row:
+            _out(f"#{row['seq']:<6} {row['error']}")
+            continue
+        mark = "" if row["invariant_ok"] else "  [invariant violated]"
+        incident = f"  incident {row['incident']}" if row["incident"] is not None else ""
+        _out(
+            f"#{row['seq']:<6} {row['at']}  cursor {row['cursor']}  {row['reason']}{incident}{mark}"
+        )
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from supervisor.store import checkpoints
+
+    checkpoint = checkpoints.load(TetherDir.require(args.dir), args.seq)
+    if args.json:
+        _print_json(checkpoint.to_dict())
+        return 0
+    git = checkpoint.git
+    _out(f"checkpoint #{checkpoint.seq} at {checkpoint.at}: {checkpoint.reason}")
+    if checkpoint.incident is not None:
+        _out(f"incident: {checkpoint.incident}")
+    if git:
+        dirty = " (dirty)" if git.get("dirty") else ""
+        _out(f"git: {git.get('head') or 'no commit yet'}{dirty}")
+    _out(f"progress: {json.dumps(checkpoint.progress, ensure_ascii=False)}")
+    _out(f"invariant: {checkpoint.invariant.get('message', '?')}")
+    _out("\n=== task.md ===")
+    _out(checkpoint.task.rstrip("\n"))
+    _out("\n=== notes.md ===")
+    _out(checkpoint.notes.rstrip("\n"))
+    return 0
+
+
+def _resolve(tether: TetherDir, which: str) -> Any:
+    from supervisor.store import checkpoints
+
+    if which == "live":
+        return checkpoints.live(tether)
+    try:
+        return checkpoints.load(tether, int(which.lstrip("#")))
+    except ValueError:
+        raise TetherError(f"{which!r} is neither a checkpoint number nor `live`") from None
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from supervisor.store import checkpoints
+
+    tether = TetherDir.require(args.dir)
+    sys.stdout.write(checkpoints.diff(_resolve(tether, args.a), _resolve(tether, args.b)))
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from supervisor.store import checkpoints, invariant
+
+    tether = TetherDir.require(args.dir)
+    safety, restored = checkpoints.restore(tether, args.seq)
+    _out(f"restored checkpoint #{restored.seq} ({restored.reason}) into the live files")
+    _out(f"the state before it is checkpoint #{safety.seq}; undo: tether restore {safety.seq}")
+    verdict = invariant.check(tether)
+    _out(("invariant ok: " if verdict.ok else "invariant VIOLATED: ") + verdict.message)
+    return 0
+
+
+_HANDLERS = {
+    "init": _init,
+    "status": _status,
+    "note": _note,
+    "checkpoint": _checkpoint,
+    "check": _check,
+    "history": _history,
+    "show": _show,
+    "diff": _diff,
+    "restore": _restore,
+}

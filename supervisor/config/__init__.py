@@ -1,0 +1,1 @@
+"""Configuration read at the edge: agent profiles and the key map."""

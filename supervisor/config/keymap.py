@@ -1,0 +1,45 @@
+"""tether's own keys: few, shown in the footer, configurable.
+
+None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
+binds many ctrl and alt keys, so tether keeps to F6–F10. A user changes them
+in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f5"``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from supervisor.errors import TetherError
+
+
+@dataclass(frozen=True, slots=True)
+class Keymap:
+    rehydrate: str = "f6"
+    preview: str = "f7"
+    checkpoint: str = "f8"
+    switch_focus: str = "f9"
+    quit: str = "f10"
+
+
+def load_keymap(path: Path | None = None) -> Keymap:
+    """The keymap from ``keys.toml`` in the config folder, or the defaults."""
+    if path is None:
+        from supervisor.config.profiles import config_dir
+
+        path = config_dir() / "keys.toml"
+    if not path.exists():
+        return Keymap()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
+        raise TetherError(f"{path}: {error}; fix or remove the file") from error
+    names = {field.name for field in fields(Keymap)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise TetherError(f"{path}: unknown key {unknown[0]!r}; known: {', '.join(sorted(names))}")
+    for key, value in data.items():
+        if not isinstance(value, str) or not value:
+            raise TetherError(f'{path}: {key} must be a key name like "f6" or "ctrl+g"')
+    return Keymap(**data)

@@ -1,0 +1,3 @@
+"""Recognize a loss: observations from the screen, the stream, hooks, transcripts and the process,
+fused into incidents.
+"""

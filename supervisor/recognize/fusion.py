@@ -1,0 +1,195 @@
+"""Event fusion: observations of one loss from several sources become one incident.
+
+A loss is usually seen two or three times — the PostCompact hook, the
+transcript's compact_boundary, the "Conversation compacted" line — within a
+few seconds, in any order. Fusion opens an incident on the first sighting (so
+the banner is immediate) and adds later sightings to it as sources:
+
+* an observation of kind compaction / wipe / crash / unclean_exit joins the
+  newest open incident of that kind when it is within ``window`` seconds of the
+  incident's first sighting and that incident has not yet heard from the same
+  (source, channel) — a second screen sighting is a second compaction, while
+  a hook's PostCompact and SessionStart(compact) are two channels of one;
+* compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
+  kept for a compaction that follows within the window;
+* the trigger and the summary are filled in by whichever source knows them;
+  with a summary and pinned decisions, the loss audit is computed.
+
+Every observation is appended to events.jsonl (except hook events, which
+`tether hook` already wrote, and the high-rate usage/state reports); each new
+incident is recorded with the store's numbering, each change as
+``incident_update``. Time comes from the observations, so tests inject it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from supervisor.recognize.loss_audit import audit_summary
+from supervisor.recognize.observations import (
+    AGENT_STATE,
+    COMPACTION,
+    COMPACTION_STARTED,
+    CONTEXT_USED,
+    HOOK,
+    INCIDENT_KINDS,
+    USAGE,
+    Incident,
+    Observation,
+)
+
+DEFAULT_WINDOW = 10.0
+# The meter and the agent's state change constantly: the status bar shows them, the
+# event log would drown in them.
+_NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
+
+
+@dataclass(frozen=True, slots=True)
+class IncidentChange:
+    """What an observation did: opened an incident (``new``) or added to one."""
+
+    incident: Incident
+    new: bool
+
+
+class Fusion:
+    """Stateful fuser for one supervised session. Not thread-safe: feed it from one place."""
+
+    def __init__(
+        self,
+        tether: object | None = None,
+        *,
+        window: float = DEFAULT_WINDOW,
+        decisions: Callable[[], list[str]] | None = None,
+    ) -> None:
+        """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
+        ``decisions`` returns the pinned decisions for the loss audit when a summary arrives."""
+        self._tether = tether
+        self._window = window
+        self._decisions = decisions
+        self._incidents: list[Incident] = []
+        self._channels: dict[int, set[tuple[str, str]]] = {}
+        self._pending_trigger: tuple[float, str] | None = None
+        self._next_number = 1
+
+    @property
+    def incidents(self) -> list[Incident]:
+        return list(self._incidents)
+
+    def compaction_count(self) -> int:
+        return sum(1 for incident in self._incidents if incident.kind == "compaction")
+
+    def acknowledge(self, number: int) -> Incident | None:
+        """Mark an incident acknowledged (the agent wrote its rehydration summary)."""
+        for incident in self._incidents:
+            if incident.number == number and not incident.acknowledged:
+                incident.acknowledged = True
+                self._record("incident_update", number=number, acknowledged=True)
+                return incident
+        return None
+
+    def observe(self, observation: Observation) -> IncidentChange | None:
+        """Record one observation; return the incident it opened or joined, if any."""
+        if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
+            self._record(observation.kind, source=observation.source, **observation.to_event())
+        if observation.kind == COMPACTION_STARTED:
+            if observation.trigger:
+                self._pending_trigger = (observation.at, observation.trigger)
+            return None
+        kind = INCIDENT_KINDS.get(observation.kind)
+        if kind is None:
+            return None
+        channel = (observation.source, str(observation.details.get("channel", "")))
+        incident = self._joinable(kind, observation.at, channel)
+        if incident is None:
+            return IncidentChange(self._open(kind, observation, channel), new=True)
+        changed = self._merge(incident, observation, channel)
+        if changed:
+            self._record(
+                "incident_update",
+                number=incident.number,
+                trigger=incident.trigger,
+                sources=list(incident.sources),
+                summary=incident.summary,
+                **({"audit": incident.audit.to_dict()} if incident.audit else {}),
+            )
+        return IncidentChange(incident, new=False)
+
+    # ------------------------------------------------------------------ internals
+
+    def _joinable(self, kind: str, at: float, channel: tuple[str, str]) -> Incident | None:
+        for incident in reversed(self._incidents):
+            if incident.kind != kind:
+                continue
+            if abs(at - incident.at) > self._window:
+                return None
+            if channel not in self._channels[incident.number]:
+                return incident
+        return None
+
+    def _trigger_for(self, observation: Observation) -> str | None:
+        if observation.trigger:
+            return observation.trigger
+        if observation.kind == COMPACTION and self._pending_trigger:
+            at, trigger = self._pending_trigger
+            if abs(observation.at - at) <= self._window:
+                return trigger
+        return None
+
+    def _open(self, kind: str, observation: Observation, channel: tuple[str, str]) -> Incident:
+        incident = Incident(
+            number=0,
+            kind=kind,
+            trigger=self._trigger_for(observation),
+            sources=[observation.source],
+            at=observation.at,
+            summary=observation.summary,
+            details={k: v for k, v in observation.details.items() if k != "channel"},
+        )
+        self._audit(incident)
+        incident.number = self._record_incident(incident)
+        self._channels[incident.number] = {channel}
+        self._incidents.append(incident)
+        if kind == "compaction":
+            self._pending_trigger = None
+        return incident
+
+    def _merge(
+        self, incident: Incident, observation: Observation, channel: tuple[str, str]
+    ) -> bool:
+        self._channels[incident.number].add(channel)
+        changed = False
+        if observation.source not in incident.sources:
+            incident.sources.append(observation.source)
+            changed = True
+        trigger = self._trigger_for(observation)
+        if trigger and not incident.trigger:
+            incident.trigger = trigger
+            changed = True
+        if observation.summary and not incident.summary:
+            incident.summary = observation.summary
+            self._audit(incident)
+            changed = True
+        for key, value in observation.details.items():
+            if key != "channel" and key not in incident.details:
+                incident.details[key] = value
+        return changed
+
+    def _audit(self, incident: Incident) -> None:
+        if incident.kind == "compaction" and incident.summary and self._decisions:
+            decisions = self._decisions()
+            if decisions:
+                incident.audit = audit_summary(decisions, incident.summary)
+
+    def _record_incident(self, incident: Incident) -> int:
+        if self._tether is None:
+            number = self._next_number
+            self._next_number += 1
+            return number
+        event = self._tether.record_incident(incident.kind, "fusion", **incident.to_event())
+        return int(event["number"])
+
+    def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
+        if self._tether is not None:
+            self._tether.record_event(kind, source, **fields)

@@ -1,0 +1,251 @@
+"""Profile regexes over the emulator's screen rows, turned into observations.
+
+Why the screen and not the bytes: the agents place words with cursor moves
+(``Context`` ``ESC[13;11H`` ``compacted``) and rewrite spinner lines cell by
+cell, so a marker may exist only on the screen. Only rows the emulator reports
+dirty are matched; the matches of every row are cached, so the detector also
+knows what is visible on the whole screen.
+
+De-duplication of loss markers (compaction, wipe) — the rule, and why:
+
+* An occurrence is keyed by (kind, matched text, the nearest non-blank row
+  above it at the time the marker row was drawn). The context row tells two
+  compactions apart when the agent prints the same words each time (the demo
+  agent's marker sits under the reply before it).
+* While a key is visible anywhere on the screen, it is one observation however
+  often it is redrawn (Ink repaints, diff renderers, the row moving up).
+* A key that left the screen and comes back is a redraw of history (resize,
+  full repaint, scrolling) — not new — unless there was *activity* since it was
+  last visible: input sent to the agent (:meth:`note_input`) or a busy /
+  compaction-started cue appearing. Claude Code repaints its banner and the
+  same "✻ Conversation compacted" line under it after every /compact; the
+  /compact typed in between is what makes the second one new.
+* A resumed session (``claude --continue``, ``codex resume``) redraws its old
+  history with old compaction notices. Constructed with ``replaying=True``,
+  the detector treats every loss marker as history until the first input is
+  sent; it remembers their keys so later redraws stay history too. A real
+  compaction in that window is still reported by the hook/transcript sources,
+  which are trusted above the screen.
+
+Other kinds (context meter, compaction started, context full, exit hints) are
+reported when they appear or, for the meters, when the percentage changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from supervisor.config.profiles import MarkerRules
+from supervisor.recognize.observations import (
+    AGENT_STATE,
+    COMPACTION,
+    COMPACTION_STARTED,
+    SCREEN,
+    WIPE,
+    Observation,
+)
+from supervisor.terminal.emulator import Emulator
+
+LOSS_KINDS = (COMPACTION, WIPE)
+_STATE_KINDS = ("prompt_ready", "busy")
+_PERCENT_KINDS = ("context_low", "context_used")
+_ACTIVITY_KINDS = (COMPACTION_STARTED, "busy")
+_BLANK = re.compile(r"^[\s─━═]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    kind: str
+    channel: str  # "reN": which of the kind's regexes matched
+    text: str  # the matched text, stripped
+    key: tuple[str, str, str]  # loss kinds: (kind, text, context above); else (kind, text, "")
+    percent: int | None = None
+    session: str | None = None
+
+
+class ScreenDetector:
+    """Feed it the dirty rows after each emulator update; it returns new observations."""
+
+    def __init__(self, rules: MarkerRules, *, replaying: bool = False) -> None:
+        self._rules = [(kind, patterns) for kind, patterns in rules.items() if patterns]
+        self._replaying = replaying
+        self._texts: list[str] = []
+        self._row_matches: list[list[_Match]] = []
+        self._seen_losses: dict[tuple[str, str, str], int] = {}  # key -> activity count
+        self._activity = 0
+        self._visible_prev: set[tuple[str, str, str]] = set()
+        self._percent: dict[str, int] = {}
+        self._state: str | None = None
+        self._pending_input = False
+
+    # -------------------------------------------------------------- inputs
+
+    @property
+    def replaying(self) -> bool:
+        return self._replaying
+
+    def note_input(self) -> None:
+        """Input reached the agent: the resume replay is over, and it counts as activity.
+
+        Takes effect after the next scan that brings rows: rows held back until
+        then (synchronized output) were drawn before the input, not after it.
+        """
+        self._pending_input = True
+
+    def visible(self, kind: str) -> bool:
+        """Whether a marker of ``kind`` is on the screen now (as of the last scan)."""
+        return any(m.kind == kind for row in self._row_matches for m in row)
+
+    @property
+    def state(self) -> str | None:
+        """ "busy", "waiting" or None (no cue visible), from the profile's screen cues."""
+        return self._state
+
+    # -------------------------------------------------------------- scanning
+
+    def scan(
+        self,
+        emulator: Emulator,
+        now: float,
+        dirty: Iterable[int] | None = None,
+        scrolled: int = 0,
+    ) -> list[Observation]:
+        """Match the changed rows (all rows when ``dirty`` is None) and report what is new.
+
+        ``scrolled``: how many lines left the top of the screen since the last scan
+        (``FeedResult.scrolled_off``). A marker pushed off the top is gone, not
+        moved: without this a new marker arriving in the same scroll would take
+        over its key and never be reported.
+        """
+        rows = emulator.rows
+        if len(self._texts) != rows:
+            self._texts = [""] * rows
+            self._row_matches = [[] for _ in range(rows)]
+            dirty = None
+        changed = sorted(range(rows) if dirty is None else {y for y in dirty if 0 <= y < rows})
+        for y in changed:
+            self._texts[y] = emulator.row_text(y)
+        before_rows = {m.key: y for y, row in enumerate(self._row_matches) for m in row}
+        before = set(before_rows)
+        for y in changed:
+            self._row_matches[y] = self._match_row(y, emulator)
+        self._rebind_moved({key for key, y in before_rows.items() if y - scrolled >= 0}, before)
+        matches = [m for row in self._row_matches for m in row]
+        visible = {m.key for m in matches}
+        observations: list[Observation] = []
+
+        # activity cues first, so a compaction drawn in the same frame as its spinner counts
+        for match in matches:
+            if match.kind in _ACTIVITY_KINDS and match.key not in before:
+                self._activity += 1
+        for match in matches:
+            if match.key in before or match.key in self._visible_prev:
+                continue
+            observation = self._new_match(match, now)
+            if observation is not None:
+                observations.append(observation)
+        for match in matches:
+            if match.kind in LOSS_KINDS:
+                self._seen_losses[match.key] = self._activity
+        self._visible_prev = visible
+        if self._pending_input and changed:
+            self._pending_input = False
+            self._replaying = False
+            self._activity += 1
+
+        state = self._screen_state()
+        if state != self._state and state is not None:
+            observations.append(Observation(AGENT_STATE, SCREEN, now, details={"state": state}))
+        self._state = state
+        return observations
+
+    def _screen_state(self) -> str | None:
+        if self.visible("busy"):
+            return "busy"
+        if self.visible("prompt_ready"):
+            return "waiting"
+        return None
+
+    def _rebind_moved(
+        self, still_on_screen: set[tuple[str, str, str]], before: set[tuple[str, str, str]]
+    ) -> None:
+        """Keep the key of a loss marker that only moved (scrolling changes the row above it).
+
+        Only markers that cannot have scrolled off the top are candidates.
+        """
+        current = {m.key for row in self._row_matches for m in row}
+        orphans = [key for key in still_on_screen if key[0] in LOSS_KINDS and key not in current]
+        for row in self._row_matches:
+            for index, match in enumerate(row):
+                if match.kind not in LOSS_KINDS or match.key in before:
+                    continue
+                for key in orphans:
+                    if key[:2] == match.key[:2]:
+                        orphans.remove(key)
+                        row[index] = replace(match, key=key)
+                        break
+
+    def _context_above(self, y: int, emulator: Emulator) -> str:
+        for above in range(y - 1, -1, -1):
+            text = self._texts[above].strip()
+            if text and not _BLANK.match(text):
+                return text
+        size = getattr(emulator, "history_size", 0)
+        for index in range(size - 1, max(size - 50, 0) - 1, -1):
+            text = "".join(span.text for span in emulator.history_row(index)).strip()
+            if text and not _BLANK.match(text):
+                return text
+        return ""
+
+    def _match_row(self, y: int, emulator: Emulator) -> list[_Match]:
+        text = self._texts[y]
+        if not text.strip():
+            return []
+        found = []
+        for kind, patterns in self._rules:
+            for index, pattern in enumerate(patterns):
+                hit = pattern.search(text)
+                if hit is None:
+                    continue
+                matched = hit.group(0).strip()
+                groups = hit.groupdict()
+                percent = None
+                if kind in _PERCENT_KINDS and groups.get("percent"):
+                    percent = int(groups["percent"])
+                context = self._context_above(y, emulator) if kind in LOSS_KINDS else ""
+                found.append(
+                    _Match(
+                        kind=kind,
+                        channel=f"re{index}",
+                        text=matched,
+                        key=(kind, matched, context),
+                        percent=percent,
+                        session=groups.get("session"),
+                    )
+                )
+                break  # one match per kind per row
+        return found
+
+    def _new_match(self, match: _Match, now: float) -> Observation | None:
+        details = {"marker": match.text, "channel": match.channel}
+        if match.kind in LOSS_KINDS:
+            seen_at = self._seen_losses.get(match.key)
+            if self._replaying:
+                return None  # history of a resumed session
+            if seen_at is not None and seen_at == self._activity:
+                return None  # a redraw of a marker already reported
+            return Observation(match.kind, SCREEN, now, details=details)
+        if match.kind in _PERCENT_KINDS:
+            if match.percent is None or self._percent.get(match.kind) == match.percent:
+                return None
+            self._percent[match.kind] = match.percent
+            return Observation(
+                match.kind, SCREEN, now, details={**details, "percent": match.percent}
+            )
+        if match.kind in _STATE_KINDS:
+            return None  # reported as agent_state transitions
+        if match.session:
+            details["session"] = match.session
+        return Observation(match.kind, SCREEN, now, details=details)

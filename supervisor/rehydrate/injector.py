@@ -1,0 +1,421 @@
+"""Injection: putting a payload into the live agent as if a person pasted it.
+
+The order is the contract (DESIGN.md, "Rehydrate"): sanitize; wait until the
+agent waits for input (a paste into a busy agent is lost or mixed with its
+work), queueing meanwhile; checkpoint ("before injection"); write the paste;
+after a short pause, the profile's submit key; record an ``injection`` event.
+The pause matters: agents built on Ink or ratatui read a paste and a CR that
+arrive in one read as "a paste ending in a newline", not as "submit".
+
+The checkpoint needs `git status`, which the supervisor asks on a worker thread
+(``ask_git``): a send is "ask git; then, on the loop, checkpoint and paste at
+once". Meanwhile the request counts as being sent, so later ones queue behind
+it; if by git's answer the agent no longer waits (the user started typing), it
+goes back to the head of the queue, without a checkpoint.
+
+The paste is bracketed (``ESC[200~ ... ESC[201~``) when the agent enabled
+bracketed paste; newlines inside it go as CR, as a terminal sends them. When
+the agent did not enable it, a newline would submit each line alone, so the
+text is sent with ``newline`` in place of each line break: by default the
+lines are joined into one line with " / "; a caller may pass the key that
+inserts a newline in that agent instead (ESC CR for Claude Code and Codex).
+
+Acknowledgement: the payload asks the agent to write a rehydration summary
+with ``tether note phase``. The injection counts as acknowledged when the
+``## Phase`` section of notes.md differs from what it was when the payload was
+sent, or a ``note`` event lands in events.jsonl after the injection.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from supervisor.config.profiles import Profile
+from supervisor.errors import TetherError
+from supervisor.rehydrate.sanitize import sanitize
+from supervisor.rehydrate.tokens import TokenCount
+from supervisor.store import checkpoints, fsio, notes
+from supervisor.store.tether_dir import TetherDir, parse_time, utc_now
+from supervisor.terminal.keys import encode_paste
+
+SENT = "sent"
+QUEUED = "queued"
+EMPTY = "empty"
+
+IDLE = "idle"
+UNACKNOWLEDGED = "unacknowledged"
+ACKNOWLEDGED = "acknowledged"
+
+SUBMIT_DELAY = 0.05  # seconds between the paste and the submit key
+SETTLE_SECONDS = 2.0  # after a send, wait this long (or for a new "waiting") before the next
+ACK_WARN_SECONDS = 30.0  # after this, the banner says "not acknowledged after N s"
+FLATTEN = " / "
+
+Scheduler = Callable[[float, Callable[[], None]], Any]
+GitAnswer = Callable[[dict[str, Any] | None], None]  # takes the checkpoint with git's answer
+# ask_git(reason, incident, then): find the git position for a checkpoint, then call then(git).
+AskGit = Callable[[str, int | str | None, GitAnswer], None]
+
+
+class _Modes(Protocol):
+    bracketed_paste: bool
+
+
+class _Emulator(Protocol):
+    @property
+    def modes(self) -> _Modes: ...
+
+
+class Writer(Protocol):
+    """What the injector needs of :class:`supervisor.terminal.session.AgentSession`."""
+
+    @property
+    def emulator(self) -> _Emulator: ...
+
+    def write(self, data: bytes) -> None: ...
+
+
+@dataclass(slots=True)
+class _Request:
+    text: str
+    reason: str
+    incident: int | str | None
+    expect_ack: bool
+    tokens: TokenCount | None
+    queued_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class InjectorStatus:
+    """What the banner shows: ``state`` is idle, queued, sent, unacknowledged or acknowledged."""
+
+    state: str
+    reason: str = ""
+    seconds: float = 0.0  # how long the state has lasted
+    queued: int = 0
+    incident: int | str | None = None
+
+    def describe(self) -> str:
+        if self.state == QUEUED:
+            return "payload queued: the agent is busy; it is sent when the agent waits for input"
+        if self.state == SENT:
+            return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
+        if self.state == UNACKNOWLEDGED:
+            return f"payload not acknowledged after {self.seconds:.0f} s"
+        if self.state == ACKNOWLEDGED:
+            return "payload acknowledged: the agent wrote its rehydration summary"
+        return ""
+
+
+@dataclass(slots=True)
+class _Sent:
+    request: _Request
+    at_iso: str
+    at: float
+    phase_before: str | None
+    acknowledged_after: float | None = None
+    event: dict[str, Any] = field(default_factory=dict)
+
+
+class Injector:
+    """Sends payloads into one agent session, queueing while it is busy."""
+
+    def __init__(
+        self,
+        session: Writer,
+        profile: Profile,
+        tether: TetherDir,
+        is_waiting: Callable[[], bool],
+        *,
+        call_later: Scheduler | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        submit_delay: float = SUBMIT_DELAY,
+        newline: str | None = None,
+        settle_seconds: float = SETTLE_SECONDS,
+        ack_warn_seconds: float = ACK_WARN_SECONDS,
+        source: str = "supervisor",
+        ask_git: AskGit | None = None,
+    ) -> None:
+        """``ask_git``: how to find the git position for the checkpoint before each send
+        (:meth:`Supervision.ask_git` asks off the event loop); by default, at once."""
+        self.session = session
+        self.profile = profile
+        self.tether = tether
+        self.is_waiting = is_waiting
+        self._call_later = call_later
+        self.clock = clock
+        self.submit_delay = submit_delay
+        self.newline = newline
+        self.settle_seconds = settle_seconds
+        self.ack_warn_seconds = ack_warn_seconds
+        self.source = source
+        self.ask_git = ask_git or self._ask_git_at_once
+        self.queue: list[_Request] = []
+        self.sending: _Request | None = None  # between asking git and writing the paste
+        self.last: _Sent | None = None
+        self.problems: list[str] = []
+        self.listeners: list[Callable[[InjectorStatus], None]] = []
+        self._fresh_waiting = True  # the agent has not been sent anything since it last waited
+
+    # -- requests ------------------------------------------------------------------------
+
+    def request(
+        self,
+        text: str,
+        reason: str,
+        *,
+        incident: int | str | None = None,
+        expect_ack: bool = True,
+        tokens: TokenCount | None = None,
+    ) -> str:
+        """Send ``text`` now if the agent waits for input, else queue it; returns sent/queued.
+
+        A newer request for the same ``reason`` replaces a queued one: a payload
+        is the state on disk, and only the newest state is worth sending.
+        """
+        clean = sanitize(text).strip("\n")
+        if not clean.strip():
+            return EMPTY
+        item = _Request(clean, reason, incident, expect_ack, tokens, self.clock())
+        if self.queue or not self._can_send():
+            self.queue = [queued for queued in self.queue if queued.reason != reason]
+            self.queue.append(item)
+            self._notify()
+            return QUEUED
+        self._send(item)
+        return SENT
+
+    def agent_became_waiting(self) -> str | None:
+        """The agent now waits for input: send the oldest queued request, if any."""
+        self._fresh_waiting = True
+        if not self.queue or self.sending is not None or not self.is_waiting():
+            return None
+        item = self.queue.pop(0)
+        self._send(item)
+        return SENT
+
+    def cancel_queued(self) -> int:
+        """Forget queued requests (the user dismissed the banner); returns how many."""
+        dropped, self.queue = len(self.queue), []
+        if dropped:
+            self._notify()
+        return dropped
+
+    def _can_send(self) -> bool:
+        if self.sending is not None or not self.is_waiting():
+            return False
+        if self._fresh_waiting or self.last is None:
+            return True
+        return self.clock() - self.last.at >= self.settle_seconds
+
+    # -- sending -------------------------------------------------------------------------
+
+    def encode(self, text: str) -> tuple[bytes, bool]:
+        """The bytes of the paste for the agent's current modes, and whether it is bracketed."""
+        if self.session.emulator.modes.bracketed_paste:
+            return encode_paste(text, self.session.emulator.modes), True
+        if self.newline is None:
+            lines = [line.strip() for line in text.split("\n")]
+            flat = FLATTEN.join(line for line in lines if line)
+            return flat.encode("utf-8"), False
+        return text.replace("\n", self.newline).encode("utf-8"), False
+
+    def _send(self, item: _Request) -> None:
+        """Ask git for the checkpoint; the paste follows it on git's answer."""
+        self.sending = item
+        self.ask_git("before injection", item.incident, functools.partial(self._git_answered, item))
+
+    def _ask_git_at_once(self, _reason: str, _incident: object, then: GitAnswer) -> None:
+        then(checkpoints.git_state(self.tether.work_dir))
+
+    def _git_answered(self, item: _Request, git: dict[str, Any] | None) -> None:
+        self.sending = None
+        if not self.is_waiting():  # it stopped waiting while git was asked: queue again
+            if all(queued.reason != item.reason for queued in self.queue):  # else a newer one
+                self.queue.insert(0, item)
+            self._notify()
+            return
+        self._write(item, git)
+
+    def _write(self, item: _Request, git: dict[str, Any] | None) -> None:
+        """Checkpoint with git's answer, then the paste: nothing runs between the two."""
+        checkpoint_seq: int | None = None
+        checkpoint_error: str | None = None
+        phase_before: str | None = None
+        try:
+            snapshot = checkpoints.take(
+                self.tether, "before injection", incident=item.incident, git=git
+            )
+            checkpoint_seq = snapshot.seq
+            phase_before = _phase(snapshot.notes)
+        except TetherError as error:  # the payload matters more than the snapshot
+            checkpoint_error = str(error)
+            self.problems.append(f"no checkpoint before injection: {error}")
+            phase_before = self._live_phase()
+        data, bracketed = self.encode(item.text)
+        at_iso = utc_now()
+        self.session.write(data)
+        self._fresh_waiting = False
+        tokens = item.tokens
+        if tokens is None:
+            from supervisor.rehydrate.tokens import count_tokens
+
+            tokens = count_tokens(item.text)
+        details: dict[str, Any] = {
+            "reason": item.reason,
+            "incident": item.incident,
+            "tokens": tokens.n,
+            "exact": tokens.exact,
+            "encoding": tokens.encoding,
+            "chars": len(item.text),
+            "bytes": len(data),
+            "bracketed": bracketed,
+            "checkpoint": checkpoint_seq,
+            "queued_for_seconds": round(self.clock() - item.queued_at, 3),
+            "submit_delay_ms": round(self.submit_delay * 1000),
+        }
+        if checkpoint_error:
+            details["checkpoint_error"] = checkpoint_error
+        sent = _Sent(item, at_iso, self.clock(), phase_before)
+        try:
+            sent.event = self.tether.record_event("injection", self.source, **details)
+        except TetherError as error:
+            self.problems.append(f"injection not recorded: {error}")
+        self.last = sent
+        self._schedule(self.submit_delay, self._submit)
+        self._notify()
+
+    def _submit(self) -> None:
+        self.session.write(self.profile.submit_key.encode("utf-8"))
+
+    def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
+        call_later = self._call_later
+        if call_later is None:
+            import asyncio
+
+            call_later = asyncio.get_running_loop().call_later
+        call_later(delay, callback)
+
+    def track_external(self, event: dict[str, Any]) -> None:
+        """Watch for the acknowledgement of an injection made elsewhere.
+
+        The SessionStart hook rehydrates Claude Code without us (its
+        ``auto_rehydrate`` event carries the time and the phase at that moment);
+        the banner should still say whether the agent wrote its summary.
+        """
+        at_iso = str(event.get("at") or utc_now())
+        request = _Request(
+            "",
+            str(event.get("kind") or "auto_rehydrate"),
+            event.get("incident"),
+            True,
+            None,
+            self.clock(),
+        )
+        phase_before = event.get("phase_before")
+        if not isinstance(phase_before, str):
+            phase_before = self._live_phase()
+        self.last = _Sent(request, at_iso, self.clock(), phase_before, event=dict(event))
+        self._notify()
+
+    # -- acknowledgement -----------------------------------------------------------------
+
+    def check_acknowledged(self) -> bool:
+        """Whether the agent wrote its rehydration summary since the last send.
+
+        Cheap enough for a one-second timer: notes.md and the tail of events.jsonl
+        back to the injection, never the whole file.
+        """
+        sent = self.last
+        if sent is None or not sent.request.expect_ack:
+            return False
+        if sent.acknowledged_after is not None:
+            return True
+        phase = self._live_phase()
+        how = None
+        if phase is not None and sent.phase_before is not None and phase != sent.phase_before:
+            how = "phase"
+        elif self._note_event_since(sent.at_iso, sent.event or None):
+            how = "note event"
+        if how is None:
+            return False
+        sent.acknowledged_after = self.clock() - sent.at
+        try:
+            self.tether.record_event(
+                "acknowledged",
+                self.source,
+                incident=sent.request.incident,
+                reason=sent.request.reason,
+                injection_at=sent.at_iso,
+                seconds=round(sent.acknowledged_after, 3),
+                by=how,
+            )
+        except TetherError as error:
+            self.problems.append(f"acknowledgement not recorded: {error}")
+        self._notify()
+        return True
+
+    def _live_phase(self) -> str | None:
+        try:
+            return _phase(self.tether.read_notes())
+        except TetherError:
+            return None
+
+    def _note_event_since(self, at_iso: str, marker: dict[str, Any] | None) -> bool:
+        """A `note` event after the injection: read back from the end of events.jsonl.
+
+        Order in the file decides, stopping at the injection's own event: times are
+        stamped to the millisecond, and a note in the same millisecond as the
+        injection happened after it. Without that event, time decides.
+        """
+        since = parse_time(at_iso)
+        for event in fsio.iter_jsonl_reversed(self.tether.events):
+            if marker is not None:
+                if event == marker:
+                    return False
+            else:
+                at = parse_time(event.get("at"))
+                if at is None or since is None:
+                    continue
+                if at <= since:
+                    return False
+            if event.get("kind") == "note":
+                return True
+        return False
+
+    # -- status --------------------------------------------------------------------------
+
+    def status(self) -> InjectorStatus:
+        """The state for the banner, with how long it has lasted."""
+        now = self.clock()
+        if self.queue:
+            first = self.queue[0]
+            return InjectorStatus(
+                QUEUED, first.reason, now - first.queued_at, len(self.queue), first.incident
+            )
+        sent = self.last
+        if sent is None:
+            return InjectorStatus(IDLE)
+        request = sent.request
+        if sent.acknowledged_after is not None:
+            return InjectorStatus(
+                ACKNOWLEDGED, request.reason, sent.acknowledged_after, 0, request.incident
+            )
+        age = now - sent.at
+        if request.expect_ack and age >= self.ack_warn_seconds:
+            return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)
+        return InjectorStatus(SENT, request.reason, age, 0, request.incident)
+
+    def _notify(self) -> None:
+        status = self.status()
+        for listener in self.listeners:
+            listener(status)
+
+
+def _phase(notes_text: str) -> str:
+    section = notes.Document.parse(notes_text).find("Phase")
+    return section.body.strip() if section is not None else ""

@@ -1,0 +1,498 @@
+"""The rehydrate payload: what tether sends an agent that may have lost its context.
+
+Three parts (DESIGN.md, "Rehydrate: the payload"): the profile's recovery
+preamble; a checkpoint summary built from disk (goal, success criteria,
+constraints, pinned decisions verbatim, rejected approaches, done, unproven,
+next step, progress with the invariant in words, the incident and its loss
+audit); pointers to the files for whatever the token budget left out.
+
+The budget is counted with :mod:`supervisor.rehydrate.tokens` on the final, sanitized
+text. Under the budget we drop, one item at a time: older Done items first,
+then Unproven (older first), then older Rejected approaches. The goal, the
+pinned decisions and the next step are never dropped; nor are the preamble,
+criteria, constraints, progress and incident, which are short and which a
+rehydrated agent cannot do without. If what cannot be dropped alone exceeds
+the budget, it is all kept and the payload says the budget was exceeded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from supervisor.config.profiles import Profile
+from supervisor.rehydrate.sanitize import sanitize
+from supervisor.rehydrate.tokens import TokenCount
+from supervisor.store import checkpoints, fsio, notes
+from supervisor.store.checkpoints import Checkpoint
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+
+# Sections that may be dropped, in the order they are given up.
+DROP_ORDER = ("Done", "Unproven", "Rejected approaches")
+FILES_LINE = (
+    "Files: .tether/task.md, .tether/notes.md, .tether/progress.json, "
+    "and the last lines of .tether/artifacts.jsonl."
+)
+
+Counter = Callable[[str], TokenCount]
+
+
+@dataclass(slots=True)
+class Payload:
+    """The text to send, its token count, and what the budget cost."""
+
+    text: str
+    tokens: int
+    exact: bool
+    dropped: list[str] = field(default_factory=list)  # "Done: <item>" per dropped item
+    over_budget: bool = False
+    encoding: str = ""
+    budget: int = 0  # 0: no budget
+    source: str = ""  # "live files" or "checkpoint #N"
+
+    def describe(self) -> str:
+        """One line for a status bar or stderr: tokens, budget, what was left out."""
+        approx = "" if self.exact else "~"
+        parts = [f"{approx}{self.tokens} tokens ({self.encoding})"]
+        if self.budget:
+            parts.append(f"budget {self.budget}")
+        if self.dropped:
+            parts.append(f"{len(self.dropped)} items left out")
+        if self.over_budget:
+            parts.append("OVER BUDGET (goal, decisions and next step are never dropped)")
+        return f"payload from {self.source}: " + ", ".join(parts)
+
+
+@dataclass(slots=True)
+class _Incident:
+    """An incident as the payload needs it, from an ``Incident`` or an incident event."""
+
+    number: Any
+    kind: str
+    trigger: str | None
+    sources: list[str]
+    at: str | None
+    summary: str | None
+    lost: list[tuple[str, list[str]]]
+    degraded: list[tuple[str, list[str]]]
+    audited: bool
+
+
+@dataclass(slots=True)
+class _State:
+    source: str
+    where: str  # the file that holds what the budget drops
+    goal: str
+    criteria: list[str]
+    constraints: list[str]
+    phase: str
+    decisions: list[str]
+    sections: dict[str, list[str]]  # the droppable sections, oldest item first
+    next_step: str
+    progress: dict[str, Any]
+    invariant: dict[str, Any]
+
+
+def build_payload(
+    tether: TetherDir,
+    profile: Profile,
+    *,
+    checkpoint: int | Checkpoint | None = None,
+    incident: Any = None,
+    budget: int | None = None,
+    count: Counter | None = None,
+) -> Payload:
+    """Build the payload from checkpoint ``checkpoint`` (a number or one loaded) or the live files.
+
+    ``incident`` is an :class:`supervisor.recognize.observations.Incident`, an incident
+    event from ``events.jsonl`` (see :func:`latest_incident`), or ``None``.
+    ``budget`` defaults to the profile's ``payload_budget``; 0 or less means none.
+    """
+    if count is None:
+        from supervisor.rehydrate.tokens import count_tokens as count
+    if isinstance(checkpoint, int):
+        checkpoint = checkpoints.load(tether, checkpoint)
+    snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
+    state = _state_of(snapshot)
+    view = _incident_view(incident, state.decisions)
+    limit = profile.payload_budget if budget is None else budget
+    preamble = sanitize(profile.preamble.strip())
+
+    def render(drop: int) -> tuple[str, list[str]]:
+        kept, dropped = _drop_first(state.sections, drop)
+        text = _render(preamble, state, kept, dropped, view)
+        return sanitize(text), dropped
+
+    order = [(title, item) for title in DROP_ORDER for item in state.sections.get(title, [])]
+    text, dropped = render(0)
+    tokens = count(text)
+    over = False
+    if limit > 0 and tokens.n > limit:
+        # Guess how many items to drop from per-item costs, then correct with exact counts.
+        excess, drop = tokens.n - limit, 0
+        while drop < len(order) and excess > 0:
+            excess -= count(notes.format_item(order[drop][1])).n
+            drop += 1
+        text, dropped = render(drop)
+        tokens = count(text)
+        while tokens.n > limit and drop < len(order):
+            drop += 1
+            text, dropped = render(drop)
+            tokens = count(text)
+        while drop > 0:  # the guess may have dropped more than needed
+            fewer_text, fewer_dropped = render(drop - 1)
+            fewer = count(fewer_text)
+            if fewer.n > limit:
+                break
+            drop, text, dropped, tokens = drop - 1, fewer_text, fewer_dropped, fewer
+        over = tokens.n > limit
+        if over:  # say so in the payload itself, then count again
+            text = sanitize(text + "\n\n" + _over_budget_note(limit))
+            tokens = count(text)
+    return Payload(
+        text=text,
+        tokens=tokens.n,
+        exact=tokens.exact,
+        dropped=dropped,
+        over_budget=over,
+        encoding=tokens.encoding,
+        budget=max(limit, 0),
+        source=state.source,
+    )
+
+
+def latest_incident(tether: TetherDir) -> dict[str, Any] | None:
+    """The last incident event in ``events.jsonl``, reading backwards from the end only."""
+    marker = INCIDENT_KIND.encode()
+    for event in fsio.iter_jsonl_reversed(tether.events, containing=marker):
+        if event.get("kind") == INCIDENT_KIND:
+            return event
+    return None
+
+
+AUTO_SOURCES = ("compact", "clear")
+PROFILE_ENV = "TETHER_PROFILE"
+DEFAULT_HOOK_PROFILE = "claude"
+
+
+def session_start_answer(
+    work_dir: str | os.PathLike[str],
+    hook_input: dict[str, Any],
+    *,
+    profile_name: str | None = None,
+) -> str | None:
+    """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
+
+    Claude Code puts ``hookSpecificOutput.additionalContext`` into the model's
+    context (agent-markers.md 1.2 and its Addendum), so the agent is rehydrated
+    before anyone presses a key. Only when the profile (``$TETHER_PROFILE``,
+    else "claude") has ``auto_rehydrate``; a checkpoint is taken first, as
+    before every injection, and an ``auto_rehydrate`` event records what was
+    sent, with the phase at that moment so the supervisor can watch for the
+    agent's acknowledgement.
+    """
+    from supervisor.config.profiles import load_profile
+
+    source = hook_input.get("source")
+    if source not in AUTO_SOURCES:
+        return None
+    profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
+    if not profile.auto_rehydrate:
+        return None
+    tether = TetherDir.at(work_dir)
+    incident = latest_incident(tether)
+    number = incident.get("number") if incident else None
+    snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
+    payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
+    phase = notes.Document.parse(snapshot.notes).find("Phase")
+    tether.record_event(
+        "auto_rehydrate",
+        "hook",
+        hook_source=source,
+        session_id=hook_input.get("session_id"),
+        profile=profile.name,
+        incident=number,
+        checkpoint=snapshot.seq,
+        tokens=payload.tokens,
+        exact=payload.exact,
+        encoding=payload.encoding,
+        dropped=len(payload.dropped),
+        over_budget=payload.over_budget,
+        phase_before=phase.body.strip() if phase is not None else "",
+    )
+    answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
+    return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+
+
+# ------------------------------------------------------------------ reading the state
+
+
+def _state_of(snapshot: Checkpoint) -> _State:
+    task = notes.Document.parse(sanitize(snapshot.task))
+    note = sanitize(snapshot.notes)
+    document = notes.Document.parse(note)
+    if snapshot.seq is None:
+        source, where = "live files", ".tether/notes.md"
+    else:
+        source = f"checkpoint #{snapshot.seq} ({snapshot.at}, {snapshot.reason})"
+        where = f".tether/checkpoints/{snapshot.seq:06d}.json (its notes)"
+    sections = {title: _items(document, title) for title in DROP_ORDER}
+    progress = dict(snapshot.progress or {})
+    phase = _body(document, "Phase") or str(progress.get("phase") or "")
+    return _State(
+        source=source,
+        where=where,
+        goal=_body(task, "Goal"),
+        criteria=_items(task, "Success criteria"),
+        constraints=_items(task, "Constraints"),
+        phase=phase,
+        decisions=notes.pinned_decisions(note),
+        sections=sections,
+        next_step=_body(document, "Next step"),
+        progress=progress,
+        invariant=dict(snapshot.invariant or {}),
+    )
+
+
+def _body(document: notes.Document, title: str) -> str:
+    section = document.find(title)
+    if section is None:
+        return ""
+    return re.sub(r"<!--.*?-->", "", section.body, flags=re.S).strip()
+
+
+def _items(document: notes.Document, title: str) -> list[str]:
+    section = document.find(title)
+    return notes.section_items(section.body) if section is not None else []
+
+
+def _drop_first(
+    sections: dict[str, list[str]], count: int
+) -> tuple[dict[str, list[str]], list[str]]:
+    """Drop ``count`` items in :data:`DROP_ORDER`, oldest first within each section."""
+    kept: dict[str, list[str]] = {}
+    dropped: list[str] = []
+    for title in DROP_ORDER:
+        items = sections.get(title, [])
+        take = min(count, len(items))
+        dropped.extend(f"{title}: {item}" for item in items[:take])
+        kept[title] = items[take:]
+        count -= take
+    return kept, dropped
+
+
+# ------------------------------------------------------------------ the incident
+
+
+def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
+    if incident is None:
+        return None
+    if isinstance(incident, dict):
+        data = incident
+        sources = data.get("sources") or ([data["source"]] if data.get("source") else [])
+        view = _Incident(
+            number=data.get("number"),
+            kind=str(data.get("type") or data.get("incident_kind") or "incident"),
+            trigger=data.get("trigger"),
+            sources=[str(s) for s in sources],
+            at=data.get("observed_at") or data.get("at"),
+            summary=data.get("summary"),
+            lost=[],
+            degraded=[],
+            audited=False,
+        )
+        audit = data.get("audit")
+        if isinstance(audit, dict):
+            view.lost = _audit_rows(audit.get("lost"))
+            view.degraded = _audit_rows(audit.get("degraded"))
+            view.audited = True
+    else:
+        from supervisor.recognize.observations import iso
+
+        view = _Incident(
+            number=incident.number,
+            kind=incident.kind,
+            trigger=incident.trigger,
+            sources=list(incident.sources),
+            at=iso(incident.at) if isinstance(incident.at, int | float) else None,
+            summary=incident.summary,
+            lost=[],
+            degraded=[],
+            audited=False,
+        )
+        audit = incident.audit
+        if audit is not None:
+            view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
+            view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
+            view.audited = True
+    if not view.audited and view.summary and decisions:
+        _audit_now(view, decisions)
+    return view
+
+
+def _audit_rows(rows: Any) -> list[tuple[str, list[str]]]:
+    found = []
+    for row in rows or []:
+        if isinstance(row, dict) and isinstance(row.get("decision"), str):
+            found.append((row["decision"], [str(term) for term in row.get("missing") or []]))
+    return found
+
+
+def _audit_now(view: _Incident, decisions: list[str]) -> None:
+    """The incident carried a summary but no audit: run the loss audit here."""
+    from supervisor.recognize import loss_audit
+
+    try:
+        audit = loss_audit.audit_summary(decisions, view.summary or "")
+    except Exception:  # an audit we cannot run is left out, never a failed payload
+        return
+    view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
+    view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
+    view.audited = True
+
+
+_KIND_WORDS = {
+    "compaction": "Context compacted",
+    "wipe": "Context wiped",
+    "crash": "Agent crashed",
+    "unclean-exit": "tether was stopped uncleanly",
+}
+
+
+def _incident_lines(view: _Incident, decisions: list[str]) -> list[str]:
+    words = _KIND_WORDS.get(view.kind, view.kind)
+    label = f"#{view.number}" if view.number is not None else "#?"
+    trigger = f", {view.trigger}" if view.trigger else ""
+    head = f"{words} ({label}{trigger})"
+    if view.sources:
+        head += f", seen by {', '.join(view.sources)}"
+    if view.at:
+        head += f", at {view.at}"
+    lines = ["## Incident", "", head + "."]
+    if not view.audited:
+        if view.kind == "compaction":
+            lines.append("No compaction summary was available to audit; trust the decisions above.")
+        return lines
+    total = len(decisions)
+    if not view.lost and not view.degraded:
+        lines.append(
+            f"Loss audit: all {total} pinned decisions kept their key terms in the summary."
+        )
+        return lines
+    lines.append(
+        f"Loss audit: the summary you were given lost key terms of "
+        f"{len(view.lost) + len(view.degraded)} of {total} pinned decisions:"
+    )
+    for status, rows in (("LOST", view.lost), ("degraded", view.degraded)):
+        for decision, missing in rows:
+            where = (
+                f"decision {decisions.index(decision) + 1}"
+                if decision in decisions
+                else f'"{decision}"'
+            )
+            terms = ", ".join(missing) if missing else "its key terms"
+            lines.append(f"- {status}: {where} (missing: {terms})")
+    lines.append(
+        "The pinned decisions above are the truth; where the summary differs, it is wrong."
+    )
+    return lines
+
+
+# ------------------------------------------------------------------ rendering
+
+
+def _render(
+    preamble: str,
+    state: _State,
+    kept: dict[str, list[str]],
+    dropped: list[str],
+    incident: _Incident | None,
+) -> str:
+    out: list[str] = [preamble, "", f"# Checkpoint summary (from {_the(state.source)})", ""]
+    out += ["## Goal", "", state.goal or "(not written: see .tether/task.md)", ""]
+    for title, items in (
+        ("Success criteria", state.criteria),
+        ("Constraints", state.constraints),
+    ):
+        if items:
+            out += [f"## {title}", "", *(_bullet(item) for item in items), ""]
+    out += ["## Pinned decisions (verbatim; they hold whatever your memory says)", ""]
+    if state.decisions:
+        out += [f"{n}. {_indent(d, 3)}" for n, d in enumerate(state.decisions, start=1)]
+    else:
+        out.append("(none pinned)")
+    out.append("")
+    headings = {
+        "Rejected approaches": "Rejected approaches (do not retry them)",
+        "Done": "Done",
+        "Unproven": "Unproven (claimed, not yet verified)",
+    }
+    for title in ("Rejected approaches", "Done", "Unproven"):
+        items = kept.get(title, [])
+        if items:
+            out += [f"## {headings[title]}", "", *(_bullet(item) for item in items), ""]
+    out += ["## Next step", "", state.next_step or "(not written: see .tether/notes.md)", ""]
+    out += ["## Progress", "", _progress_words(state), ""]
+    if incident is not None:
+        out += [*_incident_lines(incident, state.decisions), ""]
+    out += _pointers(state, dropped)
+    return "\n".join(out).rstrip("\n")
+
+
+def _the(source: str) -> str:
+    return "the live files" if source == "live files" else source
+
+
+def _bullet(item: str) -> str:
+    return "- " + _indent(item, 2)
+
+
+def _indent(text: str, width: int) -> str:
+    return text.replace("\n", "\n" + " " * width)
+
+
+def _progress_words(state: _State) -> str:
+    progress, verdict = state.progress, state.invariant
+    cursor = progress.get("cursor", "?")
+    phase = state.phase.split("\n")[0] if state.phase else ""
+    words = f"Cursor {cursor}" + (f', phase "{phase}"' if phase else "") + ". "
+    message = verdict.get("message") or "not checked"
+    if not verdict:
+        return words + "Invariant: not checked; run `tether check`."
+    if verdict.get("ok"):
+        return words + f"Invariant OK: {message}."
+    return (
+        words + f"Invariant VIOLATED ({verdict.get('kind', '?')}): {message}. "
+        "Disk wins: the artifacts file is what was done; run `tether check --fix` "
+        "and continue from the cursor it sets."
+    )
+
+
+def _pointers(state: _State, dropped: list[str]) -> list[str]:
+    lines = []
+    if dropped:
+        counts: dict[str, int] = {}
+        for entry in dropped:
+            title = entry.split(":", 1)[0]
+            counts[title] = counts.get(title, 0) + 1
+        lines += ["## Left out for the token budget (read them there)", ""]
+        for title in DROP_ORDER:
+            if title in counts:
+                total = len(state.sections.get(title, []))
+                n = counts[title]
+                which = "all" if n == total else f"the {n} oldest of"
+                lines.append(f"- {which} {total} {title} items: {state.where} § {title}")
+        lines.append("")
+    lines.append(FILES_LINE)
+    return lines
+
+
+def _over_budget_note(limit: int) -> str:
+    return (
+        f"(Note: this exceeds the payload budget of {limit} tokens; the goal, the pinned "
+        "decisions and the next step are never cut.)"
+    )

@@ -1,0 +1,1 @@
+"""Orchestration: one supervised session and its start-up, headless (no Textual)."""

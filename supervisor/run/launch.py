@@ -1,0 +1,113 @@
+"""Bring up the engine of one `tether run`, and start the agent before the UI has loaded.
+
+Importing Textual and laying out the screen takes a few hundred milliseconds,
+and an agent such as Claude Code takes a second or more to draw its first
+screen: `tether run` therefore takes the folder's lock and spawns the agent
+first, at the size its view is going to have, and only then loads the UI, so
+that both start at once. Until the view reads it, the agent's output waits in
+the PTY (a full PTY makes the agent wait), so the first frame shows all of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from supervisor.errors import TetherError
+from supervisor.run.supervision import RunConfig, Scheduler, Supervision
+from supervisor.terminal.session import AgentSession
+
+# The app's layout (supervisor/app.py): the side pane takes this share of the width, at
+# least SIDE_PANE_MIN_COLS; the loss banner above the agent's view, the status bar and the
+# footer below it take a row each. tests/app/test_app_terminal.py holds this to the real layout.
+SIDE_PANE_PERCENT = 38
+SIDE_PANE_MIN_COLS = 40
+CHROME_ROWS = 3
+
+
+def view_size(columns: int, lines: int, *, side_pane: bool) -> tuple[int, int] | None:
+    """The agent view's size in a terminal of ``columns`` x ``lines``; None if it is too
+    small to show an agent (the view then starts the agent once it has a usable size)."""
+    cols = columns
+    if side_pane:
+        cols -= max(SIDE_PANE_MIN_COLS, columns * SIDE_PANE_PERCENT // 100)
+    rows = lines - CHROME_ROWS
+    if cols < 2 or rows < 2:
+        return None
+    return cols, rows
+
+
+def new_supervision(config: RunConfig, size: tuple[int, int] = (80, 24)) -> Supervision:
+    """The session for ``config``'s command at ``size`` and the supervision around it."""
+    env = dict(config.env) if config.env is not None else None
+    cols, rows = size
+    session = AgentSession(config.argv, cols=cols, rows=rows, cwd=str(config.workdir), env=env)
+    supervision = Supervision(config, session)
+    if session.base_env is None:
+        session.base_env = dict(os.environ)
+    session.base_env["TETHER_PROFILE"] = supervision.profile.name
+    return supervision
+
+
+class LateScheduler:
+    """The injector's timers, for an engine opened before the app whose timers run them.
+
+    The app sets :attr:`target` when it takes the engine over; nothing is injected
+    before then (the agent has not been seen waiting), so the fallback to the running
+    loop only guards against surprises.
+    """
+
+    def __init__(self) -> None:
+        self.target: Scheduler | None = None
+
+    def __call__(self, delay: float, callback: Callable[[], None]) -> Any:
+        if self.target is not None:
+            return self.target(delay, callback)
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+
+@dataclass
+class EarlyStart:
+    """An agent spawned (not yet read) under an opened supervision, waiting for its app."""
+
+    supervision: Supervision
+    scheduler: LateScheduler
+
+    @property
+    def session(self) -> AgentSession:
+        return self.supervision.session
+
+    def abandon(self) -> None:
+        """The app never took over (or has finished): hang up on the agent, release the lock.
+
+        Safe after the app's own clean-up, which does the same.
+        """
+        self.supervision.stop_agent()
+        self.supervision.close()
+
+
+def start_early(config: RunConfig) -> EarlyStart | None:
+    """Lock the folder and spawn the agent now, at its view's size in this terminal.
+
+    None when the terminal is too small to know that size; the app then starts the
+    agent itself once its view is laid out. Raises TetherError (with nothing left
+    running and the lock released) if the folder is locked or the agent cannot start.
+    """
+    columns, lines = shutil.get_terminal_size()  # what Textual's driver asks too
+    size = view_size(columns, lines, side_pane=config.side_pane)
+    if size is None:
+        return None
+    supervision = new_supervision(config, size)
+    scheduler = LateScheduler()
+    supervision.open(scheduler=scheduler)
+    try:
+        supervision.session.spawn()
+    except TetherError:
+        supervision.close()
+        raise
+    supervision.start_recording()
+    return EarlyStart(supervision, scheduler)

@@ -1,0 +1,486 @@
+"""The `.tether/` folder: where each file lives and how it is read and written.
+
+Disk is the source of truth, so every reader here validates at the edge (file
+to dataclass) and every error names the file and what to do. Whole files are
+replaced atomically and JSONL files only ever grow by whole lines (see
+:mod:`supervisor.store.fsio`); read-modify-write updates from several processes
+(``tether note`` from the agent, the panes, the supervisor) are serialised by
+an advisory lock on the `.tether/` folder itself, so no edit is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from supervisor.errors import TetherError
+from supervisor.store import fsio
+
+DIRNAME = ".tether"
+
+# Update locks this thread holds, so a nested ``updating()`` does not deadlock on itself.
+_held_locks = threading.local()
+
+# Kinds of event this module writes itself; other modules add their own.
+INCIDENT_KIND = "incident"
+
+
+def utc_now() -> str:
+    """The current time as UTC ISO-8601 with milliseconds, e.g. ``2026-05-01T12:00:00.123Z``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO-8601 time as an aware datetime (naive means UTC); ``None`` if unreadable."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(slots=True)
+class Progress:
+    """``progress.json``: where the agent says it is. Unknown keys are kept as written."""
+
+    cursor: int = 0
+    phase: str = ""
+    updated_at: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"cursor": self.cursor, "phase": self.phase, "updated_at": self.updated_at}
+        return {**data, **self.extra}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str = "progress.json") -> Progress:
+        cursor = data.get("cursor", 0)
+        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+            raise TetherError(
+                f'{where}: "cursor" must be a whole number >= 0, not {cursor!r}; '
+                "fix the file or run `tether check --fix`"
+            )
+        phase = data.get("phase", "")
+        updated_at = data.get("updated_at")
+        extra = {k: v for k, v in data.items() if k not in ("cursor", "phase", "updated_at")}
+        return cls(
+            cursor=cursor,
+            phase=phase if isinstance(phase, str) else str(phase),
+            updated_at=updated_at if isinstance(updated_at, str) else None,
+            extra=extra,
+        )
+
+
+TASK_TEMPLATE = """\
+# Task
+
+## Goal
+
+{goal}
+
+## Success criteria
+
+<!-- how we know the goal is reached; one line each -->
+
+## Constraints
+
+<!-- what must not change, limits, rules; one line each -->
+"""
+
+NOTES_TEMPLATE = """\
+# Notes
+
+## Phase
+
+starting
+
+## Decisions
+
+<!-- pinned: sent verbatim after every context loss; say why -->
+
+## Rejected approaches
+
+## Done
+
+## Unproven
+
+## Next step
+
+"""
+
+GOAL_PLACEHOLDER = "(no goal yet: write it here, or run `tether init --goal ...` in a new folder)"
+
+
+@dataclass(frozen=True, slots=True)
+class TetherDir:
+    """The paths of one `.tether/` folder and typed access to its files."""
+
+    root: Path
+
+    @classmethod
+    def at(cls, work_dir: Path | str = ".") -> TetherDir:
+        """The `.tether/` of ``work_dir``, whether or not it exists yet."""
+        return cls(Path(work_dir).absolute() / DIRNAME)
+
+    @classmethod
+    def require(cls, work_dir: Path | str = ".") -> TetherDir:
+        """The existing `.tether/` of ``work_dir``; a clear error if there is none."""
+        tether = cls.at(work_dir)
+        if not tether.root.is_dir():
+            raise TetherError(f"no .tether/ in {tether.work_dir}; run `tether init`")
+        return tether
+
+    # -- paths -------------------------------------------------------------------------------
+
+    @property
+    def work_dir(self) -> Path:
+        return self.root.parent
+
+    @property
+    def task(self) -> Path:
+        return self.root / "task.md"
+
+    @property
+    def notes(self) -> Path:
+        return self.root / "notes.md"
+
+    @property
+    def progress(self) -> Path:
+        return self.root / "progress.json"
+
+    @property
+    def artifacts(self) -> Path:
+        return self.root / "artifacts.jsonl"
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.root / "checkpoints"
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def agent(self) -> Path:
+        return self.root / "agent"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "lock"
+
+    def exists(self) -> bool:
+        return self.root.is_dir()
+
+    def sweep_temp_files(self, older_than: float = 600.0) -> int:
+        """Remove temp files left by atomic writes that a crash cut short; returns how many.
+
+        Only old ones: a young temp file may belong to a write in progress.
+        """
+        import time
+
+        removed = 0
+        for folder in (self.root, self.checkpoints):
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+                    continue
+                try:
+                    if time.time() - entry.stat().st_mtime > older_than:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    pass
+        return removed
+
+    # -- serialising updates ----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def updating(self) -> Iterator[None]:
+        """Hold the folder's update lock across a read-modify-write.
+
+        ``flock`` on the folder itself, so there is no extra file; the supervisor's
+        own ``lock`` file is a different lock with a different job.
+        """
+        held = _held_locks.__dict__.setdefault("roots", {})
+        if held.get(self.root):
+            held[self.root] += 1  # re-entered in this thread: already ours
+            try:
+                yield
+            finally:
+                held[self.root] -= 1
+            return
+        try:
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            raise TetherError(f"no .tether/ in {self.work_dir}; run `tether init`") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held[self.root] = 1
+            yield
+        finally:
+            held.pop(self.root, None)
+            os.close(fd)  # closing releases the flock
+
+    # -- text files --------------------------------------------------------------------------
+
+    def read_text(self, path: Path) -> str:
+        """A Markdown file of the store as text; names the file when it is missing or binary."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise TetherError(
+                f"{path} is missing; restore it with `tether restore N` or run `tether init`"
+            ) from None
+        except IsADirectoryError:
+            raise TetherError(f"{path} is a folder, not a file; move it away") from None
+        except PermissionError:
+            raise TetherError(f"cannot read {path}: permission denied; check its mode") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1
+            raise TetherError(
+                f"{path}:{line}: not UTF-8 text (byte {error.start}); "
+                "restore it with `tether restore N` (see `tether history`) or replace it"
+            ) from None
+
+    def read_task(self) -> str:
+        return self.read_text(self.task)
+
+    def read_notes(self) -> str:
+        return self.read_text(self.notes)
+
+    def write_task(self, text: str) -> None:
+        fsio.atomic_write_text(self.task, text)
+
+    def write_notes(self, text: str) -> None:
+        fsio.atomic_write_text(self.notes, text)
+
+    def add_note(self, section: str, text: str) -> str:
+        """``tether note SECTION TEXT`` under the update lock; returns the section title used.
+
+        See :func:`supervisor.store.notes.apply_note` for which sections are replaced; a
+        new phase is also written to ``progress.json`` so the two never disagree.
+        """
+        from supervisor.store import notes
+
+        title = notes.canonical_title(section)
+        with self.updating():
+            before = self.read_notes()
+            after = notes.apply_note(before, section, text, utc_now())
+            if after != before:
+                self.write_notes(after)
+            if title == "Phase":  # progress.json carries the phase too: keep them one
+                first_line = notes.clean_text(text).strip().split("\n")[0][:200]
+                self.set_progress(phase=first_line)
+        return title
+
+    def add_decisions(self, texts: list[str], source: str) -> list[str]:
+        """Pin decisions (e.g. captured ``DECISION:`` lines); returns those that were new."""
+        from supervisor.store import notes
+
+        added: list[str] = []
+        with self.updating():
+            text = self.read_notes()
+            for decision in texts:
+                text, new = notes.add_decision(text, decision, utc_now())
+                if new:
+                    added.append(decision)
+            if added:
+                self.write_notes(text)
+        for decision in added:
+            self.record_event("decision", source, text=decision)
+        return added
+
+    # -- progress ----------------------------------------------------------------------------
+
+    def read_progress(self) -> Progress:
+        """``progress.json`` as :class:`Progress`; malformed JSON names the line and column."""
+        path = self.progress
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise TetherError(
+                f"{path} is missing; run `tether check --fix` to rebuild it from artifacts.jsonl"
+            ) from None
+        except PermissionError:
+            raise TetherError(f"cannot read {path}: permission denied; check its mode") from None
+        try:
+            data = json.loads(raw)
+        except UnicodeDecodeError:
+            raise TetherError(
+                f"{path}: not UTF-8 text; run `tether check --fix` to rebuild it"
+            ) from None
+        except json.JSONDecodeError as error:
+            raise TetherError(
+                f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg}); "
+                "fix it by hand or run `tether check --fix` to rebuild it from artifacts.jsonl"
+            ) from None
+        if not isinstance(data, dict):
+            raise TetherError(
+                f'{path}: expected a JSON object with "cursor"; run `tether check --fix`'
+            )
+        return Progress.from_dict(data, where=str(path))
+
+    def write_progress(self, progress: Progress, *, touch: bool = True) -> Progress:
+        """Replace ``progress.json``; ``touch`` stamps ``updated_at`` with now."""
+        if touch:
+            progress.updated_at = utc_now()
+        fsio.atomic_write_json(self.progress, progress.to_dict())
+        return progress
+
+    def set_progress(self, *, cursor: int | None = None, phase: str | None = None) -> Progress:
+        """Change the cursor and/or phase under the update lock, stamping ``updated_at``."""
+        with self.updating():
+            try:
+                progress = self.read_progress()
+            except TetherError:
+                if self.progress.exists():
+                    raise
+                progress = Progress()
+            if cursor is not None:
+                progress.cursor = cursor
+            if phase is not None:
+                progress.phase = phase
+            return self.write_progress(progress)
+
+    # -- artifacts ---------------------------------------------------------------------------
+
+    def last_artifact(self) -> tuple[dict[str, Any] | None, list[fsio.BadLine]]:
+        """The last readable artifact record (reading the tail only) and any bad lines met."""
+        records, problems = fsio.tail_jsonl(self.artifacts, 1)
+        return (records[-1] if records else None), problems
+
+    def append_artifact(self, record: dict[str, Any] | None = None, **fields: Any) -> dict:
+        """Append one finished unit of work; ``index`` defaults to the last index + 1.
+
+        The record gets ``at`` (now) unless it has one, so the batching check can
+        compare it with ``progress.updated_at``.
+        """
+        with self.updating():
+            data = {**(record or {}), **fields}
+            if "index" not in data:
+                last, _ = self.last_artifact()
+                last_index = last.get("index") if last else None
+                data["index"] = last_index + 1 if isinstance(last_index, int) else 0
+            data.setdefault("at", utc_now())
+            fsio.append_jsonl(self.artifacts, data)
+            return data
+
+    # -- events ------------------------------------------------------------------------------
+
+    def record_event(self, kind: str, source: str, **details: Any) -> dict[str, Any]:
+        """Append ``{"at", "kind", "source", **details}`` to ``events.jsonl`` and return it.
+
+        One line, one write, fsynced. ``details`` must be JSON-serialisable.
+        """
+        event = {"at": utc_now(), "kind": kind, "source": source, **details}
+        fsio.append_jsonl(self.events, event)
+        return event
+
+    def record_incident(self, type_: str, source: str, **details: Any) -> dict[str, Any]:
+        """Record an incident event with the next incident number (1, 2, ...).
+
+        The event is ``{"kind": "incident", "number": N, "type": type_, ...}``;
+        numbering is serialised by the update lock, so hooks and the supervisor
+        never hand out the same number.
+        """
+        with self.updating():
+            number = self.incident_count() + 1
+            return self.record_event(INCIDENT_KIND, source, number=number, type=type_, **details)
+
+    def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
+        """The last ``count`` readable events, reading the tail only."""
+        return fsio.tail_jsonl(self.events, count)
+
+    def incident_count(self) -> int:
+        """How many incidents were recorded: the number of the last incident event.
+
+        Reads ``events.jsonl`` backwards and stops at the first incident, so the
+        cost is the distance from the end to the last incident, not the file.
+        """
+        marker = INCIDENT_KIND.encode()
+        for event in fsio.iter_jsonl_reversed(self.events, containing=marker):
+            if event.get("kind") == INCIDENT_KIND:
+                number = event.get("number")
+                if isinstance(number, int) and not isinstance(number, bool):
+                    return number
+        return 0
+
+
+def record_event(tether: TetherDir | Path | str, kind: str, source: str, **details: Any) -> dict:
+    """Module-level shorthand: ``record_event(work_dir_or_tether, kind, source, **details)``."""
+    if not isinstance(tether, TetherDir):
+        tether = TetherDir.at(tether)
+    return tether.record_event(kind, source, **details)
+
+
+@dataclass(frozen=True, slots=True)
+class InitResult:
+    tether: TetherDir
+    created: list[str]
+    kept: list[str]
+
+
+def init(work_dir: Path | str = ".", goal: str | None = None) -> InitResult:
+    """Create `.tether/` with templates; files that already exist are kept untouched."""
+    tether = TetherDir.at(work_dir)
+    if not tether.work_dir.is_dir():
+        raise TetherError(f"{tether.work_dir} is not a folder; create it first")
+    created: list[str] = []
+    kept: list[str] = []
+    try:
+        for folder in (tether.root, tether.checkpoints, tether.sessions, tether.agent):
+            if folder.is_dir():
+                continue
+            folder.mkdir(exist_ok=True)
+            created.append(folder.name + "/")
+    except OSError as error:
+        raise TetherError(
+            f"cannot create {tether.root}: {error.strerror}; check that {tether.work_dir} "
+            "is writable"
+        ) from error
+    goal_text = (goal or "").strip() or GOAL_PLACEHOLDER
+    files: list[tuple[Path, str]] = [
+        (tether.task, TASK_TEMPLATE.format(goal=goal_text)),
+        (tether.notes, NOTES_TEMPLATE),
+    ]
+    with tether.updating():
+        for path, text in files:
+            if path.exists():
+                kept.append(path.name)
+                continue
+            fsio.atomic_write_text(path, text)
+            created.append(path.name)
+        if tether.progress.exists():
+            kept.append(tether.progress.name)
+        else:
+            tether.write_progress(Progress(cursor=0, phase="starting"))
+            created.append(tether.progress.name)
+        for path in (tether.artifacts, tether.events):
+            if path.exists():
+                kept.append(path.name)
+            else:
+                fsio.atomic_write_bytes(path, b"")
+                created.append(path.name)
+    tether.sweep_temp_files()
+    if created:
+        tether.record_event("init", "cli", created=created)
+    return InitResult(tether, created, kept)

@@ -1,0 +1,99 @@
+"""What every emulator backend shares: the pre-filter in front, in stream order.
+
+The pre-filter turns the child's bytes into text for the backend plus events
+(query replies, cursor reports, alternate-screen switches, hard resets) at the
+exact point they occur; a backend implements how its screen draws text, reports
+its cursor, swaps screens and resets. Synchronized output (`?2026`) is a mode,
+not an event: it holds repaints here, for every backend, with a timeout from
+its last switch on, so a child killed mid-frame cannot freeze the view.
+"""
+
+from __future__ import annotations
+
+import time
+
+from supervisor.terminal.emulator import FeedResult, TerminalModes
+from supervisor.terminal.prefilter import (
+    AltScreen,
+    CursorQuery,
+    HardReset,
+    Prefilter,
+    Reply,
+)
+
+
+class PrefilteredScreen:
+    """Base of the backends: feed() dispatches the pre-filter's output to the hooks below.
+
+    ``sync_timeout`` bounds how long synchronized output may hold repaints, so a
+    child killed between ``?2026h`` and ``?2026l`` cannot freeze the view.
+    """
+
+    def __init__(
+        self,
+        cols: int = 80,
+        rows: int = 24,
+        *,
+        foreground: str = "#dddddd",
+        background: str = "#000000",
+        sync_timeout: float | None = 1.0,
+    ) -> None:
+        self.cols = max(1, cols)
+        self.rows = max(1, rows)
+        self.modes = TerminalModes()
+        self.sync_timeout = sync_timeout
+        self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
+        self._scrolled: list[str] = []  # plain text of lines that left the top, for FeedResult
+        self._sync_since = 0.0
+
+    @property
+    def title(self) -> str:
+        return self._prefilter.title
+
+    @property
+    def agent_status(self) -> str:
+        """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
+        return self._prefilter.agent_status
+
+    def feed(self, data: bytes) -> FeedResult:
+        replies: list[bytes] = []
+        draw = self._text
+        prefilter = self._prefilter
+        sync_starts = prefilter.sync_starts
+        for seg in prefilter.feed(data):
+            if type(seg) is str:
+                draw(seg)
+            elif isinstance(seg, Reply):
+                replies.append(seg.data)
+            elif isinstance(seg, CursorQuery):
+                replies.append(self._cursor_report(seg.private))
+            elif isinstance(seg, AltScreen):
+                self._alt_screen(seg)
+            elif isinstance(seg, HardReset):
+                self._hard_reset()
+        if prefilter.sync_starts != sync_starts:
+            self._sync_since = time.monotonic()
+        scrolled, self._scrolled = self._scrolled, []
+        return FeedResult(
+            replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()
+        )
+
+    def _repaints_held(self) -> bool:
+        """Synchronized output is on and has not outlasted ``sync_timeout``."""
+        return self.modes.synchronized_output and (
+            self.sync_timeout is None or time.monotonic() - self._sync_since < self.sync_timeout
+        )
+
+    # -- what a backend provides -------------------------------------------------
+
+    def _text(self, text: str) -> None:
+        raise NotImplementedError
+
+    def _cursor_report(self, private: bool) -> bytes:
+        raise NotImplementedError
+
+    def _alt_screen(self, switch: AltScreen) -> None:
+        raise NotImplementedError
+
+    def _hard_reset(self) -> None:
+        raise NotImplementedError

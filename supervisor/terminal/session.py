@@ -1,0 +1,352 @@
+"""One supervised agent run: PTY → emulator → listeners, driven by an asyncio loop.
+
+The session reads the PTY in bounded chunks from ``loop.add_reader`` (never a
+blocking read on the loop), feeds the emulator, writes the emulator's query
+replies straight back, and tells its listeners (recorder, detectors, the view)
+what arrived. Everything here is engine: no Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from supervisor.errors import TetherError
+from supervisor.terminal.emulator import Emulator, FeedResult
+from supervisor.terminal.keys import encode_paste
+from supervisor.terminal.pty_host import ExitStatus, PtyHost
+
+# One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
+# at most, so keys and repaints never wait longer than that: the byte budget follows how
+# fast the last turns were processed. pyte (1-2 MB/s) gets READ_PER_TURN (bench: 8 KiB
+# kept its turns ~30 ms where 16 KiB gave ~45); avt (35-50 MB/s) gets tens of KiB, so
+# the per-turn costs (detectors scanning the changed rows) are paid once for many reads.
+# The kernel's PTY buffer pushes back on the child meanwhile.
+READ_PER_TURN = 8 * 1024
+MAX_READ_PER_TURN = 256 * 1024
+# A turn and a whole repaint (7-10 ms) can share one wait of the loop, and this machine
+# stretches such work 3-7x at times. A/B on the app under a flood (8 runs each): with 8 ms
+# turns and 32 KiB slices 3 runs held the loop over 50 ms, with 4 ms and 16 KiB none (the
+# longest 48), for 15% less throughput in the app.
+TURN_SECONDS = 0.004
+# A turn shares TURN_SECONDS with the loop's other work since the last turn (a repaint,
+# above all), so that the two together stay near one turn; it always does one slice.
+# Work further back than SHARED_WINDOW is not counted: the loop was idle in between.
+SHARED_WINDOW = 0.05
+# A turn processes what it read in slices and yields to the loop once its time is spent,
+# finishing on the next turn: a budget learned on fast plain text can meet slow,
+# escape-heavy output, and the loop must not be held for the whole read.
+SLICE = 16 * 1024
+SYNC_END = b"\x1b[?2026l"
+# After the PTY closes, the child is reaped by polling every EXIT_POLL; one that lives
+# on past EXIT_WAIT is hung up on.
+EXIT_POLL = 0.02
+EXIT_WAIT = 2.0
+
+
+class OutputListener(Protocol):
+    def __call__(self, data: bytes, result: FeedResult) -> None: ...
+
+
+EMULATOR_ENV = "TETHER_EMULATOR"
+BACKENDS = ("avt", "pyte")  # the first that imports is the default
+
+
+def emulator_class(name: str | None = None) -> Callable[..., Emulator]:
+    """The emulator backend ``name`` (``avt`` or ``pyte``), else ``$TETHER_EMULATOR``, else avt.
+
+    avt (native, 35-50 MB/s) is the default; pyte (pure Python, 1-2 MB/s) is the
+    fallback when pyavt is not installed. Both sit behind the same pre-filter.
+    """
+    choice = (name or os.environ.get(EMULATOR_ENV, "")).strip().lower()
+    if choice and choice not in BACKENDS:
+        raise TetherError(
+            f"{EMULATOR_ENV}={choice!r} is not an emulator backend: use one of "
+            + ", ".join(BACKENDS)
+        )
+    if choice in ("", "avt"):
+        try:
+            from supervisor.terminal.avt_emulator import AvtEmulator
+        except ImportError as exc:
+            if choice == "avt":
+                raise TetherError(
+                    f"{EMULATOR_ENV}=avt but the avt backend cannot load ({exc}): "
+                    "install it with `pip install pyavt`, or set TETHER_EMULATOR=pyte"
+                ) from exc
+        else:
+            return AvtEmulator
+    from supervisor.terminal.pyte_emulator import PyteEmulator
+
+    return PyteEmulator
+
+
+def default_emulator(cols: int, rows: int) -> Emulator:
+    return emulator_class()(cols, rows)
+
+
+class AgentSession:
+    """The agent process, its screen, and who wants to hear about its output."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cols: int = 80,
+        rows: int = 24,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        emulator_factory: Callable[[int, int], Emulator] = default_emulator,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.base_env = dict(env) if env is not None else None
+        self.emulator = emulator_factory(cols, rows)
+        self.listeners: list[OutputListener] = []
+        self.exit_listeners: list[Callable[[ExitStatus], None]] = []
+        self.screen_listeners: list[Callable[[], None]] = []
+        self.input_listeners: list[Callable[[bytes], None]] = []
+        self.host: PtyHost | None = None
+        self.exit_status: ExitStatus | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.bytes_read = 0
+        self._unpainted: set[int] = set()
+        self._turn_bytes = READ_PER_TURN  # what one loop turn reads (see TURN_SECONDS)
+        self._backlog = b""  # read but not yet processed (a turn ran out of time)
+        self._backlog_at = 0
+        self._ended = False  # EOF seen; finish once the backlog is processed
+        self._reading = False
+        self._turn: asyncio.Handle | None = None  # the next turn, when one is due
+        self._turn_ended_at = self._turn_ended_cpu = 0.0  # wall and CPU clocks
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(
+        self, loop: asyncio.AbstractEventLoop | None = None, argv: Sequence[str] | None = None
+    ) -> None:
+        """Spawn the child (raises TetherError if it cannot start) and begin reading."""
+        self.spawn(argv)
+        self.read_on(loop or asyncio.get_running_loop())
+
+    def spawn(self, argv: Sequence[str] | None = None) -> None:
+        """Spawn the child without reading it yet (no event loop runs before the UI has
+        loaded): its output waits in the PTY, and a full PTY makes it wait, until
+        :meth:`read_on`."""
+        if argv is not None:
+            self.argv = list(argv)
+        self.exit_status = None
+        self.host = PtyHost(
+            self.argv,
+            cols=self.emulator.cols,
+            rows=self.emulator.rows,
+            cwd=self.cwd,
+            env=self.base_env,
+        )
+        self._cancel_turn()
+        self._backlog, self._backlog_at, self._ended = b"", 0, False
+
+    def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the spawned child's output from ``loop`` from now on."""
+        self._loop = loop
+        self._set_reading(True)
+
+    def _set_reading(self, on: bool) -> None:
+        """Watch the PTY for output, or stop while a backlog is being worked off."""
+        if self._loop is None or self.host is None or on == self._reading:
+            return
+        self._reading = on
+        try:
+            if on:
+                self._loop.add_reader(self.host.fd, self._on_readable)
+            else:
+                self._loop.remove_reader(self.host.fd)
+        except (ValueError, OSError):
+            self._reading = False
+
+    @property
+    def running(self) -> bool:
+        return self.host is not None and self.exit_status is None
+
+    def _on_readable(self) -> None:
+        """Read one turn's budget and leave its processing to a turn of its own.
+
+        The turn runs as a timer, after the callbacks already waiting (a task that a
+        timer woke, a repaint): asyncio runs ready readers before the timers that fell
+        due meanwhile, so work done here would run back to back with the last turn.
+        """
+        host = self.host
+        if host is None:
+            return
+        budget = self._turn_bytes
+        chunks: list[bytes] = []
+        size = 0
+        while size < budget:
+            try:
+                data = host.read_chunk(budget - size)
+            except OSError:
+                data = None
+            if data is None:
+                self._ended = True
+                break
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        if chunks:
+            self._backlog = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            self._backlog_at = 0
+        self._set_reading(False)  # until the turn is done: the kernel's buffer holds the rest
+        self._schedule_turn()
+
+    def _schedule_turn(self) -> None:
+        """The next turn, two loop iterations away: the first runs the timers that fell
+        due during the last turn, the second the tasks those timers woke (a sleeper, a
+        repaint), so that they wait for one turn, not two."""
+        if self._loop is not None and self._turn is None:
+            self._turn = self._loop.call_soon(self._schedule_turn_after_timers)
+
+    def _schedule_turn_after_timers(self) -> None:
+        if self._loop is not None:
+            self._turn = self._loop.call_later(0, self._drain)
+
+    def _cancel_turn(self) -> None:
+        if self._turn is not None:
+            self._turn.cancel()
+            self._turn = None
+
+    def _turn_seconds(self) -> float:
+        """This turn's time: TURN_SECONDS less the loop's own work since the last turn."""
+        if time.perf_counter() - self._turn_ended_at > SHARED_WINDOW:
+            return TURN_SECONDS
+        return TURN_SECONDS - (time.thread_time() - self._turn_ended_cpu)
+
+    def _drain(self) -> None:
+        """Process the backlog for at most this turn's time, then let the loop breathe."""
+        self._turn = None
+        started = time.perf_counter()
+        allowed = self._turn_seconds()
+        backlog, position = self._backlog, self._backlog_at
+        while position < len(backlog):
+            piece = backlog[position : position + SLICE]
+            if position + len(piece) < len(backlog):
+                # Slices end with a synchronized frame when one ends in them, so a turn
+                # that stops early leaves a whole frame on screen for the next paint
+                # (mid-frame, repaints are held).
+                end = piece.rfind(SYNC_END)
+                if end > 0:
+                    piece = piece[: end + len(SYNC_END)]
+            position += len(piece)
+            self.process_output(piece)
+            if position < len(backlog) and time.perf_counter() - started >= allowed:
+                break
+        spent = time.perf_counter() - started
+        self._adapt_budget(position - self._backlog_at, spent)
+        self._turn_ended_at, self._turn_ended_cpu = time.perf_counter(), time.thread_time()
+        if position < len(backlog):
+            self._backlog_at = position
+            self._schedule_turn()
+            return
+        self._backlog, self._backlog_at = b"", 0
+        if self._ended:
+            self._finish()
+        elif self.exit_status is None:
+            self._set_reading(True)
+
+    def _adapt_budget(self, size: int, seconds: float) -> None:
+        """Size the next reads so that processing one takes about TURN_SECONDS.
+
+        Learned from every turn that processed at least READ_PER_TURN, at the rate it
+        went: a short turn (the loop's other work took its time) teaches as much as a
+        full one, and slow, escape-heavy output lowers the budget at once.
+        """
+        if size < READ_PER_TURN:
+            return
+        fits = size * TURN_SECONDS / max(seconds, 1e-4)
+        smoothed = (self._turn_bytes + fits) / 2
+        self._turn_bytes = int(min(MAX_READ_PER_TURN, max(READ_PER_TURN, smoothed)))
+
+    def process_output(self, data: bytes) -> None:
+        """Feed one read through the emulator and out to every listener."""
+        self.bytes_read += len(data)
+        result = self.emulator.feed(data)
+        if result.replies and self.host is not None:
+            self.host.write(result.replies)
+        result.dirty = self.emulator.take_dirty()
+        self._unpainted |= result.dirty
+        for listener in self.listeners:
+            listener(data, result)
+        for notify in self.screen_listeners:
+            notify()
+
+    def take_unpainted(self) -> set[int]:
+        """Rows changed since the view last painted (the view's share of the dirty rows)."""
+        rows, self._unpainted = self._unpainted, set()
+        return rows
+
+    def _finish(self) -> None:
+        """The PTY closed: reap the child, polling from the loop rather than holding it."""
+        host = self.host
+        if host is None or self.exit_status is not None:
+            return
+        self._set_reading(False)
+        if self._loop is None:
+            self._exited(host, host.wait_exit(EXIT_WAIT) or host.terminate())
+        else:
+            self._reap(host, time.monotonic() + EXIT_WAIT)
+
+    def _reap(self, host: PtyHost, deadline: float) -> None:
+        if host is not self.host or self.exit_status is not None:
+            return  # restarted or stopped meanwhile
+        status = host.poll_exit()
+        if status is None and time.monotonic() < deadline and self._loop is not None:
+            self._loop.call_later(EXIT_POLL, self._reap, host, deadline)
+            return
+        # A child that closed the PTY but lives on past EXIT_WAIT is hung up on.
+        self._exited(host, status or host.terminate())
+
+    def _exited(self, host: PtyHost, status: ExitStatus | None) -> None:
+        host.close()
+        self.exit_status = status or ExitStatus(None, None)
+        for notify in self.exit_listeners:
+            notify(self.exit_status)
+
+    def stop(self) -> ExitStatus | None:
+        """Hang up on the child and reap it (used when tether quits or restarts)."""
+        host = self.host
+        if host is None:
+            return self.exit_status
+        self._set_reading(False)
+        self._cancel_turn()
+        status = host.terminate()
+        if self.exit_status is None:
+            self.exit_status = status
+        return self.exit_status
+
+    # -- input -------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Bytes to the child, at once (keys, encoded pastes)."""
+        if self.host is not None and self.exit_status is None and data:
+            self.host.write(data)
+
+    def send_input(self, data: bytes) -> None:
+        """What the user typed or pasted: written at once, then told to the input listeners."""
+        self.write(data)
+        for notify in self.input_listeners:
+            notify(data)
+
+    def paste(self, text: str) -> None:
+        self.send_input(encode_paste(text, self.emulator.modes))
+
+    def resize(self, cols: int, rows: int) -> None:
+        cols, rows = max(cols, 2), max(rows, 2)
+        if (cols, rows) == (self.emulator.cols, self.emulator.rows):
+            return
+        self.emulator.resize(cols, rows)
+        self._unpainted.update(range(rows))
+        if self.host is not None and self.exit_status is None:
+            self.host.resize(cols, rows)
+        for notify in self.screen_listeners:
+            notify()

@@ -1,0 +1,202 @@
+"""The store commands as an agent or a script uses them: exit codes and words."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supervisor.cli import main
+from supervisor.store.fsio import read_jsonl
+from supervisor.store.tether_dir import TetherDir
+
+TETHER = [sys.executable, "-m", "supervisor"]
+from tests.locations import REPO  # noqa: E402
+
+
+def tether(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def shell(work: Path, *args: str, preexec=None, prefix=()) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*prefix, *TETHER, *args, "--dir", str(work)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        preexec_fn=preexec,
+        timeout=30,
+    )
+
+
+@pytest.fixture
+def work(tmp_path, capsys) -> Path:
+    assert tether(capsys, "init", "--dir", str(tmp_path), "--goal", "count to 400")[0] == 0
+    return tmp_path
+
+
+def test_textbook_case_check_names_both_numbers_and_fix_sets_380(work, capsys):
+    t = TetherDir.at(work)
+    t.artifacts.write_text("".join(json.dumps({"index": i}) + "\n" for i in range(380)))
+    t.set_progress(cursor=381)
+    code, out, _ = tether(capsys, "check", "--dir", str(work))
+    assert code == 1 and "381" in out and "379" in out and "--fix" in out
+    code, out, _ = tether(capsys, "check", "--fix", "--dir", str(work))
+    assert code == 0 and t.read_progress().cursor == 380
+    fixes = [e for e in read_jsonl(t.events)[0] if e["kind"] == "invariant-fix"]
+    assert fixes and fixes[-1]["to_cursor"] == 380
+    assert tether(capsys, "check", "--dir", str(work))[0] == 0
+
+
+def test_converse_rolls_forward(work, capsys):
+    t = TetherDir.at(work)
+    t.append_artifact(task="first")
+    assert tether(capsys, "check", "--dir", str(work))[0] == 1
+    tether(capsys, "check", "--fix", "--dir", str(work))
+    assert t.read_progress().cursor == 1
+
+
+def test_status_json_reports_phase_cursor_invariant_checkpoint_and_incidents(work, capsys):
+    d = str(work)
+    tether(capsys, "note", "phase", "parsing", "--dir", d)
+    tether(capsys, "checkpoint", "-m", "first", "--dir", d)
+    TetherDir.at(work).record_incident("compaction", "hook")
+    code, out, _ = tether(capsys, "status", "--json", "--dir", d)
+    report = json.loads(out)
+    assert code == 0 and report["phase"] == "parsing" and report["cursor"] == 0
+    assert report["invariant"]["ok"] and report["incidents"] == 1
+    assert report["last_checkpoint"]["seq"] == 1 and report["last_checkpoint"]["reason"] == "first"
+    code, out, _ = tether(capsys, "status", "--dir", d)
+    assert "phase:      parsing" in out and "#1" in out
+
+
+def test_note_sections(work, capsys):
+    d = str(work)
+    for section, text in [
+        ("decision", "use port 8443"),
+        ("rejected", "port 443: needs root"),
+        ("done", "config parser"),
+        ("unproven", "cache helps"),
+        ("next", "wire the server"),
+        ("Open questions", "why?"),
+    ]:
+        code, out, _ = tether(capsys, "note", section, *text.split(), "--dir", d)
+        assert code == 0, out
+    notes = TetherDir.at(work).read_notes()
+    assert "] use port 8443\n" in notes and "- port 443: needs root\n" in notes
+    assert "## Open questions\n\n- why?\n" in notes
+    assert "## Next step\n\nwire the server\n" in notes
+
+
+def test_history_show_diff_restore(work, capsys):
+    d = str(work)
+    tether(capsys, "checkpoint", "-m", "one", "--dir", d)
+    tether(capsys, "note", "done", "step A", "--dir", d)
+    tether(capsys, "checkpoint", "-m", "two", "--dir", d)
+    code, out, _ = tether(capsys, "history", "--dir", d)
+    assert code == 0 and "#1" in out and "one" in out and "#2" in out
+    code, out, _ = tether(capsys, "show", "2", "--dir", d)
+    assert "step A" in out and "=== notes.md ===" in out
+    code, out, _ = tether(capsys, "diff", "1", "2", "--dir", d)
+    assert "notes.md § Done" in out and "+- step A" in out
+    code, out, _ = tether(capsys, "restore", "1", "--dir", d)
+    assert code == 0 and "tether restore 3" in out
+    assert "step A" not in TetherDir.at(work).read_notes()
+    code, out, _ = tether(capsys, "diff", "3", "live", "--dir", d)
+    assert "-- step A" in out
+
+
+def test_missing_tether_folder(tmp_path, capsys):
+    for command in (["status"], ["note", "done", "x"], ["check"], ["checkpoint"], ["history"]):
+        code, _, err = tether(capsys, *command, "--dir", str(tmp_path))
+        assert code == 2 and f"no .tether/ in {tmp_path}; run `tether init`" in err
+
+
+def test_malformed_progress_and_torn_lines_are_named(work, capsys):
+    t = TetherDir.at(work)
+    t.progress.write_text('{"cursor": 3,')
+    with open(t.events, "a") as handle:
+        handle.write('{"at": "x", "kin')
+    code, out, _ = tether(capsys, "status", "--dir", str(work))
+    assert code == 0 and "progress.json:1" in out and "--fix" in out
+    code, out, _ = tether(capsys, "check", "--dir", str(work))
+    assert code == 1 and "progress.json" in out
+    assert t.progress.read_text() == '{"cursor": 3,'  # nothing repaired without --fix
+
+
+def test_binary_notes_file(work, capsys):
+    t = TetherDir.at(work)
+    t.notes.write_bytes(b"\x00\x01\xff\xfe binary")
+    code, _, err = tether(capsys, "note", "done", "x", "--dir", str(work))
+    assert code == 2 and "notes.md" in err and "not UTF-8" in err
+    assert t.notes.read_bytes() == b"\x00\x01\xff\xfe binary"
+
+
+def _no_dac_override():
+    if os.geteuid() != 0:
+        return ()
+    if not shutil.which("setpriv"):
+        pytest.skip("root without setpriv: cannot make a folder read-only for ourselves")
+    return ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner")
+
+
+def test_read_only_folder(work):
+    t = TetherDir.at(work)
+    before = t.read_notes()
+    os.chmod(t.checkpoints, 0o555)
+    os.chmod(t.root, 0o555)
+    try:
+        done = shell(work, "note", "done", "x", prefix=_no_dac_override())
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "notes.md" in done.stderr and "read-only" in done.stderr
+        done = shell(work, "checkpoint", prefix=_no_dac_override())
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "000001.json" in done.stderr or "checkpoints" in done.stderr
+    finally:
+        os.chmod(t.root, 0o755)
+        os.chmod(t.checkpoints, 0o755)
+    assert t.read_notes() == before
+
+
+def _file_size_limit(limit: int):
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_full_disk(work):
+    t = TetherDir.at(work)
+    t.add_note("done", "x" * 6000)
+    before = t.notes.read_bytes()
+    progress_before = t.progress.read_bytes()
+    done = shell(work, "note", "done", "one more", preexec=_file_size_limit(4096))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "notes.md" in done.stderr and "size limit" in done.stderr
+    done = shell(work, "checkpoint", preexec=_file_size_limit(4096))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "000001.json" in done.stderr
+    assert t.notes.read_bytes() == before and t.progress.read_bytes() == progress_before
+    assert not list(t.checkpoints.iterdir())
+    assert not [p for p in t.root.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_store_commands_do_not_import_textual_watchdog_or_tiktoken(work):
+    code = (
+        "import sys; from supervisor.cli import main\n"
+        f"main(['status', '--dir', {str(work)!r}]); main(['checkpoint', '--dir', {str(work)!r}])\n"
+        "heavy = [m for m in ('textual', 'watchdog', 'tiktoken') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,53 @@
+"""When tether may inject: the agent's own reports, quiet output, and idle output."""
+
+from supervisor.recognize.agent_state import BUSY, EXITED, WAITING, AgentState
+from supervisor.recognize.observations import AGENT_STATE, CRASH, HOOK, SCREEN, Observation
+
+
+def report(state: AgentState, value: str, at: float, source: str = SCREEN) -> None:
+    state.observe(Observation(AGENT_STATE, source, at, details={"state": value}))
+
+
+def test_waiting_needs_the_output_to_have_settled():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(10.0)
+    report(state, WAITING, 10.0)
+    assert not state.ready_for_input(10.1)  # mid-redraw
+    assert state.ready_for_input(10.5)
+
+
+def test_a_busy_agent_animates_so_it_is_not_ready_while_output_flows():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    report(state, BUSY, 0.0)
+    for tick in range(20):
+        state.note_output(tick * 0.5)
+        assert not state.ready_for_input(tick * 0.5 + 0.1)
+    assert state.state(10.0) == BUSY
+
+
+def test_silent_output_means_waiting_even_under_a_stale_busy_cue():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(1.0)
+    report(state, BUSY, 1.0)
+    assert not state.ready_for_input(3.9)
+    assert state.ready_for_input(4.1)
+    assert state.state(4.1) == WAITING
+
+
+def test_nothing_is_ready_before_the_first_output_or_after_exit():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    assert not state.ready_for_input(100.0)
+    state.note_output(1.0)
+    state.observe(Observation(CRASH, HOOK, 2.0))
+    assert state.state(100.0) == EXITED
+    assert not state.ready_for_input(100.0)
+
+
+def test_a_restarted_agent_is_not_idle_until_it_has_spoken():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(1.0)
+    state.observe(Observation(CRASH, HOOK, 2.0))
+    state.restart()
+    assert not state.ready_for_input(50.0)
+    state.note_output(51.0)
+    assert state.ready_for_input(54.5)

@@ -1,0 +1,108 @@
+"""The loss audit finds the specifics a summary dropped from each pinned decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.recognize.loss_audit import audit_decision, audit_summary, key_terms
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer
+from tests.replay import captures_dir
+
+REDIS = (
+    "refresh tokens in Redis, 15 minute TTL, rotate on use, "
+    "because the mobile client cannot persist tokens"
+)
+FULL = (
+    "Auth: refresh tokens live in Redis with a 15-minute TTL and rotate on use, "
+    "since the mobile client cannot persist tokens."
+)
+# each fold of the summary sheds one more specific
+FOLDS = [
+    (FULL, "kept", ()),
+    (
+        "Auth: refresh tokens live in Redis with a short TTL and rotate on use, "
+        "since the mobile client cannot persist tokens.",
+        "degraded",
+        ("15 minute",),
+    ),
+    (
+        "Auth: refresh tokens live in Redis with a short expiry and rotate on use, "
+        "since the mobile client cannot persist tokens.",
+        "degraded",
+        ("15 minute", "TTL"),
+    ),
+    (
+        "Auth: refresh tokens live in a cache with a short expiry and rotate on use.",
+        "lost",
+        ("Redis", "15 minute", "TTL", "the mobile client cannot persist tokens"),
+    ),
+    ("Auth is handled with tokens.", "lost", None),
+]
+
+
+def test_key_terms_of_the_redis_decision() -> None:
+    assert key_terms(REDIS) == [
+        "Redis",
+        "15 minute",
+        "TTL",
+        "rotate on use",
+        "the mobile client cannot persist tokens",
+    ]
+
+
+@pytest.mark.parametrize(("summary", "status", "missing"), FOLDS)
+def test_the_redis_decision_degrades_one_specific_at_a_time(summary, status, missing) -> None:
+    loss = audit_decision(REDIS, summary)
+    assert loss.status == status
+    if missing is not None:
+        assert loss.missing == missing
+
+
+@pytest.mark.parametrize(
+    ("decision", "expected"),
+    [
+        ("poll every 30s, at most 381 rows", ["30 s", "381 rows"]),
+        ("cap the cache at 2 GB", ["2 GB"]),
+        ("use src/app/main.py with --dry-run", ["src/app/main.py", "--dry-run"]),
+        ("set batch_size in config.yaml", ["batch_size", "config.yaml"]),
+        ("wrap it in OrderService", ["OrderService"]),
+        ('the default mode is "fast"', ["fast"]),
+        ("store jobs in PostgreSQL", ["PostgreSQL"]),
+    ],
+)
+def test_key_terms_cover_numbers_identifiers_quotes_and_names(decision, expected) -> None:
+    terms = key_terms(decision)
+    for term in expected:
+        assert term in terms
+
+
+def test_respelled_units_still_count_as_kept() -> None:
+    assert audit_decision("retry after 30 seconds", "retries wait 30s").status == "kept"
+    assert audit_decision("a 15 minute TTL", "TTL of 15 min").status == "kept"
+    assert audit_decision("a 15 minute TTL", "TTL of 15 hours").status == "degraded"
+
+
+def _real_summaries() -> list[str]:
+    summaries = []
+    for name, parser in (
+        ("cc-compact-manual.transcript.jsonl", ClaudeTranscript()),
+        ("cx-compact-auto.transcript.jsonl", CodexRollout()),
+    ):
+        data = (captures_dir() / name).read_bytes()
+        for record in JsonlBuffer().feed(data):
+            summaries += [o.summary for o in parser.feed(record) if o.summary]
+    return summaries
+
+
+def test_real_compaction_summaries_from_the_captures_lose_the_pinned_decisions() -> None:
+    decisions = [REDIS, "no files were changed", "keep FAKE-REPLY numbering"]
+    summaries = _real_summaries()
+    assert len(summaries) == 3
+    for summary in summaries:
+        audit = audit_summary(decisions, summary)
+        assert audit.decisions[0].status == "lost"
+        assert audit.lost[0].decision == REDIS
+        assert "missing from the summary" in audit.headline()
+    claude = audit_summary(decisions, summaries[0])
+    assert claude.decisions[1].status == "kept"  # "No files were changed" survives
+    assert claude.decisions[2].status == "degraded"  # FAKE-REPLY kept, "numbering" is not

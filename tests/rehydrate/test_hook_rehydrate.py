@@ -1,0 +1,137 @@
+"""`tether hook SessionStart` as Claude Code runs it: after a compaction, it answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supervisor.config.profiles import load_profile
+from supervisor.rehydrate.payload import build_payload, latest_incident
+from supervisor.store import checkpoints
+from supervisor.store.fsio import read_jsonl
+from supervisor.store.tether_dir import TetherDir, init
+from tests.locations import REPO
+
+DECISION = "Retry budget is 250 ms per call; use `retry_budget_ms`"
+
+
+@pytest.fixture
+def work(tmp_path) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    tether = init(work, goal="count to 400").tether
+    tether.add_note("decision", DECISION)
+    tether.add_note("next", "write artifact 12")
+    tether.record_incident(
+        "compaction",
+        "hook",
+        trigger="auto",
+        sources=["hook"],
+        audit={"lost": [{"decision": DECISION, "missing": ["250 ms"]}], "degraded": []},
+    )
+    return work
+
+
+def hook(work: Path, stdin: dict | str, *, event: str = "SessionStart", profile: str | None = None):
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
+    env["TETHER_CONFIG_DIR"] = str(work.parent / "cfg")  # bundled profiles only
+    if profile:
+        env["TETHER_PROFILE"] = profile
+    data = stdin if isinstance(stdin, str) else json.dumps(stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(work)],
+        input=data,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=60,
+    )
+
+
+def session_start(source: str) -> dict:
+    return {
+        "session_id": "59d7e0a2-0000-4000-8000-000000000000",
+        "transcript_path": "/tmp/x.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "SessionStart",
+        "source": source,
+    }
+
+
+@pytest.mark.parametrize("source", ["compact", "clear"])
+def test_session_start_after_a_loss_answers_with_the_payload(work, source):
+    done = hook(work, session_start(source))
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)  # stdout is only that JSON
+    assert list(answer) == ["hookSpecificOutput"]
+    output = answer["hookSpecificOutput"]
+    assert output["hookEventName"] == "SessionStart"
+    context = output["additionalContext"]
+    tether = TetherDir.at(work)
+    profile = load_profile("claude")
+    assert context.startswith(profile.preamble)
+    assert DECISION in context and "write artifact 12" in context
+    assert "- LOST: decision 1 (missing: 250 ms)" in context
+    # Exactly the payload of the checkpoint taken just before answering.
+    seq = checkpoints.latest_seq(tether)
+    assert checkpoints.load(tether, seq).reason == "before auto rehydration"
+    expected = build_payload(tether, profile, checkpoint=seq, incident=latest_incident(tether))
+    assert context == expected.text
+    events = read_jsonl(tether.events)[0]
+    auto = [e for e in events if e["kind"] == "auto_rehydrate"]
+    assert len(auto) == 1
+    assert auto[0]["hook_source"] == source and auto[0]["tokens"] == expected.tokens
+    assert auto[0]["incident"] == 1 and auto[0]["checkpoint"] == seq
+    assert any(e["kind"] == "hook" and e.get("event") == "SessionStart" for e in events)
+
+
+@pytest.mark.parametrize("source", ["startup", "resume"])
+def test_session_start_at_startup_or_resume_prints_nothing(work, source):
+    done = hook(work, session_start(source))
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    kinds = [e["kind"] for e in read_jsonl(TetherDir.at(work).events)[0]]
+    assert "auto_rehydrate" not in kinds and "hook" in kinds
+
+
+def test_a_profile_without_auto_rehydrate_prints_nothing(work):
+    assert not load_profile("demo").auto_rehydrate
+    done = hook(work, session_start("compact"), profile="demo")
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+
+
+def test_other_events_and_bad_input_print_nothing(work):
+    assert (
+        hook(work, {"hook_event_name": "PreCompact", "trigger": "auto"}, event="PreCompact").stdout
+        == ""
+    )
+    bad = hook(work, "{not json")
+    assert bad.returncode == 0 and bad.stdout == "" and "Traceback" not in bad.stderr
+
+
+def test_only_the_answering_branch_imports_the_tokenizer(work):
+    code = (
+        "import io, json, sys\n"
+        "from supervisor.agents.hook_command import handle\n"
+        "def run(event, data):\n"
+        "    out = io.StringIO()\n"
+        "    handle(event, sys.argv[1], io.BytesIO(json.dumps(data).encode()), out)\n"
+        "    return out.getvalue()\n"
+        "assert run('PreCompact', {'trigger': 'auto'}) == ''\n"
+        "assert run('SessionStart', {'source': 'startup'}) == ''\n"
+        "assert 'tiktoken' not in sys.modules\n"
+        "assert 'supervisor.rehydrate.payload' not in sys.modules\n"
+        "assert json.loads(run('SessionStart', {'source': 'compact'}))['hookSpecificOutput']\n"
+        "assert 'tiktoken' in sys.modules\n"
+    )
+    env = {**os.environ, "TETHER_CONFIG_DIR": str(work.parent / "cfg")}
+    env.pop("TETHER_PROFILE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(work)], capture_output=True, text=True, cwd=REPO, env=env
+    )
+    assert done.returncode == 0, done.stderr

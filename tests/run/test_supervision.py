@@ -1,0 +1,351 @@
+"""The engine side of a run, headless: lock, recording, exit checkpoint, unclean exit."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from supervisor.errors import TetherError
+from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.store import checkpoints
+from supervisor.store.tether_dir import TetherDir
+from supervisor.terminal.session import AgentSession
+
+
+async def run_to_exit(session: AgentSession, timeout: float = 15.0) -> None:
+    session.start()
+    deadline = asyncio.get_running_loop().time() + timeout
+    while session.exit_status is None:
+        assert asyncio.get_running_loop().time() < deadline, "the child never exited"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_run_is_recorded_and_checkpointed_at_exit(tmp_path):
+    argv = [sys.executable, "-c", "print('\\x1b[32mhello\\x1b[0m from the agent'); exit(4)"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    supervision.start_recording()
+    await run_to_exit(session)
+    supervision.close()
+
+    tether = TetherDir.at(tmp_path)
+    cast = next(tether.sessions.glob("*-shell.cast"))
+    lines = cast.read_text().splitlines()
+    assert json.loads(lines[0])["version"] == 2
+    output = "".join(json.loads(line)[2] for line in lines[1:] if json.loads(line)[1] == "o")
+    assert "hello\x1b[0m from the agent" in output
+    assert oct(cast.stat().st_mode & 0o777) == "0o600"
+    assert "hello from the agent" in cast.with_suffix(".txt").read_text()
+    last = checkpoints.load(tether, checkpoints.latest_seq(tether))
+    assert "exited with code 4" in last.reason
+    events, _ = tether.recent_events(10)
+    assert any(e["kind"] == "agent_exit" and e["code"] == 4 for e in events)
+
+
+def test_a_second_tether_on_the_same_folder_is_refused(tmp_path):
+    config = RunConfig(argv=["true"], workdir=tmp_path)
+    first = Supervision(config, AgentSession(["true"], cwd=str(tmp_path)))
+    first.open()
+    try:
+        holder = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from supervisor.run.supervision import *;"
+                "from supervisor.terminal.session import *;"
+                f"Supervision(RunConfig(argv=['true'], workdir={str(tmp_path)!r}),"
+                " AgentSession(['true'])).open()",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=os.getcwd(),
+            check=False,
+        )
+        assert holder.returncode != 0
+        assert f"pid {os.getpid()}" in holder.stderr
+        with pytest.raises(TetherError, match="another tether"):
+            Supervision(config, AgentSession(["true"])).open()
+    finally:
+        first.close()
+
+
+def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
+    script = (
+        "import os; from supervisor.run.supervision import *;"
+        "from supervisor.terminal.session import *;"
+        f"Supervision(RunConfig(argv=['true'], workdir={str(tmp_path)!r}),"
+        " AgentSession(['true'])).open(); os._exit(9)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=False)
+    config = RunConfig(argv=["true"], workdir=tmp_path)
+    supervision = Supervision(config, AgentSession(["true"]))
+    supervision.open()
+    supervision.close()
+    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    incident = next(e for e in events if e.get("kind") == "incident")
+    assert incident["type"] == "unclean-exit"
+    assert "died without a clean exit" in incident["summary"]
+
+
+def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
+    config = RunConfig(argv=["true"], workdir=tmp_path, checkpoint_every=10)
+    supervision = Supervision(config, AgentSession(["true"]))
+    supervision.open()
+    tether = supervision.tether
+    start = supervision._last_timer_checkpoint
+    supervision.tick(start + 11)
+    first = checkpoints.latest_seq(tether)
+    assert first is not None
+    supervision.tick(start + 22)
+    assert checkpoints.latest_seq(tether) == first
+    tether.add_note("done", "wrote the parser")
+    supervision.tick(start + 33)
+    assert checkpoints.latest_seq(tether) == first + 1
+    assert checkpoints.load(tether, first + 1).reason.startswith("timer")
+    supervision.close()
+
+
+def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
+    from supervisor.store import fsio
+    from supervisor.store.tether_dir import init
+
+    init(tmp_path)
+    tether = TetherDir.at(tmp_path)
+    for index in range(380):
+        fsio.append_jsonl(tether.artifacts, {"index": index})
+    tether.set_progress(cursor=381)
+    supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path), AgentSession(["true"]))
+    problems: list[str] = []
+    supervision.on_problem.append(problems.append)
+    supervision.open()
+    assert tether.read_progress().cursor == 380
+    assert "381" in problems[0] and "379" in problems[0]
+    # The agent writes an artifact without moving the cursor: the next tick rolls forward.
+    fsio.append_jsonl(tether.artifacts, {"index": 380})
+    supervision.tick()
+    assert tether.read_progress().cursor == 381
+    events, _ = tether.recent_events(20)
+    fixes = [e for e in events if e["kind"] == "invariant-fix" and e["source"] == "supervisor"]
+    assert [(e["from_cursor"], e["to_cursor"]) for e in fixes] == [(381, 380), (380, 381)]
+    supervision.close()
+
+
+async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path):
+    from supervisor.store import notes
+
+    script = "print('\\u23fa DECISION: store sessions in PostgreSQL 16, not SQLite'); input()"
+    argv = [sys.executable, "-c", script]
+    session = AgentSession(argv, cols=100, rows=20, cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path), session)
+    supervision.open()
+    session.start()
+    tether = supervision.tether
+    for _ in range(200):
+        if notes.pinned_decisions(tether.read_notes()):
+            break
+        await asyncio.sleep(0.02)
+    session.send_input(b"DECISION: tokens expire after 15 minutes\r")
+    for _ in range(200):
+        if len(notes.pinned_decisions(tether.read_notes())) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert notes.pinned_decisions(tether.read_notes()) == [
+        "store sessions in PostgreSQL 16, not SQLite",
+        "tokens expire after 15 minutes",
+    ]
+    supervision.stop_agent()
+    supervision.close()
+
+
+def _claude_supervision(tmp_path) -> tuple[AgentSession, Supervision]:
+    """An opened supervision with the claude profile's markers; output is fed by hand."""
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    session = AgentSession(["claude"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    return session, supervision
+
+
+def _screen_scans(supervision: Supervision) -> list[float]:
+    """Record when the screen detector is asked to look (it still looks)."""
+    calls: list[float] = []
+    scan = supervision.screen.scan
+
+    def counting(*args, **kwargs):
+        calls.append(supervision._monotonic())
+        return scan(*args, **kwargs)
+
+    supervision.screen.scan = counting
+    return calls
+
+
+async def test_a_burst_of_reads_is_scanned_once_and_its_marker_still_found(tmp_path):
+    session, supervision = _claude_supervision(tmp_path)
+    now = [100.0]
+    supervision._monotonic = lambda: now[0]
+    scans = _screen_scans(supervision)
+    try:
+        session.process_output(b"working on it\r\n")
+        assert len(scans) == 1  # the first read of a quiet screen is looked at at once
+        session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+        session.process_output(b"more output\r\n")
+        assert len(scans) == 1 and supervision.current_incident is None  # held for 25 ms
+        await asyncio.sleep(0.2)  # the deferred look runs on the loop
+        assert len(scans) == 2
+        assert supervision.current_incident is not None
+        assert supervision.current_incident.kind == "compaction"
+        now[0] += 1.0  # quiet for a second: the next read is looked at at once
+        session.process_output(b"next\r\n")
+        assert len(scans) == 3
+    finally:
+        supervision.close()
+
+
+def test_without_an_event_loop_every_read_is_scanned(tmp_path):
+    session, supervision = _claude_supervision(tmp_path)
+    supervision._monotonic = lambda: 100.0
+    scans = _screen_scans(supervision)
+    try:
+        for line in (b"one\r\n", b"two\r\n", b"three\r\n"):
+            session.process_output(line)
+        assert len(scans) == 3
+    finally:
+        supervision.close()
+
+
+async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeypatch):
+    import threading
+
+    asked_on: list[threading.Thread] = []
+    answer = threading.Event()
+
+    def slow_git(work_dir):
+        asked_on.append(threading.current_thread())
+        answer.wait(10)  # a big repository: git status takes its time
+        return {"head": "abc123", "dirty": False}
+
+    monkeypatch.setattr(checkpoints, "git_state", slow_git)
+    session, supervision = _claude_supervision(tmp_path)
+    tether = supervision.tether
+    before = checkpoints.latest_seq(tether)
+    try:
+        session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+        assert supervision.current_incident is not None  # the loop went on without git
+        assert checkpoints.latest_seq(tether) == before
+        answer.set()
+        for _ in range(200):
+            if checkpoints.latest_seq(tether) != before:
+                break
+            await asyncio.sleep(0.02)
+        snapshot = checkpoints.load(tether, checkpoints.latest_seq(tether))
+        assert snapshot.reason.startswith("incident #1")
+        assert snapshot.incident == 1 and snapshot.git == {"head": "abc123", "dirty": False}
+        assert asked_on and asked_on[0] is not threading.main_thread()
+    finally:
+        answer.set()
+        supervision.close()
+
+
+async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monkeypatch):
+    import threading
+
+    stuck = threading.Event()
+    calls: list[str] = []
+
+    def git(work_dir):
+        if threading.current_thread() is not threading.main_thread():
+            stuck.wait(10)  # the worker's answer comes too late
+        calls.append(threading.current_thread().name)
+        return None
+
+    monkeypatch.setattr(checkpoints, "git_state", git)
+    session, supervision = _claude_supervision(tmp_path)
+    tether = supervision.tether
+    before = checkpoints.latest_seq(tether) or 0
+    session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
+    supervision.close()
+    stuck.set()
+    await asyncio.sleep(0.1)  # the late answer must not write it twice
+    assert checkpoints.latest_seq(tether) == before + 1
+    assert checkpoints.load(tether, before + 1).reason.startswith("incident #1")
+
+
+async def _until(predicate, what: str, timeout: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
+    tmp_path, held_git
+):
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    _session, supervision = _claude_supervision(work)
+    tether = supervision.tether
+    try:
+        supervision.checkpoint("incident #1: Agent crashed (#1)", incident=1)
+        await _until(lambda: held_git.calls() == 1, "git for the incident")
+        supervision.checkpoint("agent exited with code 3")
+        await _until(lambda: held_git.calls() == 2, "git for the exit")
+        held_git.release(2)  # the exit's git answers first...
+        asked = supervision._asking_git
+        await _until(
+            lambda: checkpoints.list_seqs(tether) or any(future.done() for future in asked),
+            "the exit's answer",
+        )
+        await asyncio.sleep(0.05)
+        assert checkpoints.list_seqs(tether) == []  # ...and waits for the incident's
+        held_git.release(1)
+        await _until(lambda: len(checkpoints.list_seqs(tether)) == 2, "both checkpoints")
+    finally:
+        held_git.release()
+        supervision.close()
+    first, second = checkpoints.load(tether, 1), checkpoints.load(tether, 2)
+    assert first.incident == 1 and second.reason == "agent exited with code 3"
+    assert first.git == second.git == {"head": head, "dirty": False}
+
+
+async def test_the_users_checkpoint_waits_for_git_off_the_loop_and_is_written_at_close(
+    tmp_path, held_git
+):
+    work = tmp_path / "repo"
+    head = held_git.repository(work)
+    _session, supervision = _claude_supervision(work)
+    tether = supervision.tether
+    heard: list = []
+    supervision.checkpoint("manual (key)", then=heard.append)
+    await _until(lambda: held_git.calls() == 1, "git")  # the loop runs while git is held
+    assert checkpoints.list_seqs(tether) == []
+    held_git.release(2)  # close() asks git itself; the worker's call stays held
+    supervision.close()
+    assert checkpoints.list_seqs(tether) == [1]
+    snapshot = checkpoints.load(tether, 1)
+    assert snapshot.reason == "manual (key)" and snapshot.git == {"head": head, "dirty": False}
+    assert heard == []  # whoever asked is closing too: no notification to give
+    held_git.release(1)
+    await asyncio.get_running_loop().shutdown_default_executor()  # the worker's late answer...
+    await asyncio.sleep(0.05)
+    assert checkpoints.list_seqs(tether) == [1] and heard == []  # ...writes nothing
+
+
+async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
+    _session, supervision = _claude_supervision(tmp_path)
+    heard: list = []
+    try:
+        supervision.tether.checkpoints.rmdir()
+        supervision.tether.checkpoints.write_text("a file where the folder should be\n")
+        supervision.checkpoint("manual (key)", then=heard.append)
+        await _until(lambda: heard, "the answer")
+    finally:
+        supervision.close()
+    assert len(heard) == 1 and isinstance(heard[0], TetherError)
+    assert supervision.problems == []  # told to the one who asked, not as a problem

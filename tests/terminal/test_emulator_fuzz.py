@@ -1,0 +1,173 @@
+"""Whatever a child writes, the emulator neither raises nor hangs, and splits don't matter."""
+
+from __future__ import annotations
+
+import os
+import signal
+from contextlib import contextmanager
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from supervisor.terminal.emulator import Emulator
+
+EXAMPLES = int(os.environ.get("TETHER_FUZZ_EXAMPLES", "200"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@contextmanager
+def time_limit(seconds: int):
+    """Fail instead of hanging the suite (the inputs are bounded; a hang is a bug)."""
+
+    def alarm(signum, frame):
+        raise TimeoutError(f"emulator took more than {seconds}s")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+params = st.lists(
+    st.one_of(
+        st.integers(0, 20).map(str),
+        st.integers(0, 10**12).map(str),
+        st.sampled_from(["", "65535", "99999999999", "2026", "1049", "38", "5", "2"]),
+    ),
+    max_size=8,
+).map(";".join)
+csi = st.builds(
+    lambda lead, p, colon, inter, final: f"\x1b[{lead}{p}{colon}{inter}{final}",
+    st.sampled_from(["", "", "?", ">", "<", "="]),
+    params,
+    st.sampled_from(["", "", ":2::1:2:3", ":5:9", ":3"]),
+    st.sampled_from(["", "", "", "$", " ", "!", '"', "#"]),
+    st.characters(min_codepoint=0x40, max_codepoint=0x7E),
+)
+string_seq = st.builds(
+    lambda intro, body, end: f"\x1b{intro}{body}{end}",
+    st.sampled_from(["]", "]0;", "]8;;", "]10;", "]11;", "]7501;", "P", "_G", "^", "X"]),
+    st.text(max_size=40),
+    st.sampled_from(["", "\x07", "\x1b\\", "\x1b", "\x18"]),
+)
+esc = st.builds(
+    lambda inter, final: f"\x1b{inter}{final}",
+    st.sampled_from(["", "(", ")", "#", "%", " ", "*"]),
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E),
+)
+text = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8"),
+        st.sampled_from(list("\r\n\t\b\x07\x0e\x0f\u200d\ufe0f漢😀👩e\u0301")),
+    ),
+    max_size=30,
+)
+chunk = st.one_of(csi, string_seq, esc, text)
+streams = st.lists(chunk, max_size=40).map(lambda parts: "".join(parts).encode())
+sizes = st.tuples(st.integers(1, 200), st.integers(1, 60))
+
+
+def exercise(emu: Emulator) -> None:
+    """Read everything a view would read: it must not raise either."""
+    emu.take_dirty()
+    assert len(emu.display()) == emu.rows
+    for y in range(emu.rows):
+        emu.row(y)
+        emu.row_text(y)
+    for i in range(emu.history_size):
+        emu.history_row(i)
+    c = emu.cursor
+    assert 0 <= c.x < emu.cols and 0 <= c.y < emu.rows
+
+
+@FUZZ
+@given(st.binary(max_size=2000), sizes)
+def test_random_bytes_never_raise(emulator_class, data, size):
+    with time_limit(20):
+        emu = emulator_class(*size, scrollback=50)
+        emu.feed(data)
+        exercise(emu)
+
+
+@FUZZ
+@given(streams, sizes)
+def test_generated_escape_sequences_never_raise(emulator_class, data, size):
+    with time_limit(20):
+        emu = emulator_class(*size, scrollback=50)
+        emu.feed(data)
+        exercise(emu)
+
+
+@FUZZ
+@given(streams, st.lists(st.integers(0, 4000), max_size=30))
+def test_any_split_gives_the_same_screen(emulator_class, data, cuts):
+    with time_limit(20):
+        whole = emulator_class(30, 8)
+        whole_replies = whole.feed(data).replies
+        split = emulator_class(30, 8)
+        replies = []
+        start = 0
+        for cut in [*sorted({c for c in cuts if c < len(data)}), len(data)]:
+            replies.append(split.feed(data[start:cut]).replies)
+            start = cut
+        assert split.display() == whole.display()
+        assert split.title == whole.title
+        assert b"".join(replies) == whole_replies
+        assert split.cursor == whole.cursor
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.one_of(streams, st.tuples(st.integers(1, 160), st.integers(1, 50))),
+        max_size=8,
+    )
+)
+def test_resizes_interleaved_with_output_never_raise(emulator_class, steps):
+    with time_limit(20):
+        emu = emulator_class(20, 5, scrollback=20)
+        for step in steps:
+            if isinstance(step, tuple):
+                emu.resize(*step)
+                assert (emu.cols, emu.rows) == step
+            else:
+                emu.feed(step)
+            exercise(emu)
+
+
+def test_huge_parameters_are_clamped(emulator_class):
+    with time_limit(20):
+        emu = emulator_class(80, 24)
+        emu.feed(
+            b"\x1b[99999999999A\x1b[65535;65535H\x1b[99999999999@\x1b[9999999999b"
+            b"\x1b[99999999999L\x1b[99999999999M\x1b[99999999999P\x1b[99999999999X"
+            b"\x1b[99999999999S\x1b[99999999999T\x1b[99999999999I\x1b[99999999999Z"
+            b"\x1b[" + b"9" * 5000 + b"m\x1b[" + b"1;" * 3000 + b"H"
+        )
+        exercise(emu)
+        assert emu.cursor.y == 0
+
+
+def test_resize_to_one_by_one_with_everything_on(emulator_class):
+    with time_limit(20):
+        emu = emulator_class(80, 24)
+        emu.feed("\x1b[?1049h\x1b[5;20r\x1b[?6h漢字😀".encode())
+        emu.resize(1, 1)
+        emu.feed("漢\x1b[2;2Hx\x1b[6n\x1b[?1049l\x1b[K\x1b[J\x1b[S\x1b[T".encode())
+        exercise(emu)
+        emu.resize(80, 24)
+        exercise(emu)
+
+
+def test_unterminated_strings_across_many_reads_stay_fast(emulator_class):
+    with time_limit(20):
+        emu = emulator_class(80, 24)
+        for intro in (b"\x1b]0;", b"\x1bP", b"\x1b_G"):
+            emu.feed(intro)
+            for _ in range(2000):
+                emu.feed(b"x" * 50)
+            emu.feed(b"\x1b\\visible")
+        assert emu.display()[0] == "visiblevisiblevisible"

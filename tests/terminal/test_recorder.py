@@ -1,0 +1,103 @@
+"""Session recording: valid asciicast v2, private files, exact text, bounded size."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from supervisor.terminal.recorder import SessionRecorder
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _cast_lines(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_cast_is_asciicast_v2_and_text_round_trips_across_split_utf8(tmp_path):
+    clock = FakeClock()
+    output = "héllo ✓ wörld 🎉\r\n\x1b[1mbold\x1b[0m\r\n".encode() * 3
+    recorder = SessionRecorder(tmp_path, "claude", 120, 40, clock=clock)
+    for i in range(0, len(output), 3):  # splits every multi-byte character somewhere
+        clock.now += 0.01
+        recorder.record(output[i : i + 3])
+    recorder.resize(100, 30)
+    recorder.close(["final line", ""])
+    header, *events = _cast_lines(recorder.cast_path)
+    assert header["version"] == 2 and (header["width"], header["height"]) == (120, 40)
+    assert isinstance(header["timestamp"], int) and header["env"]["TERM"]
+    assert all(isinstance(e[0], float | int) and e[1] in ("o", "r") for e in events)
+    assert [e[0] for e in events] == sorted(e[0] for e in events)
+    assert "".join(e[2] for e in events if e[1] == "o") == output.decode()
+    assert ["r", "100x30"] in [e[1:] for e in events]
+    assert recorder.cast_path.name.endswith("-claude.cast")
+
+
+def test_files_are_private(tmp_path):
+    recorder = SessionRecorder(tmp_path, "demo", 80, 24)
+    recorder.close()
+    for path in (recorder.cast_path, recorder.txt_path):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_txt_holds_scrolled_off_lines_then_the_final_screen(tmp_path):
+    recorder = SessionRecorder(tmp_path, "demo", 80, 24)
+    recorder.scrolled_off(["first", "second"])
+    recorder.close(["on screen", "", ""])
+    assert recorder.txt_path.read_text() == "first\nsecond\n--- final screen ---\non screen\n"
+
+
+def test_the_cap_stops_output_with_one_marker(tmp_path):
+    clock = FakeClock()
+    recorder = SessionRecorder(tmp_path, "demo", 80, 24, cap_bytes=4096, clock=clock)
+    for _ in range(500):
+        clock.now += 0.6  # every call flushes
+        recorder.record(b"x" * 50)
+    recorder.close()
+    assert recorder.cast_path.stat().st_size <= 4096
+    events = _cast_lines(recorder.cast_path)[1:]
+    markers = [e for e in events if e[1] == "m"]
+    assert len(markers) == 1 and events[-1] == markers[0] and "cap" in markers[0][2]
+    assert len(events) > 20
+
+
+def test_nothing_is_written_until_half_a_second_passes(tmp_path):
+    clock = FakeClock()
+    recorder = SessionRecorder(tmp_path, "demo", 80, 24, clock=clock)
+    recorder.record(b"one")
+    assert len(_cast_lines(recorder.cast_path)) <= 1  # header only
+    clock.now += 0.5
+    recorder.record(b"two")
+    assert [e[2] for e in _cast_lines(recorder.cast_path)[1:]] == ["one", "two"]
+    recorder.close()
+
+
+def test_two_sessions_in_one_second_get_different_files(tmp_path):
+    first = SessionRecorder(tmp_path, "demo", 80, 24)
+    second = SessionRecorder(tmp_path, "demo", 80, 24)
+    assert first.cast_path != second.cast_path
+    first.close()
+    second.close()
+
+
+def test_a_flood_is_written_in_bounded_batches_not_half_a_second_at_once(tmp_path):
+    from supervisor.terminal.recorder import FLUSH_CHARS
+
+    clock = FakeClock()  # time stands still: only the amount buffered can trigger a write
+    recorder = SessionRecorder(tmp_path, "claude", 120, 40, clock=clock)
+    header_size = recorder.cast_path.stat().st_size
+    chunk = b"x" * 8192
+    for _ in range(FLUSH_CHARS // len(chunk) - 1):
+        recorder.record(chunk)
+    assert recorder.cast_path.stat().st_size == header_size
+    recorder.record(chunk)
+    assert recorder.cast_path.stat().st_size > FLUSH_CHARS
+    recorder.close()
+    events = _cast_lines(recorder.cast_path)[1:]
+    assert "".join(e[2] for e in events) == "x" * FLUSH_CHARS
