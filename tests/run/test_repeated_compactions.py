@@ -1,0 +1,120 @@
+"""Every compaction is one incident, however alike the lines around its marker are."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sys
+
+import pytest
+
+from supervisor.config.profiles import load_profile
+from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.terminal.session import AgentSession
+from tests.locations import CAPTURES
+
+
+async def _until(predicate, what: str, timeout: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+async def test_ten_compactions_of_the_demo_typed_and_automatic_are_ten_incidents(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TETHER_DEMO_DELAY", "0.05")
+    monkeypatch.setenv("TETHER_DEMO_AUTO_COMPACT", "2")  # every second prompt compacts by itself
+    argv = load_profile("demo").argv()
+    session = AgentSession(argv, cols=100, rows=40, cwd=str(tmp_path), env=dict(os.environ))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name="demo"), session)
+    supervision.open()
+    session.start()
+
+    def screen() -> str:
+        return "\n".join(session.emulator.display())
+
+    def compactions() -> list:
+        return [i for i in supervision.fusion.incidents if i.kind == "compaction"]
+
+    expected: list[str] = []
+    try:
+        await _until(lambda: "? for shortcuts" in screen(), "the prompt")
+        turn = 0
+        while len(expected) < 10:  # prompt, /compact, prompt (+ auto), /compact, ...
+            turn += 1
+            session.send_input(f"prompt {turn}\r".encode())
+            reply = f"Working on it: prompt {turn}"
+            await _until(lambda reply=reply: reply in screen(), reply)
+            if turn % 2 == 0:
+                expected.append("auto")
+            await _until(lambda: len(compactions()) >= len(expected), f"{len(expected)} incidents")
+            await _until(lambda: screen().rstrip().endswith("context used"), "the prompt")
+            if len(expected) == 10:
+                break
+            session.send_input(b"/compact\r")
+            expected.append("manual")
+            await _until(lambda: len(compactions()) >= len(expected), f"{len(expected)} incidents")
+            await _until(lambda: screen().rstrip().endswith("context used"), "the prompt")
+        await asyncio.sleep(0.3)  # nothing more arrives late
+        assert [i.trigger for i in compactions()] == expected
+        assert [i.number for i in compactions()] == list(range(1, 11))
+    finally:
+        supervision.stop_agent()
+        supervision.close()
+
+
+def _marker_line(profile: str) -> bytes:
+    """The agent's own compaction line, bytes as it drew them in the capture."""
+    if profile == "claude":
+        raw = (CAPTURES / "cc-compact-manual.raw").read_bytes()
+        line = rb"\x1b\[38;5;246m\xe2\x9c\xbb Conversation compacted[^\x1b]*\x1b\[39m"
+        found = re.search(line, raw)
+        return found.group(0)
+    raw = (CAPTURES / "cx-compact-manual.raw").read_bytes()
+    found = re.search(rb"\x1b\[2m\xe2\x80\xa2 \x1b\[22mContext(?:\x1b\[\d+;\d+H[^\x1b]+)+", raw)
+    # Codex places the words with absolute moves on row 13: the same columns on our row
+    return re.sub(rb"\x1b\[\d+;(\d+)H", lambda m: b"\x1b[" + m[1] + b"G", found.group(0))
+
+
+SPINNERS = {"claude": "✶ Compacting conversation…", "codex": "• Compacting context"}
+
+AGENT = """
+import sys, time
+marker, spinner = bytes.fromhex(sys.argv[1]), sys.argv[2].encode()
+out = sys.stdout.buffer
+out.write(b"ready\\r\\n> "); out.flush()
+for line in sys.stdin:
+    out.write(spinner + b"\\r\\n"); out.flush()
+    time.sleep(0.1)
+    out.write(b"\\x1b[1A\\r\\x1b[K" + marker + b"\\r\\n\\r\\n> "); out.flush()
+"""
+
+
+@pytest.mark.parametrize("profile", ["claude", "codex"])
+async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time(tmp_path, profile):
+    marker = _marker_line(profile)
+    argv = [sys.executable, "-c", AGENT, marker.hex(), SPINNERS[profile]]
+    session = AgentSession(argv, cols=120, rows=40, cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name=profile), session)
+    supervision.open()
+    session.start()
+
+    def compactions() -> list:
+        return [i for i in supervision.fusion.incidents if i.kind == "compaction"]
+
+    try:
+        await _until(lambda: "ready" in "\n".join(session.emulator.display()), "the agent")
+        for count in range(1, 6):
+            session.send_input(b"/compact\r")  # echoed: the row above each marker is the same
+            await _until(lambda n=count: len(compactions()) >= n, f"compaction {count}")
+        await asyncio.sleep(0.3)
+        rows = session.emulator.display()
+        assert sum(1 for row in rows if "compacted" in row) == 5  # all on the screen at once
+        assert [i.number for i in compactions()] == [1, 2, 3, 4, 5]
+        assert all(i.sources == ["screen"] for i in compactions())
+    finally:
+        supervision.stop_agent()
+        supervision.close()
