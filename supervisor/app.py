@@ -284,6 +284,7 @@ class TetherApp(App[int], inherit_bindings=False):
         tone = "error" if incident.kind == "crash" else "warning"
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
+        self.status_bar.last_incident = incident.number
 
     @_while_mounted
     def _agent_state(self, state: str) -> None:

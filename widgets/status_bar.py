@@ -1,4 +1,10 @@
-"""One line under the terminal: agent state, context meter, compactions, checkpoint age."""
+"""One line under the terminal: agent state, context meter, compactions, checkpoint age.
+
+Two counts that a reader could take for one: the compactions of this run (fusion's
+count, from 0 at every start) and the number of the last incident, which continues
+across runs because it numbers every incident ever recorded in `.tether/`. Each is
+labelled with what it counts.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ class StatusBar(Static):
     agent_state: reactive[str] = reactive("starting")
     context: reactive[str] = reactive("")
     compactions: reactive[int] = reactive(0)
+    last_incident: reactive[int] = reactive(0)
     checkpoint_age: reactive[str] = reactive("")
     profile: reactive[str] = reactive("")
 
@@ -23,7 +30,9 @@ class StatusBar(Static):
             parts.insert(0, self.profile)
         if self.context:
             parts.append(f"context {self.context}")
-        parts.append(f"compactions {self.compactions}")
+        parts.append(f"compactions {self.compactions} this run")
+        if self.last_incident:
+            parts.append(f"last incident #{self.last_incident} (all runs)")
         if self.checkpoint_age:
             parts.append(f"checkpoint {self.checkpoint_age}")
         return "  ·  ".join(parts)
