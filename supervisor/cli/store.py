@@ -28,12 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     elif name == "note":
         parser.add_argument(
             "section",
-            help="phase | decision | rejected | done | unproven | next | any other section name",
+            help="phase | decision | rejected | done | unproven | next | a section notes.md has",
         )
         parser.add_argument("text", nargs="+", help="the text ('-' reads it from stdin)")
         parser.epilog = (
             "phase and next replace their section (one current value); decision pins a "
-            "timestamped item; every other section gets a new '- ' item at its end"
+            "timestamped item; every other section gets a new '- ' item at its end. An unknown "
+            "name is refused (a typo would lose the note): add its '## ' heading first"
         )
     elif name == "checkpoint":
         parser.add_argument("-m", "--message", default="manual", metavar="WHY", help="reason")

@@ -284,6 +284,9 @@ class TetherDir:
         title = notes.canonical_title(section)
         with self.updating():
             before = self.read_notes()
+            problem = notes.unknown_section(before, section)
+            if problem is not None:
+                raise TetherError(f"{self.notes}: {problem}")
             after = notes.apply_note(before, section, text, utc_now())
             if after != before:
                 self.write_notes(after)

@@ -81,6 +81,8 @@ def test_status_json_reports_phase_cursor_invariant_checkpoint_and_incidents(wor
 
 def test_note_sections(work, capsys):
     d = str(work)
+    notes_md = TetherDir.at(work).notes
+    notes_md.write_text(notes_md.read_text() + "\n## Open questions\n")  # a section of our own
     for section, text in [
         ("decision", "use port 8443"),
         ("rejected", "port 443: needs root"),
@@ -95,6 +97,18 @@ def test_note_sections(work, capsys):
     assert "] use port 8443\n" in notes and "- port 443: needs root\n" in notes
     assert "## Open questions\n\n- why?\n" in notes
     assert "## Next step\n\nwire the server\n" in notes
+
+
+def test_a_misspelt_section_is_refused_with_the_known_ones_and_a_close_match(work):
+    before = TetherDir.at(work).read_notes()
+    done = shell(work, "note", "decison", "use redis 7.2")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "unknown notes section 'decison'" in done.stderr
+    assert "did you mean 'decision'?" in done.stderr
+    assert "phase, decision, rejected, done, unproven, next" in done.stderr
+    assert "notes.md" in done.stderr and done.stdout == ""
+    assert TetherDir.at(work).read_notes() == before  # nothing written anywhere
+    assert shell(work, "note", "Decisions", "use redis 7.2").returncode == 0  # the title works
 
 
 def test_history_show_diff_restore(work, capsys):
