@@ -163,6 +163,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self.status_bar.profile = supervision.profile.name
         self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
         self.status_bar.context = supervision.meter.describe()
+        if supervision.orphan is not None:  # a dead tether's agent still runs: offer to end it
+            self._bind(self.config.keymap.end_orphan, "end_orphan", "End left-over agent")
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
             self._incident(IncidentChange(incident, new=True))
         self.set_interval(TICK_SECONDS, self._tick)
@@ -270,6 +272,10 @@ class TetherApp(App[int], inherit_bindings=False):
     def _incident_text(self, incident) -> str:
         keys = self.config.keymap
         parts = [incident.title()]
+        if incident.kind == "unclean-exit" and incident.details.get("message"):
+            parts.append(str(incident.details["message"]))
+            if self.supervision.orphan is not None:
+                parts.append(f"{keys.end_orphan.upper()} end it")
         if incident.audit is not None:
             parts.append(incident.audit.headline())
         if incident.kind == "crash":
@@ -348,6 +354,15 @@ class TetherApp(App[int], inherit_bindings=False):
             return
         if result == "empty":
             self.banner.show("Nothing to send: the payload is empty", "warning")
+
+    @work(exclusive=True, group="orphan")
+    async def action_end_orphan(self) -> None:
+        """SIGTERM, then SIGKILL, to the dead tether's agent; the banner says how it went."""
+        if self.supervision.orphan is None:
+            return
+        self.banner.show("Ending the previous tether's agent…", "info")
+        said = await self.supervision.end_orphan()
+        self._show(said, "success" if "was ended" in said else "error", "orphan")
 
     def action_preview(self) -> None:
         from widgets.payload_preview import PayloadPreview

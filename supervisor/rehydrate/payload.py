@@ -80,6 +80,7 @@ class _Incident:
     lost: list[tuple[str, list[str]]]
     degraded: list[tuple[str, list[str]]]
     audited: bool
+    message: str | None = None  # what tether says about it (an unclean exit's lifetime)
 
 
 @dataclass(slots=True)
@@ -166,11 +167,32 @@ def build_payload(
 
 
 def latest_incident(tether: TetherDir) -> dict[str, Any] | None:
-    """The last incident event in ``events.jsonl``, reading backwards from the end only."""
-    marker = INCIDENT_KIND.encode()
-    for event in fsio.iter_jsonl_reversed(tether.events, containing=marker):
-        if event.get("kind") == INCIDENT_KIND:
-            return event
+    """The last incident in ``events.jsonl``, with what later sources added to it."""
+    return incident_record(tether)
+
+
+def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, Any] | None:
+    """Incident ``number`` (None: the last one) as recorded, its updates merged in.
+
+    An incident is opened by its first sighting; the summary, the audit, the
+    trigger and more sources often come seconds later as ``incident_update``
+    events, and a payload about the incident must carry them. Reads backwards
+    from the end, as far as the incident's own event.
+    """
+    updates: list[dict[str, Any]] = []
+    for event in fsio.iter_jsonl_reversed(tether.events, containing=b"incident"):
+        kind = event.get("kind")
+        if kind == "incident_update":
+            updates.append(event)
+        elif kind == INCIDENT_KIND and (number is None or event.get("number") == number):
+            merged = dict(event)
+            for update in reversed(updates):  # oldest first
+                if update.get("number") != merged.get("number"):
+                    continue
+                for key, value in update.items():
+                    if key not in ("at", "kind", "source", "number") and value is not None:
+                        merged[key] = value
+            return merged
     return None
 
 
@@ -304,6 +326,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             lost=[],
             degraded=[],
             audited=False,
+            message=data.get("message") if isinstance(data.get("message"), str) else None,
         )
         audit = data.get("audit")
         if isinstance(audit, dict):
@@ -323,13 +346,16 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             lost=[],
             degraded=[],
             audited=False,
+            message=incident.details.get("message"),
         )
         audit = incident.audit
         if audit is not None:
             view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
             view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
             view.audited = True
-    if not view.audited and view.summary and decisions:
+    if view.kind != "compaction":  # only a compaction summary the agent gave is audited
+        view.lost, view.degraded, view.audited = [], [], False
+    elif not view.audited and view.summary and decisions:
         _audit_now(view, decisions)
     return view
 
@@ -373,6 +399,8 @@ def _incident_lines(view: _Incident, decisions: list[str]) -> list[str]:
     if view.at:
         head += f", at {view.at}"
     lines = ["## Incident", "", head + "."]
+    if view.message:
+        lines.append(view.message[:1].upper() + view.message[1:] + ".")
     if not view.audited:
         if view.kind == "compaction":
             lines.append("No compaction summary was available to audit; trust the decisions above.")

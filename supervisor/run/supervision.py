@@ -16,7 +16,7 @@ import functools
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,6 @@ from supervisor.recognize.observations import (
     COMPACTION,
     CONTEXT_LOW,
     CONTEXT_USED,
-    LOCK,
-    UNCLEAN_EXIT,
     USAGE,
     Incident,
     Observation,
@@ -50,6 +48,7 @@ from supervisor.recognize.transcripts import (
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.store import checkpoints, fsio, invariant, notes
 from supervisor.store import lock as supervisor_lock
+from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
 from supervisor.terminal.pty_host import ExitStatus
@@ -63,6 +62,8 @@ HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# How often the lock's mtime is touched: after a crash it says when tether died, to this.
+HEARTBEAT_SECONDS = 5.0
 
 
 @dataclass
@@ -138,6 +139,7 @@ class Supervision:
         self.clock = clock
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
+        self._last_heartbeat = float("-inf")
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.started_at = clock()
@@ -189,11 +191,7 @@ class Supervision:
         self._events_tail = JsonlTail(self.tether.events, start="end")
         previous = self.lock.previous
         if previous is not None:
-            summary = f"the previous tether ({previous.describe()}) died without a clean exit"
-            details = {"previous_pid": previous.pid, "previous_started_at": previous.started_at}
-            self.observe(
-                Observation(UNCLEAN_EXIT, LOCK, self.clock(), summary=summary, details=details)
-            )
+            self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
         self.injector = Injector(
             self.session,
             self.profile,
@@ -210,6 +208,7 @@ class Supervision:
 
     def start_recording(self) -> None:
         """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
+        self._note_agent_pid()
         if not self.config.record or self.recorder is not None:
             return
         emulator = self.session.emulator
@@ -261,8 +260,34 @@ class Supervision:
         self.state.restart()
         self._transcript_tail, self._transcript = None, None
         self.session.start(argv=argv)
+        self._note_agent_pid()
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
         self.rehydrate(reason="restart after crash")
+
+    def _note_agent_pid(self) -> None:
+        """The lock names the running agent, for the next start if this tether dies."""
+        host = self.session.host
+        if self.lock is not None and host is not None:
+            self.lock.record_agent(host.pid)
+
+    @property
+    def orphan(self) -> LockInfo | None:
+        """The dead tether's agent, still running (orphaned), if there is one."""
+        previous = self.lock.previous if self.lock is not None else None
+        return previous if previous is not None and previous.agent_alive else None
+
+    async def end_orphan(self) -> str:
+        """End the dead tether's left-over agent (off the loop: it waits for it); say how."""
+        orphan = self.orphan
+        if orphan is None or orphan.agent_pid is None:
+            return "no left-over agent to end"
+        pid = orphan.agent_pid
+        ended = await asyncio.to_thread(supervisor_lock.end_process, pid, orphan.agent_start)
+        self.tether.record_event("orphan_ended" if ended else "orphan_not_ended", "user", pid=pid)
+        if ended:
+            self.lock.previous = replace(orphan, agent_alive=False)
+            return f"the previous tether's agent (pid {pid}) was ended"
+        return f"the previous tether's agent (pid {pid}) did not end; try `kill -9 {pid}`"
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
@@ -528,6 +553,9 @@ class Supervision:
         wall = self.clock()
         self._poll_hook_events(wall)
         self._poll_transcript(wall)
+        if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
+            self._last_heartbeat = monotonic
+            self.lock.heartbeat()
         self.enforce_invariant()
         self._report_state()
         self._dump_screen()

@@ -91,7 +91,7 @@ def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
     events, _ = TetherDir.at(tmp_path).recent_events(10)
     incident = next(e for e in events if e.get("kind") == "incident")
     assert incident["type"] == "unclean-exit"
-    assert "died without a clean exit" in incident["summary"]
+    assert "died without a clean exit" in incident["message"] and incident["summary"] is None
 
 
 def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
