@@ -20,16 +20,18 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from supervisor.config.profiles import Profile
+from supervisor.recognize.observations import iso as iso_time
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
 from supervisor.store.checkpoints import Checkpoint
-from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir, parse_time
 
 # Sections that may be dropped, in the order they are given up.
 DROP_ORDER = ("Done", "Unproven", "Rejected approaches")
@@ -226,8 +228,8 @@ def session_start_answer(
     if not profile.auto_rehydrate:
         return None
     tether = TetherDir.at(work_dir)
-    incident = latest_incident(tether)
-    number = incident.get("number") if incident else None
+    incident = this_loss(tether, "compaction" if source == "compact" else "wipe")
+    number = incident.get("number")
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
     phase = notes.Document.parse(snapshot.notes).find("Phase")
@@ -248,6 +250,57 @@ def session_start_answer(
     )
     answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
     return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+
+
+# Seconds within which the hook and the supervisor's fusion take a sighting for the same
+# loss (fusion's window).
+SAME_LOSS_WINDOW = 10.0
+
+
+def this_loss(tether: TetherDir, kind: str, now: float | None = None) -> dict[str, Any]:
+    """The incident a ``SessionStart(compact|clear)`` hook answers: the loss that just happened.
+
+    The hook often runs before the supervisor has recorded the compaction (nothing
+    on screen yet, or an automatic one with nothing on screen at all), so the last
+    incident would be the previous one. The last incident is this loss only when
+    it is of this kind, recent, and no hook answered it yet; otherwise the hook
+    records it, and the supervisor's fusion adopts that number when it sees the
+    loss (:meth:`TetherDir.claim_incident`).
+    """
+    now = time.time() if now is None else now
+    with tether.updating():
+        answered, trigger = _since_last_incident(tether, now)
+        event, _new = tether.claim_incident(
+            kind,
+            "hook",
+            at=now,
+            within=SAME_LOSS_WINDOW,
+            taken=answered,
+            trigger=trigger if kind == "compaction" else None,
+            sources=["hook"],
+            observed_at=iso_time(now),
+        )
+    return incident_record(tether, event.get("number")) or event
+
+
+def _since_last_incident(tether: TetherDir, now: float) -> tuple[set[Any], str | None]:
+    """From the last incident on (reading backwards): the incidents a hook already
+    answered, and the trigger of a ``PreCompact`` hook call within the window."""
+    answered: set[Any] = set()
+    trigger = None
+    for event in fsio.iter_jsonl_reversed(tether.events):
+        kind = event.get("kind")
+        if kind == "auto_rehydrate":
+            answered.add(event.get("incident"))
+        elif kind == "hook" and event.get("event") == "PreCompact" and trigger is None:
+            when = parse_time(event.get("at"))
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            recent = when is not None and now - when.timestamp() <= SAME_LOSS_WINDOW
+            if recent and payload.get("trigger") in ("manual", "auto"):
+                trigger = payload["trigger"]
+        elif kind == INCIDENT_KIND:
+            break
+    return answered, trigger
 
 
 # ------------------------------------------------------------------ reading the state

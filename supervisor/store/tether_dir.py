@@ -15,7 +15,7 @@ import fcntl
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -408,6 +408,41 @@ class TetherDir:
         with self.updating():
             number = self.incident_count() + 1
             return self.record_event(INCIDENT_KIND, source, number=number, type=type_, **details)
+
+    def claim_incident(
+        self,
+        type_: str,
+        source: str,
+        *,
+        at: float,
+        within: float,
+        taken: Container[Any] = (),
+        **details: Any,
+    ) -> tuple[dict[str, Any], bool]:
+        """This loss's incident: the one another process just recorded for it, or a new one.
+
+        Two processes see one compaction: ``tether hook SessionStart``, whose payload
+        must name the incident it answers, and the supervisor's fusion. Whichever
+        comes first records it; the other finds it here: the last incident, of the
+        same type, recorded within ``within`` seconds of ``at`` (epoch seconds),
+        whose number is not in ``taken`` (those the caller already has). Returns
+        the incident event and whether it is new.
+        """
+        with self.updating():
+            last = self.last_incident()
+            if last is not None and last.get("type") == type_ and last.get("number") not in taken:
+                when = parse_time(last.get("at"))
+                if when is not None and abs(at - when.timestamp()) <= within:
+                    return last, False
+            return self.record_incident(type_, source, **details), True
+
+    def last_incident(self) -> dict[str, Any] | None:
+        """The last incident event (as first recorded, without its updates)."""
+        marker = INCIDENT_KIND.encode()
+        for event in fsio.iter_jsonl_reversed(self.events, containing=marker):
+            if event.get("kind") == INCIDENT_KIND:
+                return event
+        return None
 
     def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
         """The last ``count`` readable events, reading the tail only."""

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
+import subprocess
 import sys
 
 import pytest
 
 from supervisor.config.profiles import load_profile
 from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.session import AgentSession
-from tests.locations import CAPTURES
+from tests.locations import CAPTURES, REPO
 
 
 async def _until(predicate, what: str, timeout: float = 10.0) -> None:
@@ -118,3 +121,53 @@ async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time
     finally:
         supervision.stop_agent()
         supervision.close()
+
+
+def _hook(work, event: str, payload: dict) -> str:
+    """`tether hook EVENT` as Claude Code runs it: a process, JSON on stdin."""
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
+    env["TETHER_CONFIG_DIR"] = str(work / "cfg")  # the bundled claude profile
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(work)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_each_compactions_session_start_payload_names_that_compaction(tmp_path):
+    """The hook runs before the supervisor has seen anything: it names the new incident,
+    and the supervisor adopts that number instead of opening a second incident."""
+    hooks = [json.loads(line) for line in (CAPTURES / "cc-hooks.hooks.jsonl").open()]
+    pre_compact, session_start, post_compact = (h["payload"] for h in hooks[1:])
+    session = AgentSession(["claude"], cols=120, rows=40, cwd=str(tmp_path))
+    config = RunConfig(argv=["claude"], workdir=tmp_path, profile_name="claude")
+    supervision = Supervision(config, session)
+    supervision.open()
+    marker = _marker_line("claude")
+    try:
+        for number in (1, 2, 3):
+            _hook(tmp_path, "PreCompact", pre_compact)
+            answer = json.loads(_hook(tmp_path, "SessionStart", session_start))
+            context = answer["hookSpecificOutput"]["additionalContext"]
+            assert f"Context compacted (#{number}, manual), seen by hook" in context
+            _hook(tmp_path, "PostCompact", post_compact)
+            supervision.tick()  # the supervisor reads the hook calls...
+            supervision.screen.note_input()  # the user typed /compact...
+            session.process_output(b"\xe2\x9d\xaf /compact\r\n" + marker + b"\r\n\r\n")
+            await asyncio.sleep(0.1)  # ...and the screen shows the marker (a deferred look)
+            incidents = supervision.fusion.incidents
+            assert [i.number for i in incidents] == list(range(1, number + 1))
+            assert set(incidents[-1].sources) == {"hook", "screen"}
+            assert incidents[-1].summary  # PostCompact's summary joined the same incident
+    finally:
+        supervision.close()
+    events = [json.loads(line) for line in TetherDir.at(tmp_path).events.read_text().splitlines()]
+    assert [e["number"] for e in events if e["kind"] == "incident"] == [1, 2, 3]
+    auto = [e["incident"] for e in events if e["kind"] == "auto_rehydrate"]
+    assert auto == [1, 2, 3]
