@@ -40,6 +40,9 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
             f" ({event.get('violation', '?')})"
         )
         style = "yellow"
+    elif kind == "artifacts-warning":
+        head = f"artifacts: {event.get('warning', '?')}"
+        style = "yellow"
     elif kind == "decision":
         head = f"decision pinned: {event.get('text', '')}"
         style = "cyan"
@@ -55,6 +58,7 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
         if key not in _SHOWN_KEYS
         and not (kind == "invariant-fix" and key != "message")
         and not (kind == "decision" and key == "text")
+        and not (kind == "artifacts-warning" and key == "warning")
     ]
     line = f"{when} {head}"
     if source and kind != INCIDENT_KIND:

@@ -208,16 +208,19 @@ def _checkpoint(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from supervisor.store import invariant
+    from supervisor.store.artifact_scan import ArtifactScan
 
     tether = TetherDir.require(args.dir)
+    scan = ArtifactScan(tether)  # the whole artifacts file: gaps and bad lines anywhere
     if args.fix:
-        outcome = invariant.fix(tether)
+        outcome = invariant.fix(tether, scan=scan)
         if args.json:
             _print_json(
                 {
                     "before": outcome.before.to_dict(),
                     "after": outcome.after.to_dict(),
                     "fixed": outcome.changed,
+                    "changes": list(outcome.changes),
                 }
             )
         else:
@@ -225,11 +228,14 @@ def _check(args: argparse.Namespace) -> int:
                 _out(f"warning: {warning}")
             if outcome.changed:
                 _out(f"was:   {outcome.before.message}")
-                _out(f"fixed: {outcome.after.message}")
+                for change in outcome.changes:
+                    _out(f"changed: {change}")
+                _out(f"now:   {outcome.after.message}")
             else:
+                _out("changed nothing")
                 _out(("ok: " if outcome.after.ok else "VIOLATED: ") + outcome.after.message)
         return 0 if outcome.after.ok else 1
-    verdict = invariant.check(tether)
+    verdict = invariant.check(tether, scan)
     if args.json:
         _print_json(verdict.to_dict())
     else:

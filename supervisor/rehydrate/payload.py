@@ -98,6 +98,7 @@ class _State:
     next_step: str
     progress: dict[str, Any]
     invariant: dict[str, Any]
+    repairs: list[str] = field(default_factory=list)  # what tether fixed since the last payload
 
 
 def build_payload(
@@ -121,6 +122,7 @@ def build_payload(
         checkpoint = checkpoints.load(tether, checkpoint)
     snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
     state = _state_of(snapshot)
+    state.repairs = repairs_since_last_payload(tether)
     view = _incident_view(incident, state.decisions)
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
@@ -250,6 +252,36 @@ def session_start_answer(
     )
     answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
     return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+
+
+# Kinds of event that sent a payload: repairs before the last of them were told already.
+_PAYLOAD_SENT = frozenset({"injection", "auto_rehydrate"})
+_REPAIRS_SHOWN = 10
+
+
+def repairs_since_last_payload(tether: TetherDir, *, look_back: int = 2000) -> list[str]:
+    """Invariant repairs and artifact warnings recorded since the last payload, oldest first.
+
+    A running supervisor rolls a wrong cursor within a quarter second; the agent
+    must still hear of it, so the next payload says what was changed and why.
+    """
+    found: list[str] = []
+    for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
+        kind = event.get("kind")
+        if kind in _PAYLOAD_SENT or seen >= look_back:
+            break
+        at = str(event.get("at", ""))[11:19]
+        if kind == "invariant-fix":
+            changes = event.get("changes") or [
+                f"cursor {event.get('from_cursor')} → {event.get('to_cursor')}"
+            ]
+            said = "; ".join(str(change) for change in changes)
+            found.append(f"{at}: {said} (was: {event.get('before') or event.get('message')})")
+        elif kind == "artifacts-warning":
+            found.append(f"{at}: {event.get('warning')}")
+        if len(found) >= _REPAIRS_SHOWN:
+            break
+    return found[::-1]
 
 
 # Seconds within which the hook and the supervisor's fusion take a sighting for the same
@@ -518,6 +550,9 @@ def _render(
             out += [f"## {headings[title]}", "", *(_bullet(item) for item in items), ""]
     out += ["## Next step", "", state.next_step or "(not written: see .tether/notes.md)", ""]
     out += ["## Progress", "", _progress_words(state), ""]
+    if state.repairs:
+        out += ["Repairs tether made on disk since the last recovery (disk won):"]
+        out += [_bullet(repair) for repair in state.repairs] + [""]
     if incident is not None:
         out += [*_incident_lines(incident, state.decisions), ""]
     out += _pointers(state, dropped)

@@ -48,6 +48,7 @@ from supervisor.recognize.transcripts import (
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.store import checkpoints, fsio, invariant, notes
 from supervisor.store import lock as supervisor_lock
+from supervisor.store.artifact_scan import ArtifactScan
 from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
@@ -140,6 +141,8 @@ class Supervision:
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
         self._last_heartbeat = float("-inf")
+        self._artifact_scan = ArtifactScan(self.tether)  # reads only what was appended
+        self._artifact_warnings: set[str] = set()
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.started_at = clock()
@@ -609,16 +612,27 @@ class Supervision:
             return None
         self._invariant_stamp = stamp
         try:
-            result = invariant.check(self.tether)
+            result = invariant.check(self.tether, self._artifact_scan)
+            self._report_artifact_warnings(result.warnings)
             if result.kind in ("cursor-ahead", "cursor-behind", "bad-progress"):
-                fixed = invariant.fix(self.tether, source="supervisor")
+                fixed = invariant.fix(self.tether, source="supervisor", scan=self._artifact_scan)
                 self._invariant_stamp = (_mtime(self.tether.progress), stamp[1])
-                self._problem(f"cursor fixed from disk: {fixed.before.message}")
+                said = "; ".join(fixed.changes)
+                self._problem(f"cursor fixed from disk: {said} (was: {fixed.before.message})")
                 return fixed.after
         except TetherError as error:
             self._problem(str(error))
             return None
         return result
+
+    def _report_artifact_warnings(self, warnings: list[str]) -> None:
+        """A gap in the indexes or a bad line is an event (Events pane, next payload), once."""
+        for warning in warnings:
+            if warning in self._artifact_warnings or "torn last line" in warning:
+                continue  # (a last line may still be being written: `tether check` says it)
+            self._artifact_warnings.add(warning)
+            self.tether.record_event("artifacts-warning", "supervisor", warning=warning)
+            self._problem(warning)
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())

@@ -170,8 +170,14 @@ def tail_jsonl(
             handle.seek(position)
             buffer = handle.read(step) + buffer
     lines = buffer.split(b"\n")
+    start = position  # the file offset of lines[0]
     if position > 0:
+        start += len(lines[0]) + 1
         lines = lines[1:]  # the first piece may be the middle of a line
+    offsets = []
+    for raw in lines:
+        offsets.append(start)
+        start += len(raw) + 1
     found: list[dict[str, Any]] = []
     torn_candidate = bool(buffer) and not buffer.endswith(b"\n")
     for index in range(len(lines) - 1, -1, -1):
@@ -182,9 +188,8 @@ def tail_jsonl(
             record = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             is_last = index == len(lines) - 1 and torn_candidate
-            problems.append(
-                BadLine(path, -1, "torn last line" if is_last else "not valid JSON (near the end)")
-            )
+            reason = "torn last line (a write was cut short)" if is_last else "not valid JSON"
+            problems.append(BadLine(path, line_number_at(path, offsets[index]), reason))
             continue
         if isinstance(record, dict):
             found.append(record)
@@ -230,30 +235,55 @@ def iter_jsonl_reversed(
             pieces = block.split(b"\n")
             carry = pieces[0] if position > 0 else b""
             lines = pieces[1:] if position > 0 else pieces
+            offset = position + (len(pieces[0]) + 1 if position > 0 else 0)
+            offsets = []
+            for raw in lines:
+                offsets.append(offset)
+                offset += len(raw) + 1
             for index in range(len(lines) - 1, -1, -1):
                 raw = lines[index]
                 if not raw.strip() or (containing is not None and containing not in raw):
                     continue
                 # Only the piece after the file's last newline can be a torn append.
                 torn = first_chunk and index == len(lines) - 1
-                record = _parse_line(raw, path, problems, torn=torn)
+                record = _parse_line(raw, path, problems, torn=torn, offset=offsets[index])
                 if record is not None:
                     yield record
             first_chunk = False
 
 
 def _parse_line(
-    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool
+    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool, offset: int
 ) -> dict[str, Any] | None:
     try:
         record = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         if problems is not None:
             reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
-            problems.append(BadLine(path, -1, reason))
+            problems.append(BadLine(path, line_number_at(path, offset), reason))
         return None
     if not isinstance(record, dict):
         if problems is not None:
-            problems.append(BadLine(path, -1, "not a JSON object"))
+            problems.append(BadLine(path, line_number_at(path, offset), "not a JSON object"))
         return None
     return record
+
+
+def line_number_at(path: Path, offset: int, *, chunk: int = 1 << 20) -> int:
+    """The 1-based line number of the line starting at byte ``offset``.
+
+    Readers that go backwards do not know it; only a bad line needs it, so it is
+    counted then (newlines before ``offset``), in chunks. -1 if the file is gone.
+    """
+    try:
+        with open(path, "rb") as handle:
+            newlines, left = 0, offset
+            while left > 0:
+                block = handle.read(min(chunk, left))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                left -= len(block)
+    except OSError:
+        return -1
+    return newlines + 1
