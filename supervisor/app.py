@@ -242,7 +242,8 @@ class TetherApp(App[int], inherit_bindings=False):
         injector = self.supervision.injector
         if injector is not None and self._banner_source == "injection":
             status = injector.status()
-            if status.state in ("sent", "unacknowledged"):  # keep "N s ago" current
+            # keep "N s ago" current, and a queued payload's reason (busy, then a typed line...)
+            if status.state in ("sent", "unacknowledged", "queued"):
                 self._injection(status)
 
     def _checkpoint_age(self) -> str:

@@ -59,7 +59,6 @@ from supervisor.terminal.session import AgentSession
 Scheduler = Callable[[float, Callable[[], None]], Any]
 Taken = Callable[[checkpoints.Checkpoint | TetherError], None]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
-HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
@@ -103,6 +102,10 @@ class ContextMeter:
         else:
             return ""
         return text + (" stale after compaction" if self.stale else "")
+
+
+def _without_last_word(text: str) -> str:
+    return text.rstrip()[: len(text.rstrip()) - len(text.rstrip().split(" ")[-1])]
 
 
 def _mtime(path: Path) -> float:
@@ -157,6 +160,7 @@ class Supervision:
         self.current_incident: Incident | None = None
         self._was_waiting = False
         self._typed = ""
+        self._send_anyway = False  # the user pressed the rehydrate key again on a typed line
         self._last_input = 0.0
         self._tail_bytes = b""
         self._decisions_until = 0.0
@@ -202,6 +206,7 @@ class Supervision:
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
             ask_git=self.ask_git,
+            why_waiting=self.wait_reason,
         )
         self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()
@@ -300,21 +305,31 @@ class Supervision:
     # -- input from the user -----------------------------------------------------
 
     def ready_for_injection(self) -> bool:
-        """The agent waits for input and the person is not typing to it.
+        """The agent waits for input and the person is not typing to it."""
+        return self.wait_reason() is None
 
-        An injection while the user types would interleave with their keys (and a
-        half-typed line would swallow the payload): it waits until the user has
-        submitted or cleared their line and paused for USER_QUIET seconds. A line
-        left half-typed (or cleared with keys tether does not follow) stops
-        holding the payload back after HALF_TYPED_PATIENCE seconds.
+    def wait_reason(self) -> str | None:
+        """Why a payload must wait now, in words for the banner; None when it may go.
+
+        A paste while the user types would interleave with their keys, and one into
+        a half-typed line would be glued to it and submitted with it: a line the
+        user started holds the payload until it is sent or cleared, however long
+        that takes, unless the user presses the rehydrate key again (send anyway).
         """
         now = self.clock()
-        idle = now - self._last_input
-        return (
-            self.state.ready_for_input(now)
-            and idle >= USER_QUIET
-            and (not self._typed or idle >= HALF_TYPED_PATIENCE)
-        )
+        if self._typed and not self._send_anyway:  # first: the agent's echo is not "busy"
+            key = self.config.keymap.rehydrate.upper()
+            return (
+                "you have started typing on the agent's input line; it is sent once the line "
+                f"is empty (sent or cleared) · {key} again: send anyway"
+            )
+        if not self.state.ready_for_input(now):
+            state = self.state.state(now)
+            doing = "busy" if state in ("busy", "unknown") else state
+            return f"the agent is {doing}; it is sent when the agent waits for input"
+        if now - self._last_input < USER_QUIET:
+            return "you are typing to the agent; it is sent after a pause"
+        return None
 
     def note_input(self, data: bytes) -> None:
         """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
@@ -323,6 +338,9 @@ class Supervision:
         text = data.decode("utf-8", "ignore")
         if text.startswith("\x1b[200~"):
             text = text[6:].removesuffix("\x1b[201~")
+        elif text == "\x1b\x7f":  # alt+backspace: the last word goes
+            self._typed = _without_last_word(self._typed)
+            return
         elif text.startswith("\x1b"):
             return
         for char in text:
@@ -333,8 +351,12 @@ class Supervision:
                 self._typed = self._typed[:-1]
             elif char in "\x03\x15":
                 self._typed = ""
+            elif char == "\x17":  # ctrl+w
+                self._typed = _without_last_word(self._typed)
             elif char >= " ":
                 self._typed += char
+        if not self._typed:
+            self._send_anyway = False
 
     def _capture_decisions(self, lines: list[str]) -> None:
         found = notes.decision_lines(lines)
@@ -706,6 +728,8 @@ class Supervision:
     # -- rehydration ---------------------------------------------------------------
 
     def _injection_changed(self, status: InjectorStatus) -> None:
+        if status.state == "sent":
+            self._send_anyway = False
         for notify in self.on_injection:
             notify(status)
 
@@ -723,6 +747,8 @@ class Supervision:
         from supervisor.rehydrate.tokens import TokenCount
 
         number = self.current_incident.number if self.current_incident else None
+        if self._typed and self.injector.queue:  # pressed again while held by a typed line
+            self._send_anyway = True
         if text is None:
             payload = self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
