@@ -200,6 +200,7 @@ class Fusion:
             at=incident.at,
             within=self._window,
             taken={known.number for known in self._incidents},
+            recorded_by=("hook",),  # a previous run's incident is never this one
             **fields,
         )
         if not new:

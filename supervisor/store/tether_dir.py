@@ -417,6 +417,7 @@ class TetherDir:
         at: float,
         within: float,
         taken: Container[Any] = (),
+        recorded_by: Container[str] | None = None,
         **details: Any,
     ) -> tuple[dict[str, Any], bool]:
         """This loss's incident: the one another process just recorded for it, or a new one.
@@ -425,12 +426,18 @@ class TetherDir:
         must name the incident it answers, and the supervisor's fusion. Whichever
         comes first records it; the other finds it here: the last incident, of the
         same type, recorded within ``within`` seconds of ``at`` (epoch seconds),
-        whose number is not in ``taken`` (those the caller already has). Returns
-        the incident event and whether it is new.
+        whose number is not in ``taken`` (those the caller already has) and, given
+        ``recorded_by``, whose recording source is one of those. Returns the incident
+        event and whether it is new.
         """
         with self.updating():
             last = self.last_incident()
-            if last is not None and last.get("type") == type_ and last.get("number") not in taken:
+            if (
+                last is not None
+                and last.get("type") == type_
+                and last.get("number") not in taken
+                and (recorded_by is None or last.get("source") in recorded_by)
+            ):
                 when = parse_time(last.get("at"))
                 if when is not None and abs(at - when.timestamp()) <= within:
                     return last, False
