@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from supervisor.terminal.emulator import TerminalModes
+from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
     "AltScreen",
@@ -144,59 +145,6 @@ def _rgb_spec(colour: str) -> str:
     if not re.fullmatch(r"[0-9a-fA-F]{6}", h):
         raise ValueError(f"colour must be #rrggbb, got {colour!r}")
     return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
-
-
-def _int(text: str, default: int = 0) -> int:
-    return int(text) if text else default
-
-
-def normalize_sgr(params: str) -> str:
-    """Rewrite SGR parameters into the plain semicolon form every backend parses.
-
-    Colon sub-parameters become separate semicolon parameters (``38:2::1:2:3``
-    -> ``38;2;1;2;3``), underline styles collapse to on/off, underline colour is
-    dropped with its arguments, and numbers are clamped so they cannot overflow.
-    """
-    out: list[str] = []
-    items = params.split(";")
-    i = 0
-    n = len(items)
-    while i < n:
-        item = items[i]
-        i += 1
-        if ":" in item:
-            sub = item.split(":")
-            head = sub[0]
-            if head in ("38", "48"):
-                if len(sub) >= 2 and sub[1] == "5" and len(sub) >= 3:
-                    out += [head, "5", str(min(_int(sub[2]), 255))]
-                elif len(sub) >= 2 and sub[1] == "2":
-                    rgb = sub[3:6] if len(sub) >= 6 else sub[2:5]
-                    if len(rgb) == 3:
-                        out += [head, "2", *(str(min(_int(c), 255)) for c in rgb)]
-            elif head == "4":
-                style = sub[1] if len(sub) > 1 else ""
-                out.append("24" if style == "0" else "4")
-            # 58 (underline colour) and unknown colon groups are dropped.
-            continue
-        code = _int(item[:6]) if item.isdigit() else 0
-        if code in (38, 48, 58) and i < n and items[i] in ("2", "5"):
-            kind = items[i]
-            argc = 3 if kind == "2" else 1
-            args = items[i + 1 : i + 1 + argc]
-            i += 1 + argc
-            if code == 58 or len(args) < argc:
-                continue
-            out += [
-                str(code),
-                kind,
-                *(str(min(_int(a[:6]) if a.isdigit() else 0, 255)) for a in args),
-            ]
-            continue
-        if code in (58, 59):
-            continue
-        out.append(str(min(code, 9999)))
-    return ";".join(out)
 
 
 class Prefilter:
@@ -477,7 +425,8 @@ class Prefilter:
         return end
 
     def _decrqm(self, lead: str, params: str, out: list[str], segments: list[str | Event]) -> None:
-        mode = _int(params.split(";")[0]) if params.split(";")[0].isdigit() else 0
+        first = params.split(";")[0]
+        mode = int(first) if first.isdigit() else 0
         state = 0
         if lead == "?" and mode == SYNC_MODE:
             state = 1 if self.modes.synchronized_output else 2

@@ -11,8 +11,8 @@ from supervisor.terminal.prefilter import (
     HardReset,
     Prefilter,
     Reply,
-    normalize_sgr,
 )
+from supervisor.terminal.sgr import normalize_sgr
 
 
 def run(*chunks: bytes, pf: Prefilter | None = None) -> tuple[str, list]:
