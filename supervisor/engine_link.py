@@ -11,6 +11,7 @@ half-removed widget.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
@@ -25,47 +26,42 @@ from supervisor.terminal.pty_host import ExitStatus
 class EngineLink:
     """Subscribes to one supervision's listeners and posts what they hear to ``target``."""
 
+    # Dataclass messages, as Textual's own (Input.Changed): Message.__post_init__ sets them up.
+    @dataclass
     class IncidentChanged(Message):
         """A new incident, or more sources or facts for the current one."""
 
-        def __init__(self, change: IncidentChange) -> None:
-            super().__init__()
-            self.change = change
+        change: IncidentChange
 
+    @dataclass
     class AgentStateChanged(Message):
         """busy / waiting / exited / unknown, as the agent state decided."""
 
-        def __init__(self, state: str) -> None:
-            super().__init__()
-            self.state = state
+        state: str
 
+    @dataclass
     class MeterChanged(Message):
         """The context meter, as it was when it changed."""
 
-        def __init__(self, meter: ContextMeter) -> None:
-            super().__init__()
-            self.meter = meter
+        meter: ContextMeter
 
+    @dataclass
     class InjectionChanged(Message):
         """The injector's state for the banner: queued, sent, acknowledged..."""
 
-        def __init__(self, status: InjectorStatus) -> None:
-            super().__init__()
-            self.status = status
+        status: InjectorStatus
 
+    @dataclass
     class ProblemReported(Message):
         """Something the user should know went wrong (a file not written...)."""
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+        text: str
 
+    @dataclass
     class AgentExited(Message):
         """The agent's process ended (after the engine recorded it)."""
 
-        def __init__(self, status: ExitStatus) -> None:
-            super().__init__()
-            self.status = status
+        status: ExitStatus
 
     def __init__(self, supervision: Any, target: MessagePump) -> None:
         """``supervision``: a :class:`Supervision` (not imported: the app layer sits above it)."""

@@ -39,8 +39,9 @@ from supervisor.rehydrate.acknowledgement import acknowledged_by, live_phase
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, notes
-from supervisor.store.tether_dir import TetherDir, utc_now
+from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.keys import encode_paste
+from supervisor.times import utc_now
 
 SENT = "sent"
 QUEUED = "queued"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
@@ -32,7 +33,6 @@ from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Incident, Obse
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
-from supervisor.recognize.transcript_follower import TranscriptFollower
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.screen_dump import ScreenDump

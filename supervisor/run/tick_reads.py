@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcript_follower import TranscriptFollower
-from supervisor.recognize.transcripts import JsonlTail
 from supervisor.rehydrate.acknowledgement import acknowledged_by
 from supervisor.store import checkpoints
 from supervisor.store.invariant_guard import Enforced, InvariantGuard
+from supervisor.store.jsonl_tail import JsonlTail
 from supervisor.store.tether_dir import TetherDir
 
 DISCOVERY_INTERVAL = 2.0  # seconds between looks for the transcript of an agent without hooks

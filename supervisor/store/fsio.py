@@ -9,6 +9,7 @@ ever meets a torn *last* line (a crash mid-append), which it skips and reports.
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import tempfile
@@ -154,42 +155,8 @@ def tail_jsonl(
     Used where files grow without bound (artifacts, events): the cost is
     proportional to the tail asked for, never to the file.
     """
-    path = Path(path)
     problems: list[BadLine] = []
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        return [], problems
-    with handle:
-        handle.seek(0, os.SEEK_END)
-        end = handle.tell()
-        position, buffer = end, b""
-        while position > 0 and buffer.count(b"\n") <= count + 1:
-            step = min(chunk, position)
-            position -= step
-            handle.seek(position)
-            buffer = handle.read(step) + buffer
-    lines = buffer.split(b"\n")
-    if position > 0:
-        lines = lines[1:]  # the first piece may be the middle of a line
-    found: list[dict[str, Any]] = []
-    torn_candidate = bool(buffer) and not buffer.endswith(b"\n")
-    for index in range(len(lines) - 1, -1, -1):
-        raw = lines[index]
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            is_last = index == len(lines) - 1 and torn_candidate
-            problems.append(
-                BadLine(path, -1, "torn last line" if is_last else "not valid JSON (near the end)")
-            )
-            continue
-        if isinstance(record, dict):
-            found.append(record)
-            if len(found) == count:
-                break
+    found = list(itertools.islice(iter_jsonl_reversed(path, problems, chunk=chunk), count))
     found.reverse()
     return found, problems
 
