@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.widgets import Footer
 
 from supervisor.config.keymap import Keymap
+from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
 from supervisor.recognize.fusion import IncidentChange
@@ -76,12 +77,12 @@ class TetherApp(App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
-    CSS = """
-    Screen { layout: vertical; }
-    #main { height: 1fr; }
-    #agent { width: 1fr; height: 1fr; }
-    #side-slot { width: 38%; min-width: 40; height: 1fr; }
-    #side-slot > SidePane { width: 1fr; min-width: 0; }
+    CSS = f"""
+    Screen {{ layout: vertical; }}
+    #main {{ height: 1fr; }}
+    #agent {{ width: 1fr; height: 1fr; }}
+    #side-slot {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; }}
+    #side-slot > SidePane {{ width: 1fr; min-width: 0; }}
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
     BINDINGS = [
