@@ -89,23 +89,23 @@ async def main() -> list[Path]:
         await pilot.press("G", "o", *"added from inside tether", "escape")
         await pilot.pause(0.5)
 
-    async def demo_session(app, pilot):
-        await _wait_for(app, pilot, "? for shortcuts")
-        await _type(pilot, "add a login endpoint")
-        await _wait_for(app, pilot, "Working on it: add a login")
+    async def _decide_and_compact(app, pilot):
         await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
         await _wait_for(app, pilot, "Noted. DECISION")
         await _type(pilot, "/compact")
         await _wait_for(app, pilot, "Conversation compacted")
+
+    async def demo_session(app, pilot):
+        await _wait_for(app, pilot, "? for shortcuts")
+        await _type(pilot, "add a login endpoint")
+        await _wait_for(app, pilot, "Working on it: add a login")
+        await _decide_and_compact(app, pilot)
         await _type(pilot, "what do you remember")
         await _wait_for(app, pilot, "(summary)")
 
     async def compacted(app, pilot):
         await _wait_for(app, pilot, "Understood: I will keep my state")
-        await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
-        await _wait_for(app, pilot, "Noted. DECISION")
-        await _type(pilot, "/compact")
-        await _wait_for(app, pilot, "Conversation compacted")
+        await _decide_and_compact(app, pilot)
         app.query_one(SidePane).show_tab("events")
         await pilot.pause(1.0)
 

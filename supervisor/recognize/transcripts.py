@@ -152,30 +152,19 @@ class CodexRollout:
                     details = {"used": last["input_tokens"], "window": self.window}
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]
             elif sub == "context_compacted" and not history:
-                return [
-                    Observation(
-                        COMPACTION,
-                        TRANSCRIPT,
-                        at,
-                        trigger=self._trigger(),
-                        details={"channel": "context_compacted"},
-                    )
-                ]
+                return [self._compaction(at, "context_compacted")]
             return []
         if kind == "compacted" and not history:
             message = payload.get("message")
             summary = _CODEX_PREFACE.sub("", message).strip() if isinstance(message, str) else None
-            return [
-                Observation(
-                    COMPACTION,
-                    TRANSCRIPT,
-                    at,
-                    trigger=self._trigger(),
-                    summary=summary or None,
-                    details={"channel": "compacted"},
-                )
-            ]
+            return [self._compaction(at, "compacted", summary or None)]
         return []
+
+    def _compaction(self, at: float, channel: str, summary: str | None = None) -> Observation:
+        trigger, details = self._trigger(), {"channel": channel}
+        return Observation(
+            COMPACTION, TRANSCRIPT, at, trigger=trigger, summary=summary, details=details
+        )
 
     def _trigger(self) -> str:
         return AUTO if self._turn_by_user else MANUAL
