@@ -18,11 +18,11 @@ from textual.widgets import Static, TabbedContent, TabPane
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import TetherWatcher
-from widgets.checkpoint_list import CheckpointList
-from widgets.events_log import EventsLog
-from widgets.notes_pane import NotesPane
-from widgets.progress_pane import ProgressPane
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.checkpoint_list import CheckpointList
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
+from widgets.side_pane.progress_pane import ProgressPane
+from widgets.side_pane.store_changed import StoreChanged
 
 MISSING_POLL_SECONDS = 1.0
 
