@@ -17,21 +17,17 @@ the budget, it is all kept and the payload says the budget was exceeded.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from supervisor.config.profiles import Profile
-from supervisor.recognize.observations import iso as iso_time
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
 from supervisor.store.checkpoints import Checkpoint
-from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir, parse_time
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 
 # Sections that may be dropped, in the order they are given up.
 DROP_ORDER = ("Done", "Unproven", "Rejected approaches")
@@ -200,60 +196,6 @@ def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, A
     return None
 
 
-AUTO_SOURCES = ("compact", "clear")
-PROFILE_ENV = "TETHER_PROFILE"
-DEFAULT_HOOK_PROFILE = "claude"
-
-
-def session_start_answer(
-    work_dir: str | os.PathLike[str],
-    hook_input: dict[str, Any],
-    *,
-    profile_name: str | None = None,
-) -> str | None:
-    """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
-
-    Claude Code puts ``hookSpecificOutput.additionalContext`` into the model's
-    context (agent-markers.md 1.2 and its Addendum), so the agent is rehydrated
-    before anyone presses a key. Only when the profile (``$TETHER_PROFILE``,
-    else "claude") has ``auto_rehydrate``; a checkpoint is taken first, as
-    before every injection, and an ``auto_rehydrate`` event records what was
-    sent, with the phase at that moment so the supervisor can watch for the
-    agent's acknowledgement.
-    """
-    from supervisor.config.profiles import load_profile
-
-    source = hook_input.get("source")
-    if source not in AUTO_SOURCES:
-        return None
-    profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
-    if not profile.auto_rehydrate:
-        return None
-    tether = TetherDir.at(work_dir)
-    incident = this_loss(tether, "compaction" if source == "compact" else "wipe")
-    number = incident.get("number")
-    snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
-    payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
-    phase = notes.Document.parse(snapshot.notes).find("Phase")
-    tether.record_event(
-        "auto_rehydrate",
-        "hook",
-        hook_source=source,
-        session_id=hook_input.get("session_id"),
-        profile=profile.name,
-        incident=number,
-        checkpoint=snapshot.seq,
-        tokens=payload.tokens,
-        exact=payload.exact,
-        encoding=payload.encoding,
-        dropped=len(payload.dropped),
-        over_budget=payload.over_budget,
-        phase_before=phase.body.strip() if phase is not None else "",
-    )
-    answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
-    return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
-
-
 # Kinds of event that sent a payload: repairs before the last of them were told already.
 _PAYLOAD_SENT = frozenset({"injection", "auto_rehydrate"})
 _REPAIRS_SHOWN = 10
@@ -282,57 +224,6 @@ def repairs_since_last_payload(tether: TetherDir, *, look_back: int = 2000) -> l
         if len(found) >= _REPAIRS_SHOWN:
             break
     return found[::-1]
-
-
-# Seconds within which the hook and the supervisor's fusion take a sighting for the same
-# loss (fusion's window).
-SAME_LOSS_WINDOW = 10.0
-
-
-def this_loss(tether: TetherDir, kind: str, now: float | None = None) -> dict[str, Any]:
-    """The incident a ``SessionStart(compact|clear)`` hook answers: the loss that just happened.
-
-    The hook often runs before the supervisor has recorded the compaction (nothing
-    on screen yet, or an automatic one with nothing on screen at all), so the last
-    incident would be the previous one. The last incident is this loss only when
-    it is of this kind, recent, and no hook answered it yet; otherwise the hook
-    records it, and the supervisor's fusion adopts that number when it sees the
-    loss (:meth:`TetherDir.claim_incident`).
-    """
-    now = time.time() if now is None else now
-    with tether.updating():
-        answered, trigger = _since_last_incident(tether, now)
-        event, _new = tether.claim_incident(
-            kind,
-            "hook",
-            at=now,
-            within=SAME_LOSS_WINDOW,
-            taken=answered,
-            trigger=trigger if kind == "compaction" else None,
-            sources=["hook"],
-            observed_at=iso_time(now),
-        )
-    return incident_record(tether, event.get("number")) or event
-
-
-def _since_last_incident(tether: TetherDir, now: float) -> tuple[set[Any], str | None]:
-    """From the last incident on (reading backwards): the incidents a hook already
-    answered, and the trigger of a ``PreCompact`` hook call within the window."""
-    answered: set[Any] = set()
-    trigger = None
-    for event in fsio.iter_jsonl_reversed(tether.events):
-        kind = event.get("kind")
-        if kind == "auto_rehydrate":
-            answered.add(event.get("incident"))
-        elif kind == "hook" and event.get("event") == "PreCompact" and trigger is None:
-            when = parse_time(event.get("at"))
-            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
-            recent = when is not None and now - when.timestamp() <= SAME_LOSS_WINDOW
-            if recent and payload.get("trigger") in ("manual", "auto"):
-                trigger = payload["trigger"]
-        elif kind == INCIDENT_KIND:
-            break
-    return answered, trigger
 
 
 # ------------------------------------------------------------------ reading the state
@@ -419,7 +310,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             view.degraded = _audit_rows(audit.get("degraded"))
             view.audited = True
     else:
-        from supervisor.recognize.observations import iso
+        from supervisor.times import iso
 
         view = _Incident(
             number=incident.number,

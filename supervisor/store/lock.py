@@ -32,7 +32,8 @@ from pathlib import Path
 from supervisor.errors import TetherError
 from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
 from supervisor.store import fsio
-from supervisor.store.tether_dir import TetherDir, utc_now
+from supervisor.store.tether_dir import TetherDir
+from supervisor.times import utc_now
 
 
 @dataclass(frozen=True, slots=True)

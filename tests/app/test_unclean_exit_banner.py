@@ -19,7 +19,7 @@ async def test_the_banner_offers_f5_to_end_the_orphaned_agent(dead_tether, shell
         assert "started 20" in banner.text and "last alive 20" in banner.text
         assert f"its agent (pid {agent}) still runs" in banner.text
         assert "still runs (orphaned, parent pid 1) — F5 end it — F6 rehydrate" in banner.text
-        assert "f5" in app._bindings.key_to_bindings
+        assert app.active_bindings["f5"].binding.action == "end_orphan"
         await pilot.press("f5")
         await wait_until(pilot, lambda: "was ended" in banner.text, what="the orphan ended")
         assert process_start(agent) is None or _is_zombie(agent)
