@@ -85,21 +85,42 @@ def _marker_line(profile: str) -> bytes:
 SPINNERS = {"claude": "✶ Compacting conversation…", "codex": "• Compacting context"}
 
 AGENT = """
-import sys, time
+import os, sys, time, tty
 marker, spinner = bytes.fromhex(sys.argv[1]), sys.argv[2].encode()
 out = sys.stdout.buffer
-out.write(b"ready\\r\\n> "); out.flush()
-for line in sys.stdin:
+def fold(wait):
     out.write(spinner + b"\\r\\n"); out.flush()
-    time.sleep(0.1)
-    out.write(b"\\x1b[1A\\r\\x1b[K" + marker + b"\\r\\n\\r\\n> "); out.flush()
+    wait()
+    out.write(b"\\x1b[1A\\r\\x1b[K" + marker + b"\\r\\n\\r\\n"); out.flush()
+if sys.argv[3] == "auto":  # one long turn: each step waits for a go byte nobody sees
+    tty.setcbreak(0)
+    out.write(b"ready\\r\\n"); out.flush()
+    while os.read(0, 1):
+        fold(lambda: os.read(0, 1))
+else:  # each /compact typed (and echoed) makes one fold
+    out.write(b"ready\\r\\n> "); out.flush()
+    for line in sys.stdin:
+        fold(lambda: time.sleep(0.1))
+        out.write(b"> "); out.flush()
 """
 
 
+@pytest.mark.parametrize("typed", [True, False], ids=["typed", "auto-in-one-turn"])
 @pytest.mark.parametrize("profile", ["claude", "codex"])
-async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time(tmp_path, profile):
+async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time(
+    tmp_path, profile, typed
+):
+    """Typed: five /compact, each echoed above its marker. Automatic: five in one long turn,
+    no key between them, each under the one before; the spinner tells them apart."""
     marker = _marker_line(profile)
-    argv = [sys.executable, "-c", AGENT, marker.hex(), SPINNERS[profile]]
+    argv = [
+        sys.executable,
+        "-c",
+        AGENT,
+        marker.hex(),
+        SPINNERS[profile],
+        "typed" if typed else "auto",
+    ]
     session = AgentSession(argv, cols=120, rows=40, cwd=str(tmp_path))
     supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name=profile), session)
     supervision.open()
@@ -110,9 +131,16 @@ async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time
 
     try:
         await _until(lambda: "ready" in "\n".join(session.emulator.display()), "the agent")
-        for count in range(1, 6):
-            session.send_input(b"/compact\r")  # echoed: the row above each marker is the same
-            await _until(lambda n=count: len(compactions()) >= n, f"compaction {count}")
+        if typed:
+            for count in range(1, 6):
+                session.send_input(b"/compact\r")  # echoed: the row above each is the same
+                await _until(lambda n=count: len(compactions()) >= n, f"compaction {count}")
+        else:
+            for count in range(1, 6):  # no key of the user's between (or before) them
+                session.write(b"g")  # not a key of the user's: no activity, no echo
+                await _until(lambda: supervision.screen.visible("compaction_started"), "spinner")
+                session.write(b"g")
+                await _until(lambda n=count: len(compactions()) >= n, f"compaction {count}")
         await asyncio.sleep(0.3)
         rows = session.emulator.display()
         assert sum(1 for row in rows if "compacted" in row) == 5  # all on the screen at once
