@@ -87,7 +87,6 @@ class ScreenDetector:
         self._row_matches: list[list[_Match]] = []
         self._seen_losses: dict[tuple[str, str, str], int] = {}  # key -> activity count
         self._activity = 0
-        self._visible_prev: set[tuple[str, str, str]] = set()
         self._reported_at: dict[tuple[str, str, str], int] = {}  # loss key -> activity count
         self._percent: dict[str, int] = {}
         self._state: str | None = None
@@ -168,7 +167,6 @@ class ScreenDetector:
         for match in matches:
             if match.kind in LOSS_KINDS:
                 self._seen_losses[match.key] = self._activity
-        self._visible_prev = set(counts)
         if self._pending_input and changed:
             self._pending_input = False
             self._replaying = False
