@@ -1,0 +1,672 @@
+"""Record the replay fixtures again from the pinned agents, offline, with the e2e harness.
+
+    .venv/bin/python -m tests.e2e.record_captures            # every scenario below
+    .venv/bin/python -m tests.e2e.record_captures cx171-clear cc332-crash
+    make captures                                          # all, then their tmux screens
+
+Each scenario runs the real CLI pinned in ``agents.py`` in a 120x40 PTY
+(``pty_recorder.py``) against ``fake_server.py``, in an isolated HOME (and CODEX_HOME)
+written by the harness, and types as a user would. It writes, into
+``tests/fixtures/captures/`` (or ``--out``): ``<name>.raw`` (the exact bytes),
+``<name>.cast`` (asciicast v2, output and input), ``<name>.events.json`` (see
+``capture_events.py``), ``<name>.transcript.jsonl`` (``-2`` for the session a /clear
+starts) and, for Claude Code, ``<name>.hooks.jsonl``, the harness's hook log. Names
+carry the agent and its version (``cc332-``, ``cx171-``), so a new version is new files
+beside the old ones and the replay tests hold both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.e2e import agents
+from tests.e2e.agents import CLAUDE_MARKERS as CM
+from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.capture_events import Marker, events_json, texts_on_screen
+from tests.e2e.fake_server import ServerProcess, start_server
+from tests.e2e.pty_recorder import PtyRecorder, Recording
+from tests.locations import CAPTURES
+
+COLS, ROWS = 120, 40
+# Long enough that spinners and "Compacting ..." are drawn, short enough to keep files small.
+REPLY_DELAY, COMPACT_DELAY = "1", "2"
+CC = "cc" + agents.CLAUDE_VERSION.rsplit(".", 1)[-1]  # cc332 for 2.1.332
+CX = "cx" + agents.CODEX_VERSION.split(".")[1]  # cx171 for 0.171.0
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+# --------------------------------------------------------------------------- one take
+
+
+@dataclass
+class Setup:
+    """An isolated agent installation: where it lives and how it is started."""
+
+    agent: str
+    home: Path
+    project: Path
+    env: dict[str, str]
+    binary: Path
+    codex_home: Path | None = None
+    hook_log: Path | None = None
+
+
+@dataclass
+class Take:
+    """One recording in progress: the PTY, and the markers the recorder waited for."""
+
+    setup: Setup
+    recorder: PtyRecorder
+    markers: list[Marker] = field(default_factory=list)
+    hooks_before: int = 0  # hook log lines written before this take (a resume's prefix)
+    transcripts_before: dict[Path, int] = field(default_factory=dict)
+    watched: list[tuple[str, str]] = field(default_factory=list)
+
+    def _since(self) -> int:
+        inputs = self.recorder.recording.inputs
+        return inputs[-2][1] if len(inputs) >= 2 and inputs[-1][3] == "Enter" else 0
+
+    def expect(self, kind: str, pattern: str, timeout: float = 30.0, keep: bool = True) -> str:
+        """Wait until ``pattern`` is on screen; keep what matched as a marker (``keep``:
+        not for texts such as "✻ Churned for 1s" that an earlier turn left on screen)."""
+        text = self.recorder.wait_screen(pattern, timeout).group(0).strip()
+        if keep:
+            self.markers.append(Marker(kind, text, search_from=self._since()))
+        return text
+
+    def note(self, kind: str, text: str | None = None, data: bytes | None = None) -> None:
+        """A marker to look for afterwards, not waited on (absent ones are listed as such)."""
+        self.markers.append(Marker(kind, text, data, search_from=self._since()))
+
+    def watch(self, kind: str, pattern: str) -> None:
+        """Every distinct text matching ``pattern`` that was ever on screen becomes a marker
+        (worked out when the take is written): for footers shown only while busy."""
+        self.watched.append((kind, pattern))
+
+    def line(self, text: str, enter_delay: float = 0.5) -> None:
+        self.recorder.type_line(text, enter_delay)
+
+    def settle(self, seconds: float = 1.0) -> None:
+        self.recorder.wait_quiet(seconds)
+
+    def screen_hit(self, kind: str, pattern: str) -> None:
+        """A marker whose exact text is only known from the screen (ids, counts)."""
+        hit = re.search(pattern, self.recorder.screen_text())
+        if hit:
+            self.note(kind, hit.group(0).strip())
+
+
+@dataclass
+class Context:
+    bins: agents.AgentBins
+    server: ServerProcess
+    root: Path
+    out: Path
+    setups: dict[str, Setup] = field(default_factory=dict)  # scenario -> its setup (resumes)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _hook_launcher(root: Path, log: Path) -> dict[str, str]:
+    """The harness's hook logger (``agents.py hook-log``) behind a short script, so the
+    ``PreCompact [<command>] completed successfully`` lines Claude prints stay short."""
+    script = root / "hooklog"
+    me = Path(agents.__file__).resolve()
+    script.write_text(
+        "#!/bin/sh\n"
+        f"exec {shlex.quote(sys.executable)} {shlex.quote(str(me))} hook-log "
+        f'{shlex.quote(str(log))} "$1"\n'
+    )
+    script.chmod(0o755)
+    return {event: f"{script} {event}" for event in agents.HOOK_EVENTS}
+
+
+def claude_setup(ctx: Context, name: str) -> Setup:
+    root = ctx.root / name
+    home, project, log = root / "home", root / "proj", root / "hooks.jsonl"
+    project.mkdir(parents=True)
+    agents.prepare_claude_home(home, project, hooks=_hook_launcher(root, log))
+    env = agents.claude_env(ctx.bins, home, ctx.server.url)
+    return Setup("claude", home, project, env, ctx.bins.claude, hook_log=log)
+
+
+def codex_setup(ctx: Context, name: str) -> Setup:
+    root = ctx.root / name
+    home, codex_home, project = root / "home", root / "codexhome", root / "proj"
+    home.mkdir(parents=True)
+    project.mkdir(parents=True)
+    agents.prepare_codex_home(codex_home, project, ctx.server.url)
+    env = agents.codex_env(ctx.bins, home, codex_home)
+    return Setup("codex", home, project, env, ctx.bins.codex, codex_home=codex_home)
+
+
+def _transcripts(setup: Setup) -> list[Path]:
+    if setup.agent == "codex":
+        assert setup.codex_home is not None
+        return sorted(agents.codex_rollouts(setup.codex_home), key=lambda p: p.name)
+    files = agents.claude_transcripts(setup.home)
+    order = [  # sessions in the order they started, from the hook log
+        h["payload"].get("session_id")
+        for h in agents.read_hook_log(setup.hook_log)
+        if h["event"] == "SessionStart" and isinstance(h["payload"], dict)
+    ]
+    rank = {sid: i for i, sid in enumerate(dict.fromkeys(order))}
+    return sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stat().st_mtime))
+
+
+def start(setup: Setup, argv: list[str]) -> Take:
+    before = {p: p.stat().st_size for p in _transcripts(setup)}
+    hooks = len(agents.read_hook_log(setup.hook_log)) if setup.hook_log else 0
+    recorder = PtyRecorder([str(setup.binary), *argv], setup.env, setup.project, COLS, ROWS)
+    return Take(setup, recorder, hooks_before=hooks, transcripts_before=before)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _cast(recording: Recording) -> str:
+    header = {
+        "version": 2,
+        "width": recording.cols,
+        "height": recording.rows,
+        "timestamp": int(recording.spawn_epoch),
+        "env": {"TERM": "xterm-256color"},
+    }
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    lines = [(t, 1, "o", decoder.decode(data)) for t, data in recording.reads]
+    lines += [(t, 0, "i", data.decode()) for t, _, data, _ in recording.inputs]
+    out = [json.dumps(header)]
+    for t, _, kind, text in sorted(lines, key=lambda line: (line[0], line[1])):
+        if text:
+            out.append(json.dumps([t, kind, text], ensure_ascii=False))
+    return "\n".join(out) + "\n"
+
+
+def _hook_summary(entry: dict, spawn_epoch: float) -> dict:
+    payload = entry["payload"] if isinstance(entry["payload"], dict) else {}
+    summary = {"event": entry["event"], "t": round(entry["t"] - spawn_epoch, 3)}
+    for key in ("source", "trigger", "reason", "hook_event_name"):
+        if key in payload:
+            summary[key] = payload[key]
+    return summary
+
+
+# Claude Code 2.1.332 copies its whole system prompt, tool list and skill list into the
+# transcript on every turn (attachment and api-request lines, up to 60 KB a line); tether
+# reads none of it. Those long strings are cut, so a capture stays a few tens of KB.
+ELIDE_TYPES = {
+    *("attachment", "api-request", "api-request-shape", "api-request-blob"),  # Claude Code
+    *("session_meta", "turn_context", "world_state"),  # Codex: instructions, settings
+}
+ELIDE_OVER = 512  # characters of JSON
+
+
+def _size(value) -> int:
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+def _elide(value, depth: int = 0):
+    """Keep the keys of the line and of its first two levels; cut any bigger value."""
+    if isinstance(value, dict) and depth < 2:
+        return {k: _elide(v, depth + 1) if _size(v) > ELIDE_OVER else v for k, v in value.items()}
+    return f"<elided by record_captures: {_size(value)} characters of JSON>"
+
+
+def trimmed_transcript(data: bytes) -> tuple[bytes, int]:
+    """The transcript with the long strings of bulky line types elided; lines changed."""
+    out, changed = [], 0
+    for line in data.splitlines(keepends=True):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            out.append(line)  # a torn line stays as it was
+            continue
+        if isinstance(entry, dict) and entry.get("type") in ELIDE_TYPES:
+            small = _elide(entry) if _size(entry) > ELIDE_OVER else entry
+            if small != entry:
+                changed += 1
+                line = (json.dumps(small, ensure_ascii=False) + "\n").encode()
+        out.append(line)
+    return b"".join(out), changed
+
+
+def finish(ctx: Context, name: str, take: Take, note: str) -> None:
+    """Write every file of one capture; the transcripts that changed during the take."""
+    recording = take.recorder.recording
+    setup = take.setup
+    out = ctx.out
+    (out / f"{name}.raw").write_bytes(recording.raw)
+    (out / f"{name}.cast").write_text(_cast(recording))
+    hooks_meta = None
+    if setup.hook_log is not None:
+        lines = setup.hook_log.read_text().splitlines() if setup.hook_log.exists() else []
+        mine = lines[take.hooks_before :]
+        (out / f"{name}.hooks.jsonl").write_text("".join(line + "\n" for line in mine))
+        hooks_meta = [_hook_summary(json.loads(line), recording.spawn_epoch) for line in mine]
+    changed = [
+        path
+        for path in _transcripts(setup)
+        if take.transcripts_before.get(path) != path.stat().st_size
+    ]
+    for stale in out.glob(f"{name}.transcript*.jsonl"):
+        stale.unlink()
+    sources = []
+    for index, path in enumerate(changed):
+        suffix = "transcript" if index == 0 else f"transcript-{index + 1}"
+        data, elided = trimmed_transcript(path.read_bytes())
+        (out / f"{name}.{suffix}.jsonl").write_bytes(data)
+        sources.append(
+            {
+                "file": f"{name}.{suffix}.jsonl",
+                "agent_path": str(path.relative_to(setup.codex_home or setup.home)),
+                "appended_to_earlier_run": path in take.transcripts_before,
+                "lines_with_long_strings_elided": elided,
+            }
+        )
+    version = agents.CLAUDE_VERSION if setup.agent == "claude" else agents.CODEX_VERSION
+    package = agents.CLAUDE_PACKAGE if setup.agent == "claude" else agents.CODEX_PACKAGE
+    extra = {
+        "agent": {"package": package, "version": version},
+        "recorded_by": "tests/e2e/record_captures.py",
+        "description": note,
+        "transcripts": sources,
+    }
+    markers = list(take.markers)
+    for kind, pattern in take.watched:
+        markers += [
+            Marker(kind, text, search_from=at) for text, at in texts_on_screen(recording, pattern)
+        ]
+    meta = events_json(name, recording, markers, hooks_meta, extra)
+    (out / f"{name}.events.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+
+def claude_begin(take: Take) -> None:
+    take.expect("banner", rf"Claude Code v{re.escape(agents.CLAUDE_VERSION)}")
+    take.expect("ready", CM["ready"])
+    take.note("ready_old", "? for shortcuts")
+    take.settle()
+
+
+def claude_turn(take: Take, prompt: str, reply: str = r"\d+") -> None:
+    take.line(prompt)
+    take.note("busy", "esc to interrupt")
+    take.expect("reply", rf"FAKE-REPLY {reply}: ack '{re.escape(prompt[:60])}'")
+    take.expect("turn_done", CM["turn_done"], keep=False)
+    take.settle()
+
+
+def claude_compact(take: Take) -> None:
+    take.line("/compact", enter_delay=1.0)
+    take.note("slash_menu_entry", "Free up context by summarizing the conversation so far")
+    take.note("full_repaint", data=b"\x1b[H\x1b[2K\x1b[1B\x1b[2K")
+    take.note("compacting", "Compacting conversation…")
+    take.note("hook_running", "Running PreCompact hooks…")
+    take.expect("compact_done", r"Compacted \(ctrl\+o to see full summary\)")
+    take.note("compact_boundary", "Conversation compacted (ctrl+o for history)")
+    take.note("hook_done", "PreCompact] completed successfully")
+    take.note("hook_done", "PostCompact] completed successfully")
+    take.settle(1.5)
+
+
+def claude_exit(take: Take) -> None:
+    take.line("/exit", enter_delay=0.7)
+    take.recorder.wait_exit()
+    take.note("teardown_seq", data=b"\x1b[?2004l")
+    take.note("teardown_seq", data=b"\x1b[?25h")
+    take.note("exit_hint", "Resume this session with:")
+    take.screen_hit("exit_hint", rf"claude\b[^\n]*--resume {_UUID}")
+
+
+def cc_compact_manual(ctx: Context, name: str) -> Take:
+    setup = ctx.setups[name] = claude_setup(ctx, name)
+    take = start(setup, [])
+    claude_begin(take)
+    claude_turn(take, "hello fake model", "1")
+    claude_turn(take, "second message", "2")
+    claude_compact(take)
+    claude_turn(take, "after compact")
+    claude_exit(take)
+    return take
+
+
+def cc_compact_auto(ctx: Context, name: str) -> Take:
+    take = start(claude_setup(ctx, name), [])
+    claude_begin(take)
+    claude_turn(take, "hello fake model", "1")
+    claude_turn(take, "second message", "2")
+    # TOOLONG: HTTP 400 "prompt is too long" once; Claude compacts and retries by itself
+    take.line("please TOOLONG now")
+    take.note("compacting", "Compacting conversation…")
+    take.note("hook_running", "Running PreCompact hooks…")
+    take.expect("reply", r"FAKE-REPLY \d+: ack 'please TOOLONG now'", timeout=40)
+    take.note("compact_done", "Compacted (ctrl+o to see full summary)")
+    take.note("compact_boundary", "Conversation compacted (ctrl+o for history)")
+    take.note("prompt_too_long", "Prompt is too long")
+    take.expect("turn_done", CM["turn_done"], keep=False)
+    take.settle(1.5)
+    take.line("after auto compact")
+    take.expect("reply", r"FAKE-REPLY \d+: ack 'after auto compact'")
+    take.expect("turn_done", CM["turn_done"], keep=False)
+    take.settle()
+    claude_exit(take)
+    return take
+
+
+def cc_clear(ctx: Context, name: str) -> Take:
+    take = start(claude_setup(ctx, name), [])
+    claude_begin(take)
+    claude_turn(take, "hello fake model", "1")
+    claude_turn(take, "second message", "2")
+    take.line("/clear", enter_delay=1.0)
+    take.note("slash_menu_entry", "Start a new session with empty context")
+    take.note("full_repaint", data=b"\x1b[H\x1b[2K\x1b[1B\x1b[2K")
+    take.expect("clear_echo", r"❯ /clear")
+    take.settle(1.5)
+    claude_turn(take, "after clear", "1")  # a new session: the fake server counts from 1
+    claude_exit(take)
+    return take
+
+
+def cc_crash(ctx: Context, name: str) -> Take:
+    take = start(claude_setup(ctx, name), [])
+    claude_begin(take)
+    claude_turn(take, "hello fake model", "1")
+    take.line("second message SLOW")  # the fake server holds this reply for 30 s
+    take.expect("busy", r"esc to interrupt")
+    take.recorder.pump(1.5)
+    take.recorder.kill()
+    take.recorder.wait_exit()
+    take.note("exit_hint", "Resume this session with:")
+    take.note("teardown_seq", data=b"\x1b[?2004l")
+    return take
+
+
+def _fill_turns(take: Take, levels: tuple[int, ...]) -> None:
+    """Turns whose replies report ``n`` input tokens (FILLCTX=n): the footer's meter."""
+    take.watch("context_used", r"\d{1,3}% context used")
+    take.watch("until_auto_compact", r"\d{1,3}% until auto-compact")
+    take.watch("context_low", r"Context low \(\d{1,3}% remaining\)(?: · [^·]*?(?=\s{2}|$))?")
+    for level in levels:
+        claude_turn(take, f"fill FILLCTX={level}")
+
+
+def cc_context_low(ctx: Context, name: str) -> Take:
+    take = start(claude_setup(ctx, name), [])
+    claude_begin(take)
+    _fill_turns(take, (900000, 950000, 970000, 990000))
+    claude_turn(take, "after fill")
+    take.note("compacting", "Compacting conversation…")
+    claude_exit(take)
+    return take
+
+
+def cc_context_low_noauto(ctx: Context, name: str) -> Take:
+    setup = claude_setup(ctx, name)
+    setup.env["DISABLE_AUTO_COMPACT"] = "1"
+    take = start(setup, [])
+    claude_begin(take)
+    _fill_turns(take, (900000, 960000, 975000, 990000))
+    take.line("after fill")
+    take.expect("context_limit", CM["context_limit"])
+    take.settle()
+    claude_exit(take)
+    return take
+
+
+def cc_resume(ctx: Context, name: str) -> Take:
+    setup = ctx.setups[f"{CC}-compact-manual"]
+    take = start(setup, ["--continue"])
+    take.expect("banner", rf"Claude Code v{re.escape(agents.CLAUDE_VERSION)}")
+    take.expect("replayed_compact_done", r"Compacted \(ctrl\+o to see full summary\)")
+    take.expect("ready", CM["ready"])
+    take.note("replayed_compact_boundary", "Conversation compacted (ctrl+o for history)")
+    take.settle()
+    claude_turn(take, "after resume")
+    claude_exit(take)
+    return take
+
+
+# --------------------------------------------------------------------------- Codex
+
+
+def codex_begin(take: Take, resuming: bool = False) -> None:
+    take.note("alt_screen_enter", data=b"\x1b[?1049h")
+    if resuming:
+        take.note("resuming", "Resuming session…")
+    take.watch("context_left", r"\d{1,3}% context left")
+    take.expect("banner", rf"OpenAI Codex \(v{re.escape(agents.CODEX_VERSION)}\)")
+    take.expect("ready", XM["ready"])
+    take.settle()
+
+
+def codex_turn(take: Take, prompt: str, reply: str = r"\d+") -> None:
+    take.line(prompt)
+    take.note("busy", "esc to interrupt")
+    take.expect("reply", rf"FAKE-REPLY {reply}: ack '{re.escape(prompt[:60])}'")
+    take.expect("turn_done", XM["turn_done"], keep=False)
+    take.settle()
+
+
+def codex_exit(take: Take) -> None:
+    take.line("/quit", enter_delay=1.0)
+    take.recorder.wait_exit()
+    take.note("quit_status", "Shutting down...")
+    take.note("alt_screen_leave", data=b"\x1b[?1049l")
+    take.screen_hit("exit_token_usage", r"Token usage: [^\n]*")
+    take.note("exit_hint", "To continue this session, run:")
+    take.screen_hit("exit_hint", rf"codex resume {_UUID}")
+
+
+def cx_compact_manual(ctx: Context, name: str) -> Take:
+    setup = ctx.setups[name] = codex_setup(ctx, name)
+    take = start(setup, [])
+    codex_begin(take)
+    codex_turn(take, "hello codex", "1")
+    take.line("/compact", enter_delay=1.0)
+    take.note("slash_menu_entry", "summarize conversation to prevent hitting the context limit")
+    take.note("compacting", "Compacting context")
+    take.expect("compact_done", XM["compacted"])
+    take.settle(1.5)
+    codex_turn(take, "after compact")
+    codex_exit(take)
+    return take
+
+
+def cx_compact_auto(ctx: Context, name: str) -> Take:
+    setup = codex_setup(ctx, name)
+    take = start(setup, ["-c", "model_auto_compact_token_limit=5000"])
+    codex_begin(take)
+    codex_turn(take, "hello codex", "1")
+    for prompt in ("second prompt", "third prompt"):  # each turn is over the limit: compacts
+        take.line(prompt)
+        take.note("compacting", "Compacting context")
+        take.note("compacting_detail", "Making room to continue.")
+        take.expect("compact_done", XM["compacted"])
+        take.expect("reply", rf"FAKE-REPLY \d+: ack '{prompt}'")
+        take.expect("turn_done", XM["turn_done"], keep=False)
+        take.settle()
+    codex_exit(take)
+    return take
+
+
+def cx_clear(ctx: Context, name: str) -> Take:
+    take = start(codex_setup(ctx, name), [])
+    codex_begin(take)
+    codex_turn(take, "hello codex", "1")
+    codex_turn(take, "second prompt", "2")
+    take.line("/clear", enter_delay=1.0)
+    take.note("slash_menu_entry", "clear the terminal and start a new chat")
+    take.expect("ready", XM["ready"])
+    take.settle(1.5)
+    codex_turn(take, "after clear", "1")
+    codex_exit(take)
+    return take
+
+
+def cx_crash(ctx: Context, name: str) -> Take:
+    take = start(codex_setup(ctx, name), [])
+    codex_begin(take)
+    codex_turn(take, "hello codex", "1")
+    take.line("second prompt SLOW")  # the fake server holds this reply for 30 s
+    take.expect("busy", r"esc to interrupt")
+    take.recorder.pump(1.5)
+    take.recorder.kill()
+    take.recorder.wait_exit()
+    take.note("alt_screen_leave", data=b"\x1b[?1049l")
+    take.note("exit_hint", "To continue this session, run:")
+    return take
+
+
+def cx_resume(ctx: Context, name: str) -> Take:
+    setup = ctx.setups[f"{CX}-compact-manual"]
+    take = start(setup, ["resume", "--last"])
+    codex_begin(take, resuming=True)
+    take.note("replayed_compact_done", "Context compacted")
+    codex_turn(take, "after resume")
+    codex_exit(take)
+    return take
+
+
+# --------------------------------------------------------------------------- the list
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    run: Callable[[Context, str], Take]
+    description: str
+    needs: str | None = None  # a scenario whose setup this one continues
+
+
+SCENARIOS = [
+    Scenario(
+        f"{CC}-compact-manual",
+        cc_compact_manual,
+        "two prompts, /compact, a prompt, /exit",
+    ),
+    Scenario(
+        f"{CC}-compact-auto",
+        cc_compact_auto,
+        "two prompts, a TOOLONG prompt (HTTP 400 prompt too long: Claude compacts and "
+        "retries), a prompt, /exit",
+    ),
+    Scenario(f"{CC}-clear", cc_clear, "two prompts, /clear, a prompt, /exit"),
+    Scenario(
+        f"{CC}-crash",
+        cc_crash,
+        "a prompt, a SLOW prompt, SIGKILL of the agent's process group while it waits",
+    ),
+    Scenario(
+        f"{CC}-context-low",
+        cc_context_low,
+        "prompts whose replies report 900k..990k input tokens (FILLCTX): the context meter, "
+        "then a prompt, /exit",
+    ),
+    Scenario(
+        f"{CC}-context-low-noauto",
+        cc_context_low_noauto,
+        "the same with DISABLE_AUTO_COMPACT=1: 'Context low', then a prompt refused, /exit",
+    ),
+    Scenario(
+        f"{CC}-resume",
+        cc_resume,
+        f"claude --continue in {CC}-compact-manual's HOME and project, a prompt, /exit",
+        needs=f"{CC}-compact-manual",
+    ),
+    Scenario(f"{CX}-compact-manual", cx_compact_manual, "a prompt, /compact, a prompt, /quit"),
+    Scenario(
+        f"{CX}-compact-auto",
+        cx_compact_auto,
+        "-c model_auto_compact_token_limit=5000: three prompts, Codex compacts before the "
+        "second and the third, /quit",
+    ),
+    Scenario(f"{CX}-clear", cx_clear, "two prompts, /clear, a prompt, /quit"),
+    Scenario(
+        f"{CX}-crash",
+        cx_crash,
+        "a prompt, a SLOW prompt, SIGKILL of the agent's process group (node launcher and "
+        "codex) while it waits",
+    ),
+    Scenario(
+        f"{CX}-resume",
+        cx_resume,
+        f"codex resume --last in {CX}-compact-manual's CODEX_HOME and project, a prompt, /quit",
+        needs=f"{CX}-compact-manual",
+    ),
+]
+BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+def selected(names: list[str]) -> list[Scenario]:
+    """The scenarios asked for, with those they continue, in the order of SCENARIOS."""
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise SystemExit(f"unknown scenario(s): {', '.join(unknown)} (known: {', '.join(BY_NAME)})")
+    wanted = set(names or BY_NAME)
+    wanted |= {BY_NAME[n].needs for n in wanted if BY_NAME[n].needs}
+    return [s for s in SCENARIOS if s.name in wanted]
+
+
+def record(scenarios: list[Scenario], out: Path, keep: bool = False) -> dict[str, float]:
+    """Record ``scenarios`` into ``out``; seconds per scenario."""
+    bins = agents.ensure_agents()
+    root = Path(tempfile.mkdtemp(prefix="tether-captures-"))
+    os.environ.setdefault("FAKE_SLOW_SECONDS", "30")  # the server inherits it
+    server = start_server(
+        root / "server", "--reply-delay", REPLY_DELAY, "--compact-delay", COMPACT_DELAY
+    )
+    ctx = Context(bins, server, root, out)
+    try:
+        for scenario in scenarios:
+            began = time.monotonic()
+            take = scenario.run(ctx, scenario.name)
+            try:
+                finish(ctx, scenario.name, take, scenario.description)
+            finally:
+                take.recorder.close()
+            ctx.timings[scenario.name] = time.monotonic() - began
+            size = (out / f"{scenario.name}.raw").stat().st_size
+            print(f"{scenario.name}: {size} bytes, {ctx.timings[scenario.name]:.1f} s", flush=True)
+    finally:
+        server.stop()
+        if keep:
+            print(f"kept the agents' homes in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    return ctx.timings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="scenarios (default: all)")
+    parser.add_argument("--out", type=Path, default=CAPTURES, help="where to write the files")
+    parser.add_argument("--list", action="store_true", help="print the scenarios and stop")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
+    args = parser.parse_args(argv)
+    if args.list:
+        for s in SCENARIOS:
+            print(f"{s.name:22} {s.description}")
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    began = time.monotonic()
+    timings = record(selected(args.names), args.out, args.keep)
+    print(f"recorded {len(timings)} captures in {time.monotonic() - began:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
