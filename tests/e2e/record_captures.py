@@ -433,7 +433,7 @@ def cc_resume(ctx: Context, name: str) -> Take:
     take.expect("banner", rf"Claude Code v{re.escape(agents.CLAUDE_VERSION)}")
     take.expect("replayed_compact_done", r"Compacted \(ctrl\+o to see full summary\)")
     take.expect("ready", CM["ready"])
-    take.note("replayed_compact_boundary", "Conversation compacted (ctrl+o for history)")
+    take.watch("replayed_compact_boundary", r"Conversation compacted \(ctrl\+o for [^)]*\)")
     take.settle()
     claude_turn(take, "after resume")
     claude_exit(take)
