@@ -655,11 +655,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="scenarios (default: all)")
     parser.add_argument("--out", type=Path, default=CAPTURES, help="where to write the files")
     parser.add_argument("--list", action="store_true", help="print the scenarios and stop")
+    parser.add_argument(
+        "--names", dest="print_names", action="store_true", help="print the chosen names, stop"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes")
     args = parser.parse_args(argv)
     if args.list:
         for s in SCENARIOS:
             print(f"{s.name:22} {s.description}")
+        return 0
+    if args.print_names:
+        print(" ".join(s.name for s in selected(args.names)))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     began = time.monotonic()
