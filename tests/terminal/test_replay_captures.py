@@ -220,10 +220,13 @@ def test_final_screen_shows_what_the_readme_describes(emulator_class, name):
         assert "FAKE-REPLY" not in screen and "Claude Code v" not in screen
 
 
-def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(emulator_class):
-    data = raw("cx-compact-manual")
+@pytest.mark.parametrize("name", ["cx-compact-manual", "cx171-compact-manual"])
+def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(
+    emulator_class, name
+):
+    data = raw(name)
     marks: dict[str, int] = {}
-    for event in events("cx-compact-manual")["events"]:
+    for event in events(name)["events"]:
         marks.setdefault(event["kind"], event["raw_offset"])
     emu = emulator_class(COLS, ROWS)
     emu.feed(data[: marks["alt_screen_enter"]])
@@ -240,6 +243,18 @@ def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(e
     emu.feed(data[marks["alt_screen_leave"] : marks["alt_screen_leave"] + 8])
     assert not emu.in_alt_screen
     assert emu.display()[:2] == before[:2]
+
+
+def test_claude_332_draws_in_the_alternate_screen_with_mouse_tracking(emulator_class):
+    """2.1.197 drew inline; 2.1.332 takes the alternate screen and the mouse (any motion)."""
+    first_input = next(e for e in events("cc332-compact-manual")["events"] if e["kind"] == "input")
+    emu = emulator_class(COLS, ROWS)
+    emu.feed(raw("cc332-compact-manual")[: first_input["raw_offset"]])
+    assert emu.in_alt_screen and emu.modes.mouse_tracking == 1003 and emu.modes.mouse_sgr
+    assert "Claude Code v2.1.332" in "\n".join(emu.display())
+    old = emulator_class(COLS, ROWS)
+    old.feed(raw("cc-compact-manual"))
+    assert b"\x1b[?1049h" not in raw("cc-compact-manual") and not old.in_alt_screen
 
 
 def test_queries_in_the_captures_get_the_policy_replies(emulator_class):
