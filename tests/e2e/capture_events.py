@@ -5,7 +5,8 @@ process exit, every read's ``[t, offset, length]``, the hook calls on the captur
 and the first point where each marker was visible; a person reads the rest (terminal
 queries, modes, titles) to know what a stream holds. Markers are found in the stream with
 escape sequences and whitespace removed, because both agents place words with cursor
-moves instead of spaces; the screen used for "visible" is pyte's, fed read by read.
+moves instead of spaces; the screen used for "visible" is a bare avt terminal (the
+recorder's, not tether's emulator), fed read by read.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-import pyte
-
-from tests.e2e.pty_recorder import Recording
+from tests.e2e.pty_recorder import Recording, Screen
 
 NOTES = [
     "t = seconds since spawn, same clock as the .cast; raw_offset = byte offset in <scenario>.raw.",
@@ -28,8 +27,8 @@ NOTES = [
     "first byte).",
     "occurrences_in_stream counts every (escape/whitespace-insensitive) match in the whole "
     "stream, literal_occurrences every exact byte match.",
-    "screen: first time the marker was visible on a pyte-emulated screen of the capture's size "
-    "(approximate; pyte has no alternate screen and ignores kitty-keyboard CSI sequences).",
+    "screen: first read after which the marker was visible on a screen of the capture's size "
+    "(a bare avt terminal; the first captures used pyte, which had no alternate screen).",
 ]
 
 _ESCAPE = re.compile(
@@ -156,14 +155,13 @@ class _Clock:
 
 
 def _first_on_screen(recording: Recording, markers: list[Marker]) -> dict[int, dict]:
-    """For each text marker (by index), the first read after which pyte shows it."""
-    screen = pyte.Screen(recording.cols, recording.rows)
-    stream = pyte.ByteStream(screen)
+    """For each text marker (by index), the first read after which the screen shows it."""
+    screen = Screen(recording.cols, recording.rows)
     pending = {i: _squeeze(m.text) for i, m in enumerate(markers) if m.text}
     seen: dict[int, dict] = {}
     position = 0
     for t, data in recording.reads:
-        stream.feed(data)
+        screen.feed(data)
         position += len(data)
         waiting = [i for i in pending if markers[i].search_from < position]
         if not waiting:
@@ -179,15 +177,14 @@ def _first_on_screen(recording: Recording, markers: list[Marker]) -> dict[int, d
 
 
 def texts_on_screen(recording: Recording, pattern: str) -> list[tuple[str, int]]:
-    """Each distinct text matching ``pattern`` on pyte's screen after some read, with the
+    """Each distinct text matching ``pattern`` on the screen after some read, with the
     offset of the first read after which it showed: for texts drawn only for a moment."""
     regex = re.compile(pattern)
-    screen = pyte.Screen(recording.cols, recording.rows)
-    stream = pyte.ByteStream(screen)
+    screen = Screen(recording.cols, recording.rows)
     found: dict[str, int] = {}
     position = 0
     for _, data in recording.reads:
-        stream.feed(data)
+        screen.feed(data)
         position += len(data)
         for row in screen.display:
             for hit in regex.finditer(row):

@@ -3,13 +3,15 @@
 The replay fixtures need the exact bytes of each ``read()`` of the PTY master, the time
 of each, and every byte string typed into the child, on one clock (seconds since spawn).
 tmux (which the e2e scenarios drive) re-renders what it reads, so it cannot give them;
-this is ``pty.fork`` and ``select``. A pyte screen, fed the same bytes, is what the waits
-look at: it is a stand-in for the user's eyes, not the emulator under test. Terminal
-queries are left unanswered, as in the first captures: both agents run without replies.
+this is ``pty.fork`` and ``select``. A bare avt screen (pyavt, without tether's pre-filter
+or wrapper), fed the same bytes, is what the waits look at: a stand-in for the user's eyes,
+not the emulator under test. Terminal queries are left unanswered, as in the first
+captures: both agents run without replies.
 """
 
 from __future__ import annotations
 
+import codecs
 import errno
 import fcntl
 import os
@@ -23,7 +25,24 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pyte
+import avt
+
+
+class Screen:
+    """A plain avt terminal fed bytes: what a user would see, as text rows."""
+
+    def __init__(self, cols: int, rows: int) -> None:
+        self._vt = avt.Vt(cols, rows, scrollback_limit=0)
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+
+    def feed(self, data: bytes) -> None:
+        text = self._decode(data)
+        if text:
+            self._vt.feed_str(text)
+
+    @property
+    def display(self) -> list[str]:
+        return [line.text for line in self._vt.view()]
 
 
 class RecordingTimeout(AssertionError):
@@ -55,8 +74,7 @@ class PtyRecorder:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, cols=120, rows=40):
         self.recording = Recording(list(argv), cols, rows)
-        self._screen = pyte.Screen(cols, rows)
-        self._stream = pyte.ByteStream(self._screen)
+        self._screen = Screen(cols, rows)
         self._size = 0
         self._eof = False
         self._start = time.monotonic()
@@ -108,7 +126,7 @@ class PtyRecorder:
                 break
             self.recording.reads.append((self.now(), data))
             self._size += len(data)
-            self._stream.feed(data)
+            self._screen.feed(data)
             got = True
         return got
 

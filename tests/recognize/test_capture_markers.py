@@ -21,7 +21,7 @@ from functools import cache
 import pytest
 
 from supervisor.config.profiles import load_profile
-from supervisor.terminal.session import emulator_class
+from supervisor.terminal.session import default_emulator
 from tests.locations import CAPTURES
 from tests.replay import SCENARIOS
 
@@ -116,7 +116,7 @@ def matches(name: str) -> dict[tuple[str, int], str]:
     profile = load_profile(SCENARIOS[name][0])
     raw = (CAPTURES / f"{name}.raw").read_bytes()
     reads = json.loads((CAPTURES / f"{name}.events.json").read_text())["read_chunks"]["list"]
-    emulator = emulator_class()(COLS, ROWS)
+    emulator = default_emulator(COLS, ROWS)
     found: dict[tuple[str, int], str] = {}
     rules = [(kind, patterns) for kind, patterns in profile.markers.items() if patterns]
     for _, offset, length in reads:
