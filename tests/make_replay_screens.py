@@ -99,18 +99,20 @@ def reference_screen(data: bytes, workdir: Path) -> str:
 
 
 def chosen(raws: list[Path], names: list[str], missing: bool) -> list[Path]:
-    """The captures asked for: by name or name prefix (``cc332`` is every ``cc332-*``)."""
-    unknown = [n for n in names if not any(_named(raw.stem, n) for raw in raws)]
+    """The captures asked for: by name, or by prefix (``cc332`` is every ``cc332-*``) when
+    no capture has that exact name."""
+    stems = {raw.stem for raw in raws}
+
+    def wanted(stem: str, name: str) -> bool:
+        return stem == name if name in stems else stem.startswith(f"{name}-")
+
+    unknown = [n for n in names if not any(wanted(stem, n) for stem in stems)]
     if unknown:
         raise SystemExit(f"no capture named {', '.join(unknown)} in {CAPTURES}")
-    picked = [raw for raw in raws if not names or any(_named(raw.stem, n) for n in names)]
+    picked = [raw for raw in raws if not names or any(wanted(raw.stem, n) for n in names)]
     if missing:
         picked = [raw for raw in picked if not (OUT / f"{raw.stem}.txt").is_file()]
     return picked
-
-
-def _named(stem: str, name: str) -> bool:
-    return stem == name or stem.startswith(f"{name}-")
 
 
 def main(argv: list[str] | None = None) -> None:
