@@ -36,7 +36,7 @@ from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.capture_events import Marker, events_json, texts_on_screen
 from tests.e2e.fake_server import ServerProcess, start_server
-from tests.e2e.pty_recorder import PtyRecorder, Recording
+from tests.e2e.pty_recorder import PtyRecorder, Recording, RecordingTimeout
 from tests.locations import CAPTURES
 
 COLS, ROWS = 120, 40
@@ -89,6 +89,14 @@ class Take:
     def note(self, kind: str, text: str | None = None, data: bytes | None = None) -> None:
         """A marker to look for afterwards, not waited on (absent ones are listed as such)."""
         self.markers.append(Marker(kind, text, data, search_from=self._since()))
+
+    def maybe(self, pattern: str, timeout: float) -> bool:
+        """Give the agent up to ``timeout`` seconds to show ``pattern``; fine if it does not."""
+        try:
+            self.recorder.wait_screen(pattern, timeout)
+        except RecordingTimeout:
+            return False
+        return True
 
     def watch(self, kind: str, pattern: str) -> None:
         """Every distinct text matching ``pattern`` that was ever on screen becomes a marker
@@ -396,12 +404,22 @@ def cc_crash(ctx: Context, name: str) -> Take:
 
 
 def _fill_turns(take: Take, levels: tuple[int, ...]) -> None:
-    """Turns whose replies report ``n`` input tokens (FILLCTX=n): the footer's meter."""
+    """Turns whose replies report ``n`` input tokens (FILLCTX=n): the footer's meter.
+
+    Claude redraws the footer a moment after the turn ends; each turn gives it up to
+    3 s to show a context note before the next prompt is typed."""
     take.watch("context_used", r"\d{1,3}% context used")
     take.watch("until_auto_compact", r"\d{1,3}% until auto-compact")
+    take.watch("auto_compact_next", r"auto-compact next")
     take.watch("context_low", r"Context low \(\d{1,3}% remaining\)(?: · [^·]*?(?=\s{2}|$))?")
     for level in levels:
         claude_turn(take, f"fill FILLCTX={level}")
+        if level >= 950000:
+            take.maybe(FOOTER_NOTE, timeout=3.0)
+            take.settle()
+
+
+FOOTER_NOTE = r"% context used|% until auto-compact|auto-compact next|Context low \("
 
 
 def cc_context_low(ctx: Context, name: str) -> Take:

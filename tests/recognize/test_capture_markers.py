@@ -56,7 +56,8 @@ SEEN: dict[str, set[str]] = {
     "cc332-compact-auto": _CC_TURN | {"compaction_started"},  # no "Compacted" line at all
     "cc332-clear": _CC_TURN,
     "cc332-crash": {"prompt_ready", "busy"},
-    "cc332-context-low": _CC_TURN | {"compaction_started"},  # compacts by itself, no meter
+    # compacts by itself near the limit; the meter is "2% until auto-compact"
+    "cc332-context-low": _CC_TURN | {"compaction_started", "context_low"},
     "cc332-context-low-noauto": _CC_TURN | {"context_low", "context_full"},
     "cc332-resume": _CC_TURN | {"compaction"},
     "cx-compact-manual": _CX_TURN | {"compaction_started", "compaction"},
@@ -79,6 +80,7 @@ HOLDS: dict[tuple[str, str, int], set[str]] = {
     ("claude", "compaction", 0): {CC197, CC332},
     ("claude", "compaction", 1): {CC197, CC332},  # ⎿  Compacted (ctrl+o to see full summary)
     ("claude", "context_low", 0): {CC197, CC332},  # Context low (N% remaining)
+    ("claude", "context_low", 1): {CC332},  # N% until auto-compact
     ("claude", "context_used", 0): {CC197},  # N% context used: 2.1.332 shows none
     ("claude", "context_full", 0): {CC197, CC332},  # Context limit reached · ...
     ("claude", "context_full", 1): set(),  # Prompt is too long (not on screen here)

@@ -115,6 +115,12 @@ def test_context_low_footer_is_observed_with_its_percentage() -> None:
         if o.kind == "context_used" and o.source == "screen"
     ]
     assert used == [97, 99, 100]
+    until = [  # 2.1.332 shows no "% context used"; it counts down to its own compaction
+        (o.details["percent"], o.details["marker"])
+        for o in replay("cc332-context-low").observations
+        if o.kind == "context_low" and o.source == "screen"
+    ]
+    assert until == [(2, "2% until auto-compact")]
 
 
 def test_codex_osc7501_reports_are_agent_states() -> None:
