@@ -124,6 +124,7 @@ class Context:
     out: Path
     setups: dict[str, Setup] = field(default_factory=dict)  # scenario -> its setup (resumes)
     timings: dict[str, float] = field(default_factory=dict)
+    recorders: list[PtyRecorder] = field(default_factory=list)  # every agent started
 
 
 def _hook_launcher(root: Path, log: Path) -> dict[str, str]:
@@ -173,10 +174,11 @@ def _transcripts(setup: Setup) -> list[Path]:
     return sorted(files, key=lambda p: (rank.get(p.stem, len(rank)), p.stat().st_mtime))
 
 
-def start(setup: Setup, argv: list[str]) -> Take:
+def start(ctx: Context, setup: Setup, argv: list[str]) -> Take:
     before = {p: p.stat().st_size for p in _transcripts(setup)}
     hooks = len(agents.read_hook_log(setup.hook_log)) if setup.hook_log else 0
     recorder = PtyRecorder([str(setup.binary), *argv], setup.env, setup.project, COLS, ROWS)
+    ctx.recorders.append(recorder)  # closed by record() whatever happens
     return Take(setup, recorder, hooks_before=hooks, transcripts_before=before)
 
 
@@ -341,7 +343,7 @@ def claude_exit(take: Take) -> None:
 
 def cc_compact_manual(ctx: Context, name: str) -> Take:
     setup = ctx.setups[name] = claude_setup(ctx, name)
-    take = start(setup, [])
+    take = start(ctx, setup, [])
     claude_begin(take)
     claude_turn(take, "hello fake model", "1")
     claude_turn(take, "second message", "2")
@@ -352,7 +354,7 @@ def cc_compact_manual(ctx: Context, name: str) -> Take:
 
 
 def cc_compact_auto(ctx: Context, name: str) -> Take:
-    take = start(claude_setup(ctx, name), [])
+    take = start(ctx, claude_setup(ctx, name), [])
     claude_begin(take)
     claude_turn(take, "hello fake model", "1")
     claude_turn(take, "second message", "2")
@@ -375,7 +377,7 @@ def cc_compact_auto(ctx: Context, name: str) -> Take:
 
 
 def cc_clear(ctx: Context, name: str) -> Take:
-    take = start(claude_setup(ctx, name), [])
+    take = start(ctx, claude_setup(ctx, name), [])
     claude_begin(take)
     claude_turn(take, "hello fake model", "1")
     claude_turn(take, "second message", "2")
@@ -390,7 +392,7 @@ def cc_clear(ctx: Context, name: str) -> Take:
 
 
 def cc_crash(ctx: Context, name: str) -> Take:
-    take = start(claude_setup(ctx, name), [])
+    take = start(ctx, claude_setup(ctx, name), [])
     claude_begin(take)
     claude_turn(take, "hello fake model", "1")
     take.line("second message SLOW")  # the fake server holds this reply for 30 s
@@ -423,7 +425,7 @@ FOOTER_NOTE = r"% context used|% until auto-compact|auto-compact next|Context lo
 
 
 def cc_context_low(ctx: Context, name: str) -> Take:
-    take = start(claude_setup(ctx, name), [])
+    take = start(ctx, claude_setup(ctx, name), [])
     claude_begin(take)
     _fill_turns(take, (900000, 950000, 970000, 990000))
     claude_turn(take, "after fill")
@@ -435,7 +437,7 @@ def cc_context_low(ctx: Context, name: str) -> Take:
 def cc_context_low_noauto(ctx: Context, name: str) -> Take:
     setup = claude_setup(ctx, name)
     setup.env["DISABLE_AUTO_COMPACT"] = "1"
-    take = start(setup, [])
+    take = start(ctx, setup, [])
     claude_begin(take)
     _fill_turns(take, (900000, 960000, 975000, 990000))
     take.line("after fill")
@@ -447,7 +449,7 @@ def cc_context_low_noauto(ctx: Context, name: str) -> Take:
 
 def cc_resume(ctx: Context, name: str) -> Take:
     setup = ctx.setups[f"{CC}-compact-manual"]
-    take = start(setup, ["--continue"])
+    take = start(ctx, setup, ["--continue"])
     take.expect("banner", rf"Claude Code v{re.escape(agents.CLAUDE_VERSION)}")
     take.expect("replayed_compact_done", r"Compacted \(ctrl\+o to see full summary\)")
     take.expect("ready", CM["ready"])
@@ -491,7 +493,7 @@ def codex_exit(take: Take) -> None:
 
 def cx_compact_manual(ctx: Context, name: str) -> Take:
     setup = ctx.setups[name] = codex_setup(ctx, name)
-    take = start(setup, [])
+    take = start(ctx, setup, [])
     codex_begin(take)
     codex_turn(take, "hello codex", "1")
     take.line("/compact", enter_delay=1.0)
@@ -506,7 +508,7 @@ def cx_compact_manual(ctx: Context, name: str) -> Take:
 
 def cx_compact_auto(ctx: Context, name: str) -> Take:
     setup = codex_setup(ctx, name)
-    take = start(setup, ["-c", "model_auto_compact_token_limit=5000"])
+    take = start(ctx, setup, ["-c", "model_auto_compact_token_limit=5000"])
     codex_begin(take)
     codex_turn(take, "hello codex", "1")
     for prompt in ("second prompt", "third prompt"):  # each turn is over the limit: compacts
@@ -522,7 +524,7 @@ def cx_compact_auto(ctx: Context, name: str) -> Take:
 
 
 def cx_clear(ctx: Context, name: str) -> Take:
-    take = start(codex_setup(ctx, name), [])
+    take = start(ctx, codex_setup(ctx, name), [])
     codex_begin(take)
     codex_turn(take, "hello codex", "1")
     codex_turn(take, "second prompt", "2")
@@ -536,7 +538,7 @@ def cx_clear(ctx: Context, name: str) -> Take:
 
 
 def cx_crash(ctx: Context, name: str) -> Take:
-    take = start(codex_setup(ctx, name), [])
+    take = start(ctx, codex_setup(ctx, name), [])
     codex_begin(take)
     codex_turn(take, "hello codex", "1")
     take.line("second prompt SLOW")  # the fake server holds this reply for 30 s
@@ -551,7 +553,7 @@ def cx_crash(ctx: Context, name: str) -> Take:
 
 def cx_resume(ctx: Context, name: str) -> Take:
     setup = ctx.setups[f"{CX}-compact-manual"]
-    take = start(setup, ["resume", "--last"])
+    take = start(ctx, setup, ["resume", "--last"])
     codex_begin(take, resuming=True)
     take.note("replayed_compact_done", "Context compacted")
     codex_turn(take, "after resume")
@@ -652,14 +654,13 @@ def record(scenarios: list[Scenario], out: Path, keep: bool = False) -> dict[str
         for scenario in scenarios:
             began = time.monotonic()
             take = scenario.run(ctx, scenario.name)
-            try:
-                finish(ctx, scenario.name, take, scenario.description)
-            finally:
-                take.recorder.close()
+            finish(ctx, scenario.name, take, scenario.description)
             ctx.timings[scenario.name] = time.monotonic() - began
             size = (out / f"{scenario.name}.raw").stat().st_size
             print(f"{scenario.name}: {size} bytes, {ctx.timings[scenario.name]:.1f} s", flush=True)
     finally:
+        for recorder in ctx.recorders:  # a scenario that failed half way leaves no agent
+            recorder.close()
         server.stop()
         if keep:
             print(f"kept the agents' homes in {root}")
