@@ -12,8 +12,9 @@ import json
 import sys
 
 from tests.e2e.capture_events import Marker, events_json, texts_on_screen
+from tests.e2e.capture_take import cast_text, trimmed_transcript
 from tests.e2e.pty_recorder import PtyRecorder
-from tests.e2e.record_captures import CX, _cast, selected, trimmed_transcript
+from tests.e2e.record_captures import CX, selected
 
 # Prints a word-by-word line as Claude Code does (CSI n G between words), waits for a
 # line of input, echoes it, then exits 3.
@@ -69,7 +70,7 @@ def test_a_recording_keeps_every_byte_and_places_markers_on_bytes_and_screen(tmp
     [(text, read_start)] = texts_on_screen(recording, r"got: \w+")
     assert text == "got: hello" and read_start <= raw.find(b"got: hello")
 
-    lines = _cast(recording).splitlines()
+    lines = cast_text(recording).splitlines()
     header = json.loads(lines[0])
     assert (header["version"], header["width"], header["height"]) == (2, 40, 10)
     body = [json.loads(line) for line in lines[1:]]
