@@ -60,6 +60,7 @@ SCENARIOS: dict[str, tuple[str, bool, tuple[str, ...], str | None]] = {
     "cx171-clear": ("codex", False, ("transcript", "transcript-2"), None),
     "cx171-crash": ("codex", False, ("transcript",), None),
     "cx171-resume": ("codex", True, ("transcript",), "cx171-compact-manual"),
+    "cx171-hooks": ("codex", False, ("transcript", "transcript-2"), None),
 }
 
 

@@ -126,14 +126,18 @@ def claude_setup(ctx: Context, name: str) -> Setup:
     return Setup("claude", home, project, env, ctx.bins.claude, hook_log=log)
 
 
-def codex_setup(ctx: Context, name: str) -> Setup:
+def codex_setup(ctx: Context, name: str, hooks: bool = False) -> Setup:
+    """With ``hooks``, the harness's hook logger in CODEX_HOME/hooks.json (start Codex with
+    ``--dangerously-bypass-hook-trust``, or it asks to review them first)."""
     root = ctx.root / name
     home, codex_home, project = root / "home", root / "codexhome", root / "proj"
     home.mkdir(parents=True)
     project.mkdir(parents=True)
-    agents.prepare_codex_home(codex_home, project, ctx.server.url)
+    log = root / "hooks.jsonl" if hooks else None
+    logger = _hook_launcher(root, log) if log else None
+    agents.prepare_codex_home(codex_home, project, ctx.server.url, hooks=logger)
     env = agents.codex_env(ctx.bins, home, codex_home)
-    return Setup("codex", home, project, env, ctx.bins.codex, codex_home=codex_home)
+    return Setup("codex", home, project, env, ctx.bins.codex, codex_home=codex_home, hook_log=log)
 
 
 def _transcripts(setup: Setup) -> list[Path]:

@@ -292,6 +292,23 @@ def cx_crash(ctx: Context, name: str) -> Take:
     return take
 
 
+def cx_hooks(ctx: Context, name: str) -> Take:
+    """What Codex tells hooks: tether installs none for Codex yet, so this is the evidence."""
+    take = start(ctx, codex_setup(ctx, name, hooks=True), ["--dangerously-bypass-hook-trust"])
+    codex_begin(take)
+    codex_turn(take, "hello codex", "1")
+    take.line("/compact", enter_delay=1.0)
+    take.note("compacting", "Compacting context")
+    take.expect("compact_done", XM["compacted"])
+    take.settle(1.5)
+    take.line("/clear", enter_delay=1.0)
+    take.expect("ready", XM["ready"])
+    take.settle(1.5)
+    codex_turn(take, "after clear", "1")
+    codex_exit(take)
+    return take
+
+
 def cx_resume(ctx: Context, name: str) -> Take:
     setup = ctx.setups[f"{CX}-compact-manual"]
     take = start(ctx, setup, ["resume", "--last"])
@@ -361,6 +378,12 @@ SCENARIOS = [
         cx_crash,
         "a prompt, a SLOW prompt, SIGKILL of the agent's process group (node launcher and "
         "codex) while it waits",
+    ),
+    Scenario(
+        f"{CX}-hooks",
+        cx_hooks,
+        "with the hook logger in CODEX_HOME/hooks.json: a prompt, /compact, /clear, a prompt, "
+        "/quit",
     ),
     Scenario(
         f"{CX}-resume",

@@ -68,6 +68,7 @@ SEEN: dict[str, set[str]] = {
     "cx171-clear": _CX_TURN,
     "cx171-crash": {"prompt_ready", "busy"},
     "cx171-resume": _CX_TURN | {"compaction"},
+    "cx171-hooks": _CX_TURN | {"compaction_started", "compaction"},
 }
 
 # (profile, kind, regex index in the profile) -> generations whose captures it matches;

@@ -47,6 +47,12 @@ EXPECTED: dict[str, list[tuple[str, str | None, set[str]]]] = {
     # (no Codex hooks installed); the README says so. A wipe here would be a new source.
     "cx171-clear": [],
     "cx171-crash": [("crash", None, {"process"})],
+    # with hooks (tether installs none for Codex yet): /clear fires SessionStart(clear),
+    # which tether's hook source already reads as a wipe
+    "cx171-hooks": [
+        ("compaction", "manual", {"screen", "transcript", "hook"}),
+        ("wipe", None, {"hook"}),
+    ],
     "cx171-resume": [],
 }
 SEEDS = [None, *range(1, 13)]

@@ -193,6 +193,7 @@ FINAL_TEXT = {
     "cx171-compact-auto": ["Token usage:", "To continue this session, run:"],
     "cx171-clear": ["Token usage:", "Or run codex resume and select after clear."],
     "cx171-resume": ["Token usage:", "Or run codex resume and select hello codex."],
+    "cx171-hooks": ["Token usage:", "Or run codex resume and select after clear."],
     "cx171-crash": ["› second prompt SLOW", "esc to interrupt", "OpenAI Codex (v0.171.0)"],
 }
 # SIGKILLed: no teardown, so the modes the agent set are still on (and 2.1.332 and Codex
