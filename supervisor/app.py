@@ -202,9 +202,9 @@ class TetherApp(App[int], inherit_bindings=False):
         """Move what start-up built out of the garbage collector's way.
 
         Textual's styles and widgets and the tokenizer's 100,000-entry table live as
-        long as the app, yet every full collection walked them: 40-50 ms, at whatever
-        moment a flood's allocations set one off (bench: the app under a plain-text
-        flood stalled 57-97 ms; 28 ms with them frozen). Unfrozen when the app ends.
+        long as the app, yet every full collection walked them, at whatever moment a
+        flood's allocations set one off (the stalls: bench/README.md). Unfrozen when
+        the app ends.
         """
         if self._heap_frozen or not self.is_running:
             return
