@@ -82,24 +82,15 @@ def test_banner_snapshot(snap_compare, tmp_path, kind):
     assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=show)
 
 
-def test_payload_preview_snapshot(snap_compare, tmp_path):
-    async def preview(pilot) -> None:
+@pytest.mark.parametrize(("dialog", "key"), [("payload-preview", "f7"), ("quit", "f10")])
+def test_dialog_snapshot(snap_compare, tmp_path, dialog, key):
+    async def open_dialog(pilot) -> None:
         await _ready(pilot)
-        await pilot.press("f7")
-        await wait_until(pilot, lambda: len(pilot.app.screen_stack) == 2, what="the preview")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: len(pilot.app.screen_stack) == 2, what=dialog)
         await pilot.pause()
 
-    assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=preview)
-
-
-def test_quit_dialog_snapshot(snap_compare, tmp_path):
-    async def quit_(pilot) -> None:
-        await _ready(pilot)
-        await pilot.press("f10")
-        await wait_until(pilot, lambda: len(pilot.app.screen_stack) == 2, what="the dialog")
-        await pilot.pause()
-
-    assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=quit_)
+    assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=open_dialog)
 
 
 def test_unclean_exit_start_snapshot(snap_compare, tmp_path):
