@@ -112,7 +112,8 @@ class SidePane(Widget, can_focus=True):
         self.post_message(self.FileChanged(path))
 
     def on_side_pane_file_changed(self, message: FileChanged) -> None:
-        message.stop()
+        """Route the change to the tab that shows the file; the message bubbles on to the app,
+        which reads hook events and the invariant's files at once instead of at its next poll."""
         self.route(message.path)
 
     def route(self, path: Path) -> None:
