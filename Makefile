@@ -38,4 +38,4 @@ captures: $(STAMP)
 	$(BIN)/python -m tests.make_replay_screens $$($(BIN)/python -m tests.e2e.record_captures --names $(CAPTURES))
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .import_linter_cache .grimp_cache
