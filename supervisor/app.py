@@ -308,10 +308,14 @@ class TetherApp(App[int], inherit_bindings=False):
     def _incident_text(self, incident) -> str:
         keys = self.config.keymap
         parts = [incident.title()]
-        if incident.kind == "unclean-exit" and incident.details.get("message"):
-            parts.append(str(incident.details["message"]))
-            if self.supervision.orphan is not None:
-                parts.append(f"{keys.end_orphan.upper()} end it")
+        if incident.kind == "unclean-exit" and incident.details.get("ran"):
+            parts[0] += f": {incident.details['ran']}"  # short: the keys must fit the row
+            orphan = self.supervision.orphan
+            if orphan is not None:
+                parts.append(
+                    f"its agent (pid {orphan.agent_pid}) still runs: "
+                    f"{keys.end_orphan.upper()} end it"
+                )
         if incident.audit is not None:
             parts.append(incident.audit.headline())
         if incident.kind == "crash":

@@ -32,7 +32,7 @@ class StatusBar(Static):
             parts.append(f"context {self.context}")
         parts.append(f"compactions {self.compactions} this run")
         if self.last_incident:
-            parts.append(f"last incident #{self.last_incident} (all runs)")
+            parts.append(f"incidents {self.last_incident} in all")  # numbered across runs
         if self.checkpoint_age:
             parts.append(f"checkpoint {self.checkpoint_age}")
         return "  ·  ".join(parts)

@@ -66,6 +66,16 @@ class LockInfo:
         died = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.last_alive))
         return f"{started}, last alive {died}"
 
+    def span(self) -> str:
+        """The same, short, for the banner: ``ran 2026-05-01 09:00:00 → 09:41:00 UTC``."""
+        start = _clock(self.started_at).removesuffix(" UTC") if self.started_at else "?"
+        if self.last_alive is None:
+            return f"started {start} UTC, died at an unknown time"
+        end = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.last_alive))
+        if end[:10] == start[:10]:
+            end = end[11:]
+        return f"ran {start} → {end} UTC"
+
 
 def _clock(stamp: str) -> str:
     """``2026-12-01T08:10:02.123Z`` as ``2026-12-01 08:10:02 UTC``."""
@@ -305,6 +315,7 @@ def unclean_exit_observation(previous: LockInfo, at: float) -> Observation:
         "previous_started_at": previous.started_at,
         "previous_last_alive": iso(previous.last_alive) if previous.last_alive else None,
         "message": message,
+        "ran": previous.span(),
     }
     if previous.agent_alive and previous.agent_pid:
         parent = parent_pid(previous.agent_pid)

@@ -22,7 +22,7 @@ async def test_an_automatic_compaction_after_earlier_runs_is_counted_and_numbere
         await wait_for_screen(pilot, app, r"summary kept \(auto\)")
         rendered = str(app.status_bar.render())
         assert "compactions 1 this run" in rendered
-        assert "last incident #4 (all runs)" in rendered
+        assert "incidents 4 in all" in rendered  # incident #4: numbered across runs
     events = [json.loads(line) for line in tether.events.read_text().splitlines()]
     incident = [e for e in events if e["kind"] == "incident"][-1]
     assert incident["number"] == 4 and incident["trigger"] == "auto"  # the demo printed (auto)
