@@ -145,6 +145,8 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             "state": lock_state,
             "pid": holder.pid if holder else None,
             "started_at": holder.started_at if holder else None,
+            "agent_pid": holder.agent_pid if holder else None,
+            "agent_running": bool(holder and holder.agent_alive),
         },
         "problems": problems,
     }
@@ -173,6 +175,9 @@ def _status(args: argparse.Namespace) -> int:
         _out(f"supervisor: running (pid {supervisor['pid']})")
     elif supervisor["state"] == "stale":
         _out(f"supervisor: died without a clean exit (pid {supervisor['pid']})")
+        if supervisor["agent_running"]:
+            pid = supervisor["agent_pid"]
+            _out(f"agent:      pid {pid} still runs, left by it (`tether run` offers to end it)")
     for problem in report["problems"]:
         if problem != verdict["message"]:
             _out(f"problem:    {problem}")

@@ -110,3 +110,16 @@ def test_payload_after_an_unclean_exit_audits_no_summary(dead_tether):
     assert "tether was stopped uncleanly (#1)" in done.stdout
     assert "The previous tether (pid " in done.stdout and " UTC, last alive 20" in done.stdout
     assert "LOST" not in done.stdout and "Loss audit" not in done.stdout
+
+
+def test_status_names_the_agent_a_dead_tether_left_running(dead_tether):
+    work, agent = dead_tether
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor", "status", "--dir", str(work)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert "supervisor: died without a clean exit" in done.stdout
+    assert f"agent:      pid {agent} still runs" in done.stdout
