@@ -151,7 +151,7 @@ def end_process(pid: int, start: int | None, grace: float = 2.0) -> bool:
     """
     if start is None:
         return False  # no start time to check the pid against: never signal a stranger
-    if process_start(pid) != start:
+    if _gone(pid, start):
         return True  # already gone (or the pid is another process's now)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
@@ -160,10 +160,21 @@ def end_process(pid: int, start: int | None, grace: float = 2.0) -> bool:
             return True
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
-            if process_start(pid) != start:
+            if _gone(pid, start):
                 return True
             time.sleep(0.02)
-    return process_start(pid) != start
+    return _gone(pid, start)
+
+
+def _gone(pid: int, start: int) -> bool:
+    """Not that process any more: exited, another one's pid now, or a zombie nobody reaped."""
+    if process_start(pid) != start:
+        return True
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return data[data.rfind(b")") + 2 :].split()[:1] == [b"Z"]
 
 
 def _last_alive(fd: int, tether: TetherDir) -> float | None:
