@@ -132,7 +132,7 @@ def _parse(data: bytes) -> LockInfo | None:
     pid = _int(record.get("pid"))
     started = record.get("started_at")
     agent_pid, agent_start = _int(record.get("agent_pid")), _int(record.get("agent_start"))
-    agent_alive = bool(agent_pid and agent_start and process_start(agent_pid) == agent_start)
+    agent_alive = bool(agent_pid and agent_start and not _gone(agent_pid, agent_start))
     return LockInfo(
         pid,
         started if isinstance(started, str) else None,
