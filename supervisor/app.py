@@ -15,6 +15,7 @@ import gc
 import os
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -34,6 +35,9 @@ from supervisor.terminal.pty_host import ExitStatus
 from widgets.loss_banner import LossBanner
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
+
+if TYPE_CHECKING:
+    from supervisor.rehydrate.payload import Payload
 
 # The side pane, the payload preview and the quit dialog are imported when first shown:
 # the side pane mounts after the first frame, so the agent's terminal is up sooner.
@@ -340,8 +344,27 @@ class TetherApp(App[int], inherit_bindings=False):
             except TetherError as error:
                 self.banner.show(str(error), "error")
             return
+        self._build_payload(self._send_payload)
+
+    @work(thread=True, exclusive=True, group="payload")
+    def _build_payload(self, then: Callable[[Payload], None]) -> None:
+        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it."""
         try:
-            result = self.supervision.rehydrate()
+            payload = self.supervision.build_payload()
+        except TetherError as error:
+            self._from_thread(self.banner.show, str(error), "error")
+            return
+        self._from_thread(then, payload)
+
+    def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        try:
+            self.call_from_thread(callback, *args)
+        except RuntimeError:  # the app has already stopped
+            pass
+
+    def _send_payload(self, payload: Payload) -> None:
+        try:
+            result = self.supervision.rehydrate(payload=payload)
         except TetherError as error:
             self.banner.show(str(error), "error")
             return
@@ -349,13 +372,10 @@ class TetherApp(App[int], inherit_bindings=False):
             self.banner.show("Nothing to send: the payload is empty", "warning")
 
     def action_preview(self) -> None:
-        from widgets.payload_preview import PayloadPreview
+        self._build_payload(self._preview_payload)
 
-        try:
-            payload = self.supervision.build_payload()
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-            return
+    def _preview_payload(self, payload: Payload) -> None:
+        from widgets.payload_preview import PayloadPreview
 
         def send(text: str | None) -> None:
             if text is not None:

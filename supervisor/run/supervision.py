@@ -674,15 +674,20 @@ class Supervision:
             self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
         )
 
-    def rehydrate(self, text: str | None = None, *, reason: str = "rehydrate") -> str:
-        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits."""
+    def rehydrate(
+        self, text: str | None = None, *, reason: str = "rehydrate", payload: Any = None
+    ) -> str:
+        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
+
+        ``payload``: one already built (the app builds it on a worker thread).
+        """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         from supervisor.rehydrate.tokens import TokenCount
 
         number = self.current_incident.number if self.current_incident else None
         if text is None:
-            payload = self.build_payload()
+            payload = payload if payload is not None else self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
             result = self.injector.request(payload.text, reason, incident=number, tokens=tokens)
         else:
