@@ -48,6 +48,7 @@ from supervisor.recognize.transcripts import (
     newest_jsonl,
 )
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
+from supervisor.run.decision_capture import DecisionCapture
 from supervisor.store import checkpoints, fsio, invariant, notes
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.tether_dir import TetherDir, init
@@ -151,11 +152,8 @@ class Supervision:
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
         self._was_waiting = False
-        self._typed = ""
+        self.decisions = DecisionCapture()
         self._last_input = 0.0
-        self._tail_bytes = b""
-        self._decisions_until = 0.0
-        self._unfinished_rows: set[int] = set()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._scan_rows: set[int] = set()  # rows changed since then
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
@@ -285,37 +283,24 @@ class Supervision:
         return (
             self.state.ready_for_input(now)
             and idle >= USER_QUIET
-            and (not self._typed or idle >= HALF_TYPED_PATIENCE)
+            and (not self.decisions.typed or idle >= HALF_TYPED_PATIENCE)
         )
 
     def note_input(self, data: bytes) -> None:
-        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
+        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines wait
+        for the screen to show them (see :mod:`supervisor.run.decision_capture`)."""
         self._last_input = self.clock()
         self.screen.note_input()
-        text = data.decode("utf-8", "ignore")
-        if text.startswith("\x1b[200~"):
-            text = text[6:].removesuffix("\x1b[201~")
-        elif text.startswith("\x1b"):
-            return
-        for char in text:
-            if char in "\r\n":
-                self._capture_decisions([self._typed])
-                self._typed = ""
-            elif char in "\x7f\x08":
-                self._typed = self._typed[:-1]
-            elif char in "\x03\x15":
-                self._typed = ""
-            elif char >= " ":
-                self._typed += char
+        self.decisions.keys(data, self._last_input)
 
-    def _capture_decisions(self, lines: list[str]) -> None:
-        found = notes.decision_lines(lines)
-        if not found:
-            return
-        try:
-            self.tether.add_decisions(found, "screen")
-        except TetherError as error:
-            self._problem(str(error))
+    def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
+        """Pin each ``(text, source)``, recording its true source (typed or screen)."""
+        for source in dict.fromkeys(source for _, source in found):
+            texts = [text for text, from_ in found if from_ == source]
+            try:
+                self.tether.add_decisions(texts, source)
+            except TetherError as error:
+                self._problem(str(error))
 
     def _pinned_decisions(self) -> list[str]:
         try:
@@ -334,18 +319,15 @@ class Supervision:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
         observations = self.stream.feed(data, now)
-        # Only the seam is joined: copying the whole read would cost every read.
-        if b"DECISION:" in data or b"DECISION:" in self._tail_bytes + data[:8]:
-            self._decisions_until = now + 1.0  # the line may be finished in the next reads
-        self._tail_bytes = data[-8:]
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
             self._scan_rows |= result.dirty
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
                 observations += self._scan_screen(now)
-        if now < self._decisions_until and (result.dirty or self._unfinished_rows):
-            self._capture_printed_decisions(result.dirty)
+        found = self.decisions.output(data, result.dirty, self.session.emulator, now)
+        if found:
+            self._pin_decisions(found)
         for observation in observations:
             self.observe(observation)
 
@@ -375,30 +357,6 @@ class Supervision:
         self._scan_timer = None
         for observation in self._scan_screen(self.clock()):
             self.observe(observation)
-
-    def _capture_printed_decisions(self, dirty: set[int]) -> None:
-        """`DECISION:` lines the agent printed (not the line still being written at the cursor).
-
-        Only looked for in the second after the bytes `DECISION:` went by, so the
-        hot path does not turn every changed row into text for it. A row still
-        under the cursor is looked at again once the cursor has left it (the
-        line feed may come in a later read that changes no cell of that row).
-        """
-        emulator = self.session.emulator
-        cursor_row = emulator.cursor.y
-        rows = {y for y in dirty | self._unfinished_rows if 0 <= y < emulator.rows}
-        self._unfinished_rows = set()
-        lines = []
-        for y in rows:
-            text = emulator.row_text(y)
-            if "DECISION:" not in text:
-                continue
-            if y == cursor_row:
-                self._unfinished_rows.add(y)
-            else:
-                lines.append(text.strip())
-        if lines:
-            self._capture_decisions(lines)
 
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""

@@ -256,6 +256,31 @@ class AvtEmulator(PrefilteredScreen):
     def display(self) -> list[str]:
         return [self._line_text(line).rstrip() for line in self._vt.view()]
 
+    def continued_rows(self) -> set[int]:
+        """Rows that continue the row above: text ran past the last column (a soft wrap).
+
+        avt joins wrapped rows in ``text()``; each of its lines is matched to the rows
+        it covers. A line that does not match its rows is taken as unwrapped.
+        """
+        if self.cols < self._vt_cols:
+            return set()
+        rows = [line.text for line in self._vt.view()]
+        continued: set[int] = set()
+        y = 0
+        for line in self._vt.text():
+            if y >= len(rows):
+                break
+            start, joined, target = y, rows[y], line.rstrip()
+            while joined.rstrip() != target and y + 1 < len(rows) and len(joined) < len(target):
+                y += 1
+                joined += rows[y]
+            if joined.rstrip() == target:
+                continued.update(range(start + 1, y + 1))
+            else:
+                y = start
+            y += 1
+        return continued
+
     @property
     def history_size(self) -> int:
         return len(self._history)

@@ -1,0 +1,193 @@
+"""Which `DECISION:` lines to pin, from what was visibly on the agent's screen.
+
+A decision is pinned once, whole, and only if a person could have read it:
+
+* **Typed** (source ``typed``): the user's keys give the whole text, but only
+  once the screen shows it. A line typed at a prompt that does not echo
+  (``read -s``, a password prompt) never appears, so it is never pinned: the
+  keys alone prove nothing about what the user meant to be seen.
+* **Printed** (source ``screen``): the agent's logical line, that is the row
+  holding ``DECISION:`` joined with the rows it continues on: soft wraps the
+  terminal made (the emulator's ``continued_rows``) and the agents' own hard
+  wraps, continuation rows indented to where ``DECISION:`` starts. A line is
+  taken only once it is finished (the cursor has left it), and a line that is
+  the start of a decision already taken (the first row of a wrapped echo) is a
+  fragment, never a decision of its own.
+
+It is only looked for in the second after the bytes ``DECISION:`` went by, or
+after the user typed one, so the hot path does not turn rows into text for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from supervisor.store import notes
+from supervisor.terminal.emulator import Emulator
+
+TYPED = "typed"
+SCREEN = "screen"
+MARKER = "DECISION:"
+WINDOW = 1.0  # seconds after `DECISION:` went by in which rows are looked at
+ECHO_WAIT = 2.0  # seconds a typed decision waits for the screen to show it
+_BOX = re.compile(r"[│┃║╭╮╰╯─━═┌┐└┘|]")
+_BULLETS = tuple("-*>•●⏺❯›")
+
+
+def _flat(text: str) -> str:
+    """Text as compared with the screen: box edges dropped, whitespace collapsed."""
+    return " ".join(_BOX.sub(" ", text).split())
+
+
+@dataclass(slots=True)
+class _Pending:
+    text: str
+    deadline: float
+
+
+class DecisionCapture:
+    """Feed it the user's keys and the agent's output; it says which decisions to pin."""
+
+    def __init__(self) -> None:
+        self._typed = ""
+        self._pending: list[_Pending] = []
+        self._taken: list[str] = []  # decisions taken this session, flat, for fragments
+        self._until = 0.0
+        self._tail = b""
+        self._unfinished: set[int] = set()
+
+    # -- the user's keys -----------------------------------------------------------
+
+    @property
+    def typed(self) -> str:
+        """The line the user is typing now (since the last Enter), as far as keys tell."""
+        return self._typed
+
+    def keys(self, data: bytes, now: float) -> None:
+        """Keys sent to the agent: a finished line starting ``DECISION:`` waits for its echo."""
+        text = data.decode("utf-8", "ignore")
+        if text.startswith("\x1b[200~"):
+            text = text[6:].removesuffix("\x1b[201~")
+        elif text.startswith("\x1b"):
+            return
+        for char in text:
+            if char in "\r\n":
+                for found in notes.decision_lines([self._typed]):
+                    self._pending.append(_Pending(found, now + ECHO_WAIT))
+                    self._until = max(self._until, now + ECHO_WAIT)
+                self._typed = ""
+            elif char in "\x7f\x08":
+                self._typed = self._typed[:-1]
+            elif char in "\x03\x15":
+                self._typed = ""
+            elif char >= " ":
+                self._typed += char
+
+    # -- the agent's output --------------------------------------------------------
+
+    def output(
+        self, data: bytes, dirty: Iterable[int], emulator: Emulator, now: float
+    ) -> list[tuple[str, str]]:
+        """Decisions to pin after this output, as ``(text, source)``, each once."""
+        # Only the seam is joined: copying the whole read would cost every read.
+        if MARKER.encode() in data or MARKER.encode() in self._tail + data[:8]:
+            self._until = now + WINDOW  # the line may be finished in the next reads
+        self._tail = data[-8:]
+        dirty = set(dirty)
+        if now >= self._until or not (dirty or self._unfinished or self._pending):
+            return []
+        return self.look(emulator, now, dirty)
+
+    def look(self, emulator: Emulator, now: float, dirty: set[int]) -> list[tuple[str, str]]:
+        found: list[tuple[str, str]] = []
+        if self._pending:
+            screen = _flat(_screen_text(emulator))
+            for pending in list(self._pending):
+                if _flat(f"{MARKER} {pending.text}") in screen:
+                    self._pending.remove(pending)
+                    found += self._take(pending.text, TYPED)
+                elif now >= pending.deadline:
+                    self._pending.remove(pending)  # never shown: not pinned
+        rows = {y for y in dirty | self._unfinished if 0 <= y < emulator.rows}
+        self._unfinished = set()
+        if rows:
+            for text in self._printed_lines(emulator, rows):
+                for decision in notes.decision_lines([text]):
+                    if not self._is_fragment(decision):
+                        found += self._take(decision, SCREEN)
+        return found
+
+    def _printed_lines(self, emulator: Emulator, rows: set[int]) -> list[str]:
+        """The finished logical lines holding ``DECISION:`` that touch ``rows``."""
+        texts = [emulator.row_text(y) for y in range(emulator.rows)]
+        continued = _continued(emulator)
+        cursor_row = emulator.cursor.y
+        lines: list[str] = []
+        starts: set[int] = set()
+        for y in sorted(rows):
+            if MARKER not in texts[y]:
+                continue
+            first = y
+            while first in continued and first > 0:
+                first -= 1
+            if first in starts:
+                continue
+            starts.add(first)
+            last = first
+            while last + 1 in continued:
+                last += 1
+            text = "".join(texts[first : last + 1])
+            column = text.find(MARKER)
+            while last + 1 < len(texts) and _continues(texts[last + 1], column):
+                last += 1
+                text = text.rstrip() + " " + texts[last].strip()
+                while last + 1 in continued:
+                    last += 1
+                    text += texts[last]
+            if first <= cursor_row <= last:
+                self._unfinished.add(y)  # still being written: look again when the cursor leaves
+                continue
+            lines.append(text.strip())
+        return lines
+
+    def _is_fragment(self, decision: str) -> bool:
+        flat = _flat(decision)
+        candidates = self._taken + [_flat(p.text) for p in self._pending]
+        return any(taken.startswith(flat) for taken in candidates)
+
+    def _take(self, decision: str, source: str) -> list[tuple[str, str]]:
+        flat = _flat(decision)
+        if flat in self._taken:
+            return []
+        self._taken.append(flat)
+        del self._taken[:-200]  # a session's worth; older ones are in notes.md anyway
+        return [(decision, source)]
+
+
+def _continued(emulator: Emulator) -> set[int]:
+    """Rows the terminal soft-wrapped onto from the row above (an emulator may not know)."""
+    continued_rows = getattr(emulator, "continued_rows", None)
+    return continued_rows() if continued_rows is not None else set()
+
+
+def _screen_text(emulator: Emulator) -> str:
+    """The whole screen as text, soft-wrapped rows joined without a break."""
+    continued = _continued(emulator)
+    parts: list[str] = []
+    for y in range(emulator.rows):
+        if y and y not in continued:
+            parts.append("\n")
+        parts.append(emulator.row_text(y))
+    return "".join(parts)
+
+
+def _continues(row: str, column: int) -> bool:
+    """Whether ``row`` is an agent's hard-wrapped continuation of a ``DECISION:`` line
+    that starts at ``column``: indented to that column, and not a new item or decision."""
+    if column <= 0 or not row.strip():
+        return False
+    indent = len(row) - len(row.lstrip(" "))
+    body = row.strip()
+    return indent == column and not body.startswith(_BULLETS) and MARKER not in body
