@@ -32,6 +32,7 @@ SECTION_ALIASES: dict[str, str] = {
 REPLACED_SECTIONS = frozenset({"phase", "next step"})
 
 DECISIONS = "Decisions"
+PHASE = "Phase"
 
 # The title's optional closing "#"s are taken off by _closing_hashes: a regex doing it
 # (`(.*?)(?: +#+)? *$`) backtracks quadratically over a heading line of many spaces.
@@ -39,9 +40,6 @@ _HEADING = re.compile(r"^ {0,3}## +(.*)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)]) +(.*)$")
 _STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d[T ][0-9:.]+Z?)\] +(.*)$", re.S)
-# A line starting DECISION:, allowing a list bullet, the agents' message bullets or their
-# prompt glyphs; the decision itself starts with a word or a quote (not "DECISION:, /x").
-_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:\s*([\w\"'`(\[].*)$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -258,6 +256,16 @@ def split_stamp(item: str) -> tuple[str | None, str]:
     return (match.group(1), match.group(2)) if match else (None, item)
 
 
+def phase(notes_text: str) -> str:
+    """The body of the ``## Phase`` section, stripped; "" without one.
+
+    The agent's rehydration summary goes there (``tether note phase``), so a change
+    of it acknowledges a payload.
+    """
+    section = Document.parse(notes_text).find(PHASE)
+    return section.body.strip() if section is not None else ""
+
+
 def pinned_decisions(notes_text: str) -> list[str]:
     """The pinned decisions of a notes file, verbatim, without bullet and timestamp.
 
@@ -268,17 +276,6 @@ def pinned_decisions(notes_text: str) -> list[str]:
     if section is None:
         return []
     return [split_stamp(item)[1] for item in section_items(section.body)]
-
-
-def decision_lines(lines: list[str] | tuple[str, ...]) -> list[str]:
-    """The texts of ``DECISION: ...`` lines among screen or typed lines, in order, deduplicated."""
-    found: list[str] = []
-    for line in lines:
-        match = _DECISION_LINE.match(clean_text(line))
-        text = match.group(1).rstrip() if match else ""
-        if text and text not in found:
-            found.append(text)
-    return found
 
 
 def add_decision(notes_text: str, text: str, at: str) -> tuple[str, bool]:

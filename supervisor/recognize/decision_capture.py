@@ -16,6 +16,9 @@ A decision is pinned once, whole, and only if a person could have read it:
 
 It is only looked for in the second after the bytes ``DECISION:`` went by, or
 after the user typed one, so the hot path does not turn rows into text for it.
+The user's keys are followed as far as a line editor would (backspace, ctrl+c,
+ctrl+u, a bracketed paste); the line still being typed is kept too, because the
+injector must not paste into it. Pinning is the store's (``TetherDir.add_decisions``).
 """
 
 from __future__ import annotations
@@ -23,17 +26,46 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from supervisor.store import notes
-from supervisor.terminal.emulator import Emulator
+from typing import Protocol
 
 TYPED = "typed"
 SCREEN = "screen"
 MARKER = "DECISION:"
 WINDOW = 1.0  # seconds after `DECISION:` went by in which rows are looked at
 ECHO_WAIT = 2.0  # seconds a typed decision waits for the screen to show it
+# A line starting DECISION:, allowing a list bullet, the agents' message bullets or their
+# prompt glyphs; the decision itself starts with a word or a quote (not "DECISION:, /x").
+_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:\s*([\w\"'`(\[].*)$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BOX = re.compile(r"[│┃║╭╮╰╯─━═┌┐└┘|]")
 _BULLETS = tuple("-*>•●⏺❯›")
+
+
+def decision_lines(lines: list[str] | tuple[str, ...]) -> list[str]:
+    """The texts of ``DECISION: ...`` lines among screen or typed lines, in order, deduplicated."""
+    found: list[str] = []
+    for line in lines:
+        match = _DECISION_LINE.match(_CONTROL.sub("", line))
+        text = match.group(1).rstrip() if match else ""
+        if text and text not in found:
+            found.append(text)
+    return found
+
+
+class _Cursor(Protocol):
+    @property
+    def y(self) -> int: ...
+
+
+class Screen(Protocol):
+    """What the capture reads of the emulator (``continued_rows`` too, where it has it)."""
+
+    rows: int
+
+    @property
+    def cursor(self) -> _Cursor: ...
+
+    def row_text(self, y: int) -> str: ...
 
 
 def _flat(text: str) -> str:
@@ -74,7 +106,7 @@ class DecisionCapture:
             return
         for char in text:
             if char in "\r\n":
-                for found in notes.decision_lines([self._typed]):
+                for found in decision_lines([self._typed]):
                     self._pending.append(_Pending(found, now + ECHO_WAIT))
                     self._until = max(self._until, now + ECHO_WAIT)
                 self._typed = ""
@@ -88,19 +120,20 @@ class DecisionCapture:
     # -- the agent's output --------------------------------------------------------
 
     def output(
-        self, data: bytes, dirty: Iterable[int], emulator: Emulator, now: float
+        self, data: bytes, now: float, dirty: Iterable[int], emulator: Screen
     ) -> list[tuple[str, str]]:
         """Decisions to pin after this output, as ``(text, source)``, each once."""
         # Only the seam is joined: copying the whole read would cost every read.
         if MARKER.encode() in data or MARKER.encode() in self._tail + data[:8]:
             self._until = now + WINDOW  # the line may be finished in the next reads
         self._tail = data[-8:]
+        self._pending = [p for p in self._pending if now < p.deadline]  # never shown: dropped
         dirty = set(dirty)
         if now >= self._until or not (dirty or self._unfinished or self._pending):
             return []
         return self.look(emulator, now, dirty)
 
-    def look(self, emulator: Emulator, now: float, dirty: set[int]) -> list[tuple[str, str]]:
+    def look(self, emulator: Screen, now: float, dirty: set[int]) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
         if self._pending:
             screen = _flat(_screen_text(emulator))
@@ -108,18 +141,16 @@ class DecisionCapture:
                 if _flat(f"{MARKER} {pending.text}") in screen:
                     self._pending.remove(pending)
                     found += self._take(pending.text, TYPED)
-                elif now >= pending.deadline:
-                    self._pending.remove(pending)  # never shown: not pinned
         rows = {y for y in dirty | self._unfinished if 0 <= y < emulator.rows}
         self._unfinished = set()
         if rows:
             for text in self._printed_lines(emulator, rows):
-                for decision in notes.decision_lines([text]):
+                for decision in decision_lines([text]):
                     if not self._is_fragment(decision):
                         found += self._take(decision, SCREEN)
         return found
 
-    def _printed_lines(self, emulator: Emulator, rows: set[int]) -> list[str]:
+    def _printed_lines(self, emulator: Screen, rows: set[int]) -> list[str]:
         """The finished logical lines holding ``DECISION:`` that touch ``rows``."""
         texts = [emulator.row_text(y) for y in range(emulator.rows)]
         continued = _continued(emulator)
@@ -166,13 +197,13 @@ class DecisionCapture:
         return [(decision, source)]
 
 
-def _continued(emulator: Emulator) -> set[int]:
+def _continued(emulator: Screen) -> set[int]:
     """Rows the terminal soft-wrapped onto from the row above (an emulator may not know)."""
     continued_rows = getattr(emulator, "continued_rows", None)
     return continued_rows() if continued_rows is not None else set()
 
 
-def _screen_text(emulator: Emulator) -> str:
+def _screen_text(emulator: Screen) -> str:
     """The whole screen as text, soft-wrapped rows joined without a break."""
     continued = _continued(emulator)
     parts: list[str] = []
