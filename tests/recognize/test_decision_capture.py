@@ -34,7 +34,7 @@ def test_a_typed_decision_the_screen_never_shows_is_dropped():
     data = b"password: \r\n"
     assert capture.output(data, 0.1, feed(screen, data), screen) == []
     assert capture.output(b"x", 5.0, feed(screen, b"x"), screen) == []  # past its wait
-    data = b"DECISION: hunter2\r\n"  # shown only now, long after: the agent's own line
+    data = b"\r\nDECISION: hunter2\r\n"  # shown only now, long after: the agent's own line
     assert capture.output(data, 5.1, feed(screen, data), screen) == [("hunter2", "screen")]
 
 
