@@ -44,6 +44,10 @@ __all__ = ["AvtEmulator"]
 ZWJ = "\u200d"
 # Placeholder pools: unassigned plane-3 code points (wide in avt) and the top of
 # plane-16 private use (narrow), which no font or agent uses.
+# Code points one cell keeps: more than any real grapheme cluster (a family emoji is
+# 7-11); the rest of a combining storm (60,000 marks on one cell) is dropped, so the
+# work and the memory it costs stop growing with it.
+MAX_CLUSTER = 32
 PEN_STYLES_KEPT = 4096  # distinct pens whose style _spans remembers (truecolour has many)
 WIDE_POOL = (0x3C000, 0x3FFFD)
 NARROW_POOL = (0x10C000, 0x10FFFD)
@@ -406,12 +410,16 @@ class AvtEmulator(PrefilteredScreen):
         if line[x].width == 0 and x > 0:
             x -= 1
         cell = line[x]
-        cluster = self._clusters.get(cell.char, cell.char) + marks
-        self._write(f"\x1b[{x + 1}G{self._placeholder(cluster)}")
+        base = self._clusters.get(cell.char, cell.char)
         self._joining = marks.endswith(ZWJ)
+        if len(base) >= MAX_CLUSTER:
+            return  # a full cell takes no more marks: a storm of them costs nothing more
+        cluster = base + marks
+        self._write(f"\x1b[{x + 1}G{self._placeholder(cluster)}")
 
     def _placeholder(self, cluster: str) -> str:
-        """The one character avt draws for ``cluster``."""
+        """The one character avt draws for ``cluster`` (cut to :data:`MAX_CLUSTER`)."""
+        cluster = cluster[:MAX_CLUSTER]
         if len(cluster) > 1 and any(unicodedata.combining(ch) for ch in cluster):
             cluster = unicodedata.normalize("NFC", cluster)
         if len(cluster) == 1 and not _in_pool(cluster):
