@@ -244,8 +244,10 @@ def loads_why(raw: bytes | str) -> tuple[Any, str | None]:
         return None, "not UTF-8 text"
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})"
-    except ValueError as error:  # e.g. "Exceeds the limit (4300 digits) for integer string"
-        return None, f"a value JSON cannot hold here ({error})"
+    except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string ..."
+        if "digits" in str(error):
+            return None, "a number with more digits than tether reads (at most 4,300)"
+        return None, f"a value tether cannot read ({error})"
     except RecursionError:
         return None, "JSON nested too deeply"
 
