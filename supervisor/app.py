@@ -340,12 +340,15 @@ class TetherApp(App[int], inherit_bindings=False):
     def action_rehydrate(self) -> None:
         if not self.session.running:
             self.banner.show("Restarting the agent with its resume command…", "info")
-            try:
-                self.supervision.restart()
-            except TetherError as error:
-                self.banner.show(str(error), "error")
+            self._build_payload(self._restart_with)
             return
         self._build_payload(self._send_payload)
+
+    def _restart_with(self, payload: Payload) -> None:
+        try:
+            self.supervision.restart(payload=payload)
+        except TetherError as error:
+            self.banner.show(str(error), "error")
 
     @work(thread=True, exclusive=True, group="payload")
     def _build_payload(self, then: Callable[[Payload], None]) -> None:

@@ -207,8 +207,11 @@ class Supervision:
         self._stopping = True
         self.session.stop()
 
-    def restart(self) -> None:
-        """Start the agent again with the profile's resume command; rehydrate once it waits."""
+    def restart(self, *, payload: Any = None) -> None:
+        """Start the agent again with the profile's resume command; rehydrate once it waits.
+
+        ``payload``: one already built (the app builds it on a worker thread).
+        """
         self._stopping = False
         if self.profile.command:
             argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
@@ -220,7 +223,7 @@ class Supervision:
         self.transcript.forget()
         self.session.start(argv=argv)
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
-        self.rehydrate(reason="restart after crash")
+        self.rehydrate(reason="restart after crash", payload=payload)
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
