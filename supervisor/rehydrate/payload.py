@@ -183,7 +183,7 @@ def _state_of(snapshot: Checkpoint) -> _State:
         criteria=_items(task, "Success criteria"),
         constraints=_items(task, "Constraints"),
         phase=phase,
-        decisions=notes.pinned_decisions(note),
+        decisions=notes.decisions_of(document),
         sections=sections,
         next_step=_body(document, "Next step"),
         progress=progress,

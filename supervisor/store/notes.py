@@ -272,7 +272,12 @@ def pinned_decisions(notes_text: str) -> list[str]:
     These go into every payload as they are; the timestamp is left out so the
     loss audit does not mistake it for a key term of the decision.
     """
-    section = Document.parse(notes_text).find(DECISIONS)
+    return decisions_of(Document.parse(notes_text))
+
+
+def decisions_of(document: Document) -> list[str]:
+    """:func:`pinned_decisions` of a document already parsed."""
+    section = document.find(DECISIONS)
     if section is None:
         return []
     return [split_stamp(item)[1] for item in section_items(section.body)]
