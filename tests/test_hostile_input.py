@@ -317,6 +317,26 @@ def test_a_non_utf8_goal_is_refused_and_nothing_is_created(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    "args", [("note", "done", b"a\x9bb"), ("note", b"d\x9bne", "x"), ("checkpoint", "-m", b"\xff")]
+)
+def test_non_utf8_text_arguments_are_refused_and_nothing_is_written(work, args):
+    t = TetherDir.at(work)
+    before = (t.read_notes(), t.events.read_bytes(), os.listdir(t.checkpoints))
+    code, _out, err = tether(*args, "--dir", str(work))
+    no_traceback(err)
+    assert code == 2 and "not UTF-8" in err
+    assert (t.read_notes(), t.events.read_bytes(), os.listdir(t.checkpoints)) == before
+
+
+def test_a_hook_with_a_non_utf8_event_name_still_exits_0_and_is_recorded(work):
+    code, _out, err = tether("hook", b"Stop\x9b", "--dir", str(work), stdin=b"{}")
+    assert code == 0
+    no_traceback(err)
+    events, _ = TetherDir.at(work).recent_events(3)
+    assert events[-1]["kind"] == "hook" and events[-1]["event"] == "Stop"
+
+
 def test_an_init_that_fails_half_way_leaves_nothing(tmp_path):
     with pytest.raises(TetherError):
         init(tmp_path, goal="a\udc9bb")  # a surrogate-escaped byte, as argv delivers it

@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):  # a replaced stream (tests, pipes in wrappers)
             pass
     try:
-        refuse_undecodable(args)
+        if name != "hook":  # a hook never fails the agent: it cleans its event name itself
+            refuse_undecodable(args)
         return int(module.run(args) or 0)
     except TetherError as error:
         print(f"tether {name}: {error}", file=sys.stderr)
