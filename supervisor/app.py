@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
 from supervisor.errors import TetherError
 from supervisor.recognize.context_meter import ContextMeter
@@ -352,13 +353,17 @@ class TetherApp(App[int], inherit_bindings=False):
 
     @work(thread=True, exclusive=True, group="payload")
     def _build_payload(self, then: Callable[[Payload], None]) -> None:
-        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it."""
+        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it.
+
+        A newer F6/F7 cancels this one (``exclusive``): only the newest is delivered.
+        """
         try:
             payload = self.supervision.build_payload()
         except TetherError as error:
             self._from_thread(self.banner.show, str(error), "error")
             return
-        self._from_thread(then, payload)
+        if not get_current_worker().is_cancelled:
+            self._from_thread(then, payload)
 
     def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
         try:
