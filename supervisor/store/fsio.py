@@ -9,6 +9,7 @@ ever meets a torn *last* line (a crash mid-append), which it skips and reports.
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import stat
@@ -16,7 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from supervisor.errors import TetherError
 
@@ -252,19 +253,10 @@ def loads_why(raw: bytes | str) -> tuple[Any, str | None]:
         return None, "JSON nested too deeply"
 
 
-def _open_for_reading(path: Path):
-    """A regular file opened for reading, ``None`` if missing; links and devices refused."""
-    try:
-        fd = open_regular(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    return os.fdopen(fd, "rb")
-
-
 def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[dict[str, Any]]:
     """Yield each JSON object of a JSONL file; skip and report lines that are not one."""
     path = Path(path)
-    handle = _open_for_reading(path)
+    handle = _open_existing(path)
     if handle is None:
         return
     with handle:
@@ -278,20 +270,11 @@ def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[di
                     limit = LINE_LIMIT // (1024 * 1024)
                     problems.append(BadLine(path, number, f"line longer than {limit} MB"))
                 continue
-            if not raw.strip():
-                continue
-            record, why = loads_why(raw)
-            if why is not None:
+            if raw.strip():
                 torn = not raw.endswith(b"\n")
-                reason = "torn last line (a write was cut short)" if torn else why
-                if problems is not None:
-                    problems.append(BadLine(path, number, reason))
-                continue
-            if not isinstance(record, dict):
-                if problems is not None:
-                    problems.append(BadLine(path, number, "not a JSON object"))
-                continue
-            yield record
+                record = _parse_line(raw, path, problems, torn=torn, number=number)
+                if record is not None:
+                    yield record
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[BadLine]]:
@@ -308,44 +291,8 @@ def tail_jsonl(
     Used where files grow without bound (artifacts, events): the cost is
     proportional to the tail asked for, never to the file.
     """
-    path = Path(path)
     problems: list[BadLine] = []
-    handle = _open_for_reading(path)
-    if handle is None:
-        return [], problems
-    with handle:
-        handle.seek(0, os.SEEK_END)
-        end = handle.tell()
-        position, buffer = end, b""
-        while position > 0 and buffer.count(b"\n") <= count + 1:
-            if len(buffer) > 2 * LINE_LIMIT:  # lines too long to hold: report, read no further
-                limit = LINE_LIMIT // (1024 * 1024)
-                problems.append(BadLine(path, -1, f"lines longer than {limit} MB near the end"))
-                break
-            step = min(chunk, position)
-            position -= step
-            handle.seek(position)
-            buffer = handle.read(step) + buffer
-    lines = buffer.split(b"\n")
-    if position > 0:
-        lines = lines[1:]  # the first piece may be the middle of a line
-    found: list[dict[str, Any]] = []
-    torn_candidate = bool(buffer) and not buffer.endswith(b"\n")
-    for index in range(len(lines) - 1, -1, -1):
-        raw = lines[index]
-        if not raw.strip():
-            continue
-        record, why = loads_why(raw)
-        if why is not None:
-            is_last = index == len(lines) - 1 and torn_candidate
-            problems.append(
-                BadLine(path, -1, "torn last line" if is_last else f"{why} (near the end)")
-            )
-            continue
-        if isinstance(record, dict):
-            found.append(record)
-            if len(found) == count:
-                break
+    found = list(itertools.islice(iter_jsonl_reversed(path, problems, chunk=chunk), count))
     found.reverse()
     return found, problems
 
@@ -364,7 +311,7 @@ def iter_jsonl_reversed(
     unparsed, every line without those bytes: a cheap filter for long scans.
     """
     path = Path(path)
-    handle = _open_for_reading(path)
+    handle = _open_existing(path)
     if handle is None:
         return
     with handle:
@@ -412,17 +359,30 @@ def iter_jsonl_reversed(
             first_chunk = False
 
 
+def _open_existing(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading, or None when it does not exist (yet): no records.
+
+    Links and devices are refused (:func:`open_regular`), so no tail reads without end.
+    """
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    return os.fdopen(fd, "rb")
+
+
 def _parse_line(
-    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool
+    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool, number: int = -1
 ) -> dict[str, Any] | None:
+    """One line's JSON object, else None with the reason added to ``problems``."""
     record, why = loads_why(raw)
     if why is not None:
         if problems is not None:
             reason = "torn last line (a write was cut short)" if torn else why
-            problems.append(BadLine(path, -1, reason))
+            problems.append(BadLine(path, number, reason))
         return None
     if not isinstance(record, dict):
         if problems is not None:
-            problems.append(BadLine(path, -1, "not a JSON object"))
+            problems.append(BadLine(path, number, "not a JSON object"))
         return None
     return record
