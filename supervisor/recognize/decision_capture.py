@@ -68,6 +68,11 @@ class Screen(Protocol):
     def row_text(self, y: int) -> str: ...
 
 
+def _bare(text: str) -> str:
+    """Text without box edges or any whitespace: what survives any wrapping."""
+    return "".join(_BOX.sub("", text).split())
+
+
 def _flat(text: str) -> str:
     """Text as compared with the screen: box edges dropped, whitespace collapsed."""
     return " ".join(_BOX.sub(" ", text).split())
@@ -136,9 +141,11 @@ class DecisionCapture:
     def look(self, emulator: Screen, now: float, dirty: set[int]) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
         if self._pending:
-            screen = _flat(_screen_text(emulator))
+            # Without any whitespace: however the agent wrapped or indented the echo
+            # (even inside a word), the typed text is on the screen or it is not.
+            screen = _bare(_screen_text(emulator))
             for pending in list(self._pending):
-                if _flat(f"{MARKER} {pending.text}") in screen:
+                if _bare(f"{MARKER}{pending.text}") in screen:
                     self._pending.remove(pending)
                     found += self._take(pending.text, TYPED)
         rows = {y for y in dirty | self._unfinished if 0 <= y < emulator.rows}

@@ -84,3 +84,17 @@ def test_decision_lines_need_a_decision_after_the_colon():
         "refresh tokens in Redis, 15 minute TTL",
         '"postgres" over sqlite',
     ]
+
+
+def test_a_typed_decision_echoed_with_the_agents_own_wraps_is_pinned_whole_as_typed():
+    capture = DecisionCapture()
+    typed = "refresh tokens in Redis, 15 minute TTL, rotate on use, because the mobile client"
+    capture.keys(f"DECISION: {typed}\r".encode(), 0.0)
+    screen = AvtEmulator(40, 8)
+    # Echoed as a TUI draws it: its own line breaks, one inside a word, continuation indented.
+    data = (
+        "❯\u00a0DECISION: refresh tokens in Redis, 15\r\n"
+        "  minute TTL, rotate on use, because th\r\n"
+        "  e mobile client\r\n\r\n"
+    ).encode()
+    assert capture.output(data, 0.2, feed(screen, data), screen) == [(typed, "typed")]
