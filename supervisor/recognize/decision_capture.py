@@ -73,11 +73,6 @@ def _bare(text: str) -> str:
     return "".join(_BOX.sub("", text).split())
 
 
-def _flat(text: str) -> str:
-    """Text as compared with the screen: box edges dropped, whitespace collapsed."""
-    return " ".join(_BOX.sub(" ", text).split())
-
-
 @dataclass(slots=True)
 class _Pending:
     text: str
@@ -90,7 +85,7 @@ class DecisionCapture:
     def __init__(self) -> None:
         self._typed = ""
         self._pending: list[_Pending] = []
-        self._taken: list[str] = []  # decisions taken this session, flat, for fragments
+        self._taken: list[str] = []  # decisions taken this session, bare, for fragments
         self._until = 0.0
         self._tail = b""
         self._unfinished: set[int] = set()
@@ -191,15 +186,17 @@ class DecisionCapture:
         return lines
 
     def _is_fragment(self, decision: str) -> bool:
-        flat = _flat(decision)
-        candidates = self._taken + [_flat(p.text) for p in self._pending]
-        return any(taken.startswith(flat) for taken in candidates)
+        """The start of (or the same as) a decision taken or typed: compared without
+        whitespace, so the agent's own wrapping of an echo does not make it new."""
+        bare = _bare(decision)
+        candidates = self._taken + [_bare(p.text) for p in self._pending]
+        return any(taken.startswith(bare) for taken in candidates)
 
     def _take(self, decision: str, source: str) -> list[tuple[str, str]]:
-        flat = _flat(decision)
-        if flat in self._taken:
+        bare = _bare(decision)
+        if bare in self._taken:
             return []
-        self._taken.append(flat)
+        self._taken.append(bare)
         del self._taken[:-200]  # a session's worth; older ones are in notes.md anyway
         return [(decision, source)]
 
