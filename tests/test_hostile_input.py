@@ -359,6 +359,15 @@ def test_tether_is_created_private(tmp_path):
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
 
 
+def test_a_tether_folder_an_older_tether_left_open_is_closed_at_the_next_run(work):
+    t = TetherDir.at(work)
+    os.chmod(t.root, 0o755)
+    lock.acquire(t).release()
+    assert stat.S_IMODE(t.root.stat().st_mode) == 0o700
+    events, _ = t.recent_events(5)
+    assert [e["mode_before"] for e in events if e["kind"] == "made_private"] == ["0o755"]
+
+
 # -- hook stdin nested 100,000 levels deep ------------------------------------------------------
 
 

@@ -143,6 +143,9 @@ def acquire(tether: TetherDir) -> SupervisorLock:
             f"cannot write {tether.lock}: {error.strerror}; {fsio.write_hint(error)}"
         ) from error
     tether.sweep_temp_files()  # litter of writes a crash cut short
+    opened = tether.make_private()
+    if opened is not None:  # notes and recordings can hold what the user typed
+        tether.record_event("made_private", "supervisor", mode_before=oct(opened), mode="0o700")
     return SupervisorLock(tether, fd, previous)
 
 

@@ -193,6 +193,24 @@ class TetherDir:
                 if not test(mode):
                     raise fsio.refusal(path, fsio.kind_of(mode), expected)
 
+    def make_private(self) -> int | None:
+        """Close `.tether/` to other users (0700) if an older tether left it open; the old
+        mode, or None when nothing changed. Only a folder this user owns is touched."""
+        try:
+            info = os.lstat(self.root)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return None
+        mode = stat.S_IMODE(info.st_mode)
+        if not mode & 0o077:
+            return None
+        try:
+            os.chmod(self.root, 0o700)
+        except OSError:
+            return None
+        return mode
+
     # -- paths -------------------------------------------------------------------------------
 
     @property
