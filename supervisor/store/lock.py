@@ -13,7 +13,9 @@ say it still runs and offer to end it. The file's mtime is touched while the
 supervisor lives (:meth:`SupervisorLock.heartbeat`), so after a crash it says
 about when the supervisor died.
 
-The file is rewritten in place rather than atomically renamed: a ``flock``
+The file is opened through :func:`fsio.open_regular` (a link or a device planted
+there by a cloned repository is refused, never truncated or read without end).
+It is rewritten in place rather than atomically renamed: a ``flock``
 belongs to an inode, and replacing the inode would let a second supervisor
 lock the new file while the first still holds the old one. A crash mid-write
 can leave unreadable content; that is reported as a stale lock with unknown pid.
@@ -104,7 +106,7 @@ def parent_pid(pid: int) -> int | None:
 
 
 def _pid_alive(pid: int | None) -> bool:
-    if not pid or pid <= 0:
+    if not pid or pid <= 0 or pid >= 1 << 31:
         return False
     try:
         os.kill(pid, 0)
@@ -123,13 +125,13 @@ def _parse(data: bytes) -> LockInfo | None:
     """``None`` for an empty file (a clean exit); otherwise what it says, as far as readable."""
     if not data.strip():
         return None
-    try:
-        record = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    record, why = fsio.loads_why(data)
+    if why is not None:
         return LockInfo(None, None)
     if not isinstance(record, dict):
         return LockInfo(None, None)
     pid = _int(record.get("pid"))
+    pid = pid if pid is not None and 0 < pid < 1 << 31 else None
     started = record.get("started_at")
     agent_pid, agent_start = _int(record.get("agent_pid")), _int(record.get("agent_start"))
     agent_alive = bool(agent_pid and agent_start and not _gone(agent_pid, agent_start))
@@ -188,12 +190,14 @@ def _last_alive(fd: int, tether: TetherDir) -> float | None:
     return max(times)
 
 
+#: A lock file holds one short JSON object; more than this is not one of ours.
+LOCK_LIMIT = 4096
+
+
 def _read_fd(fd: int) -> bytes:
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    return b"".join(chunks)
+    """The lock's content, bounded: more than :data:`LOCK_LIMIT` reads as unreadable."""
+    data = os.pread(fd, LOCK_LIMIT + 1, 0)
+    return b"{unreadable" if len(data) > LOCK_LIMIT else data
 
 
 class SupervisorLock:
@@ -249,8 +253,9 @@ class SupervisorLock:
 
 def acquire(tether: TetherDir) -> SupervisorLock:
     """Take the folder's supervisor lock or refuse, naming the pid that holds it."""
+    tether.check_door()
     try:
-        fd = os.open(tether.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = fsio.open_regular(tether.lock, os.O_RDWR | os.O_CREAT, 0o600)
     except FileNotFoundError:
         raise TetherError(f"no .tether/ in {tether.work_dir}; run `tether init`") from None
     except OSError as error:
@@ -278,6 +283,9 @@ def acquire(tether: TetherDir) -> SupervisorLock:
             f"cannot write {tether.lock}: {error.strerror}; {fsio.write_hint(error)}"
         ) from error
     tether.sweep_temp_files()  # litter of writes a crash cut short
+    opened = tether.make_private()
+    if opened is not None:  # notes and recordings can hold what the user typed
+        tether.record_event("made_private", "supervisor", mode_before=oct(opened), mode="0o700")
     lock = SupervisorLock(tether, fd, previous)
     lock._record = record
     return lock
@@ -298,7 +306,7 @@ def inspect(tether: TetherDir) -> tuple[str, LockInfo | None]:
     supervisor that wrote it died without a clean exit.
     """
     try:
-        fd = os.open(tether.lock, os.O_RDONLY | os.O_CLOEXEC)
+        fd = fsio.open_regular(tether.lock, os.O_RDONLY)
     except FileNotFoundError:
         return "free", None
     try:
