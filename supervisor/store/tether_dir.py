@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from supervisor.store.progress import (  # noqa: F401 (their home was here)
     is_count,
 )
 from supervisor.store.templates import GOAL_PLACEHOLDER, NOTES_TEMPLATE, TASK_TEMPLATE
-from supervisor.times import parse_time, utc_now
+from supervisor.times import utc_now
 
 DIRNAME = ".tether"
 
@@ -353,47 +353,11 @@ class TetherDir:
             number = self.incident_count() + 1
             return self.record_event(INCIDENT_KIND, source, number=number, type=type_, **details)
 
-    def claim_incident(
-        self,
-        type_: str,
-        source: str,
-        *,
-        at: float,
-        within: float,
-        taken: Container[Any] = (),
-        recorded_by: Container[str] | None = None,
-        **details: Any,
-    ) -> tuple[dict[str, Any], bool]:
-        """This loss's incident: the one another process just recorded for it, or a new one.
+    def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[dict[str, Any], bool]:
+        """This loss's incident, shared by the hook and the supervisor: see incident_claim."""
+        from supervisor.store.incident_claim import claim_incident
 
-        Two processes see one compaction: ``tether hook SessionStart``, whose payload
-        must name the incident it answers, and the supervisor's fusion. Whichever
-        comes first records it; the other finds it here: the last incident, of the
-        same type, recorded within ``within`` seconds of ``at`` (epoch seconds),
-        whose number is not in ``taken`` (those the caller already has) and, given
-        ``recorded_by``, whose recording source is one of those. Returns the incident
-        event and whether it is new.
-        """
-        with self.updating():
-            last = self.last_incident()
-            if (
-                last is not None
-                and last.get("type") == type_
-                and last.get("number") not in taken
-                and (recorded_by is None or last.get("source") in recorded_by)
-            ):
-                when = parse_time(last.get("at"))
-                if when is not None and abs(at - when.timestamp()) <= within:
-                    return last, False
-            return self.record_incident(type_, source, **details), True
-
-    def last_incident(self) -> dict[str, Any] | None:
-        """The last incident event (as first recorded, without its updates)."""
-        marker = INCIDENT_KIND.encode()
-        for event in fsio.iter_jsonl_reversed(self.events, containing=marker):
-            if event.get("kind") == INCIDENT_KIND:
-                return event
-        return None
+        return claim_incident(self, type_, source, **how)
 
     def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
         """The last ``count`` readable events, reading the tail only."""
