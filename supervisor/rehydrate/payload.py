@@ -23,6 +23,7 @@ from typing import Any
 
 from supervisor.config.profiles import Profile
 from supervisor.rehydrate import budget
+from supervisor.rehydrate.repairs import repairs_since_last_payload
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
@@ -181,36 +182,6 @@ def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, A
                         merged[key] = value
             return merged
     return None
-
-
-# Kinds of event that sent a payload: repairs before the last of them were told already.
-_PAYLOAD_SENT = frozenset({"injection", "auto_rehydrate"})
-_REPAIRS_SHOWN = 10
-
-
-def repairs_since_last_payload(tether: TetherDir, *, look_back: int = 2000) -> list[str]:
-    """Invariant repairs and artifact warnings recorded since the last payload, oldest first.
-
-    A running supervisor rolls a wrong cursor within a quarter second; the agent
-    must still hear of it, so the next payload says what was changed and why.
-    """
-    found: list[str] = []
-    for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
-        kind = event.get("kind")
-        if kind in _PAYLOAD_SENT or seen >= look_back:
-            break
-        at = str(event.get("at", ""))[11:19]
-        if kind == "invariant-fix":
-            changes = event.get("changes") or [
-                f"cursor {event.get('from_cursor')} → {event.get('to_cursor')}"
-            ]
-            said = "; ".join(str(change) for change in changes)
-            found.append(f"{at}: {said} (was: {event.get('before') or event.get('message')})")
-        elif kind == "artifacts-warning":
-            found.append(f"{at}: {event.get('warning')}")
-        if len(found) >= _REPAIRS_SHOWN:
-            break
-    return found[::-1]
 
 
 # ------------------------------------------------------------------ reading the state

@@ -15,7 +15,6 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from supervisor.agents.transcript_follower import TranscriptFollower
@@ -33,6 +32,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.orphan import end_left_over_agent, left_over_agent
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
@@ -208,21 +208,11 @@ class Supervision:
     @property
     def orphan(self) -> LockInfo | None:
         """The dead tether's agent, still running (orphaned), if there is one."""
-        previous = self.lock.previous if self.lock is not None else None
-        return previous if previous is not None and previous.agent_alive else None
+        return left_over_agent(self.lock)
 
     async def end_orphan(self) -> str:
-        """End the dead tether's left-over agent (off the loop: it waits for it); say how."""
-        orphan = self.orphan
-        if orphan is None or orphan.agent_pid is None:
-            return "no left-over agent to end"
-        pid = orphan.agent_pid
-        ended = await asyncio.to_thread(supervisor_lock.end_process, pid, orphan.agent_start)
-        self.tether.record_event("orphan_ended" if ended else "orphan_not_ended", "user", pid=pid)
-        if ended:
-            self.lock.previous = replace(orphan, agent_alive=False)
-            return f"the previous tether's agent (pid {pid}) was ended"
-        return f"the previous tether's agent (pid {pid}) did not end; try `kill -9 {pid}`"
+        """End the dead tether's left-over agent (off the loop); say how it went."""
+        return await end_left_over_agent(self.lock, self.tether)
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
