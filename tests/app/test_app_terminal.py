@@ -108,6 +108,43 @@ async def test_colours_arrive_as_styles_in_the_view(tmp_path, shell_env):
         assert segments["UNDER"].underline
 
 
+async def test_standard_colours_reach_the_screen_as_ansi_and_others_stay_exact(tmp_path, shell_env):
+    """ESC[34m must leave tether as ESC[34m (the user's own blue), not as the theme's RGB."""
+    from rich.color import ColorSystem, ColorType
+    from textual.geometry import Region
+
+    app = make_app(tmp_path, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        command = (
+            r"printf '\e[34mBLUE\e[0m \e[41mONRED\e[0m \e[38;5;208mORANGE\e[0m "
+            r"\e[38;2;10;200;30mTRUE\e[0m\n'"
+        )
+        await pilot.press(*command, "enter")
+        await wait_for_screen(pilot, app, r"^BLUE ONRED ORANGE TRUE$")
+        await pilot.pause(0.1)
+        view = app.query_one(TerminalView)
+        emulator = app.session.emulator
+        row = next(y for y in range(emulator.rows) if emulator.row_text(y).startswith("BLUE"))
+        # What the compositor paints: the widget's lines after the app's line filters.
+        (strip,) = view.render_lines(Region(0, row, view.size.width, 1))
+        styles = {seg.text.strip(): seg.style for seg in strip if seg.text.strip()}
+        assert styles["BLUE"].color.type == ColorType.STANDARD
+        assert styles["BLUE"].color.number == 4
+        assert styles["ONRED"].bgcolor.type == ColorType.STANDARD
+        assert styles["ONRED"].bgcolor.number == 1
+        assert styles["ORANGE"].color.type == ColorType.EIGHT_BIT
+        assert styles["ORANGE"].color.number == 208
+        assert styles["TRUE"].color.triplet == (10, 200, 30)
+        out = "".join(
+            seg.style.render(seg.text, color_system=ColorSystem.TRUECOLOR)
+            for seg in strip
+            if seg.style
+        )
+        assert "\x1b[34mBLUE" in out
+        assert "38;5;208" in out and "38;2;10;200;30" in out
+
+
 KEYLOGGER = """
 import os, sys, tty
 tty.setraw(0)
