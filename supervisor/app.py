@@ -32,6 +32,7 @@ from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.pty_host import ExitStatus
 from widgets.loss_banner import LossBanner
+from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
@@ -64,7 +65,6 @@ class TetherApp(App[int], inherit_bindings=False):
     Screen { layout: vertical; }
     #main { height: 1fr; }
     #agent { width: 1fr; height: 1fr; }
-    #side-slot { width: 38%; min-width: 40; height: 1fr; }
     #side-slot > SidePane { width: 1fr; min-width: 0; }
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
@@ -92,6 +92,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self._bind(keys.preview, "preview", "Preview payload")
         self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
         self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
+        self._bind(keys.side_pane, "toggle_pane", "Side pane")
         self._bind(keys.quit, "request_quit", "Quit")
 
     def _bind(self, key: str, action: str, description: str) -> None:
@@ -106,7 +107,7 @@ class TetherApp(App[int], inherit_bindings=False):
             if self.config.side_pane:
                 # The side pane's place, so the agent's view has its final size from the
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
-                yield Vertical(id="side-slot")
+                yield SideSlot(self.size.width, id="side-slot")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -161,6 +162,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self.session.screen_listeners.append(view.screen_changed)
         self.session.exit_listeners.append(self._agent_exited)
         self.status_bar.profile = supervision.profile.name
+        self.status_bar.pane_key = self.config.keymap.side_pane.upper()
+        self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
         self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
         self.status_bar.context = supervision.meter.describe()
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
@@ -284,6 +287,7 @@ class TetherApp(App[int], inherit_bindings=False):
         tone = "error" if incident.kind == "crash" else "warning"
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
+        self.status_bar.last_incident = incident.title()
 
     @_while_mounted
     def _agent_state(self, state: str) -> None:
@@ -321,7 +325,7 @@ class TetherApp(App[int], inherit_bindings=False):
 
     @_while_mounted
     def _agent_exited(self, status: ExitStatus) -> None:
-        self.status_bar.agent_state = f"exited ({status.describe()})"
+        self.status_bar.agent_state = status.describe()
         if status.clean:
             self.banner.show(
                 f"The agent {status.describe()} — {self.config.keymap.rehydrate.upper()} restart "
@@ -375,11 +379,30 @@ class TetherApp(App[int], inherit_bindings=False):
         self.notify(f"checkpoint #{taken.seq} taken", title="tether", timeout=3)
 
     def action_switch_focus(self) -> None:
+        slots = self.query(SideSlot)
         if self.terminal.has_focus:
             sides = self.query("#side")
             if sides:
+                slots.first().peek()
                 sides.first().focus()
         else:
+            self.terminal.focus()
+            if slots:
+                slots.first().unpeek()
+
+    def action_toggle_pane(self) -> None:
+        for slot in self.query(SideSlot):
+            slot.toggle()
+
+    def on_resize(self, event) -> None:
+        for slot in self.query(SideSlot):
+            slot.fit(event.size.width)
+
+    def on_side_slot_toggled(self, message: SideSlot.Toggled) -> None:
+        """A hidden pane takes nothing with it: focus goes back to the agent, visibly."""
+        self.status_bar.pane_hidden = not message.shown
+        focused = self.focused
+        if not message.shown and focused is not None and message.slot in focused.ancestors:
             self.terminal.focus()
 
     def action_request_quit(self) -> None:

@@ -100,7 +100,7 @@ class ContextMeter:
             text = f"{self.percent}% used"
         else:
             return ""
-        return text + (" stale after compaction" if self.stale else "")
+        return text + (", stale since the compaction" if self.stale else "")
 
 
 def _mtime(path: Path) -> float:

@@ -222,7 +222,7 @@ async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_e
 
 # -- start-up: `tether run` spawns the agent before the UI has loaded -------------------------
 
-LAYOUTS = [(42, 10), (80, 24), (107, 30), (108, 30), (160, 48), (201, 50)]
+LAYOUTS = [(42, 10), (80, 24), (139, 30), (140, 30), (160, 48), (201, 50)]
 
 
 def side_pane_mounted(app: TetherApp) -> bool:
@@ -254,7 +254,7 @@ async def test_the_early_size_is_the_size_the_view_gets_and_keeps(tmp_path, shel
 
 
 def test_a_terminal_too_small_for_an_agent_has_no_early_size():
-    assert view_size(41, 24, side_pane=True) is None
+    assert view_size(1, 24, side_pane=True) is None  # the pane collapses: 1 column left
     assert view_size(80, 4, side_pane=False) is None
 
 

@@ -1,0 +1,109 @@
+"""The agent's pane comes first: its width at common terminal sizes, the side pane hidden and
+shown by its key, and what the status bar says while the pane is hidden."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.app import RunConfig, TetherApp
+from supervisor.config.profiles import load_profile
+from supervisor.run.launch import side_pane_cols, view_size
+from tests.conftest import wait_for_screen, wait_until
+from widgets.side_pane import SidePane
+from widgets.side_slot import SideSlot
+
+# (terminal size, the agent's columns, whether the pane shows by itself)
+SIZES = [((80, 24), 80, False), ((120, 40), 120, False), ((200, 50), 124, True)]
+
+
+def make_app(tmp_path, shell_env) -> TetherApp:
+    config = RunConfig(argv=["sleep", "30"], workdir=tmp_path, env=shell_env, side_pane=True)
+    return TetherApp(config)
+
+
+async def pane_mounted(pilot, app: TetherApp) -> SidePane:
+    await wait_until(
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+    )
+    return app.query_one(SidePane)
+
+
+def test_the_pane_shrinks_before_the_agent_drops_under_100_columns():
+    assert side_pane_cols(200) == 76
+    assert side_pane_cols(160) == 60
+    assert side_pane_cols(150) == 50  # 38% would leave the agent 93
+    assert side_pane_cols(140) == 40
+    assert side_pane_cols(139) == 0  # collapses rather than squeeze the agent
+    assert side_pane_cols(80, wanted=True) == 40  # the user asked for it
+    assert side_pane_cols(200, wanted=False) == 0
+    assert view_size(120, 40, side_pane=True) == (120, 37)
+
+
+@pytest.mark.parametrize(("size", "agent_cols", "shown"), SIZES)
+async def test_the_agent_width_at_each_size_and_the_pane_key_hides_and_shows(
+    tmp_path, shell_env, size, agent_cols, shown
+):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=size) as pilot:
+        await pane_mounted(pilot, app)
+        await pilot.pause()
+        slot = app.query_one(SideSlot)
+        assert app.terminal.size.width == agent_cols
+        assert (app.session.emulator.cols, app.session.emulator.rows) == (agent_cols, size[1] - 3)
+        assert slot.display is shown
+        assert ("F5 side pane" in str(app.status_bar.render())) is not shown
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: slot.display is not shown, 5, "the pane to toggle")
+        await pilot.pause()
+        expected = agent_cols - 40 if not shown else size[0]
+        await wait_until(
+            pilot, lambda: app.terminal.size.width == expected, 5, "the agent to get the width"
+        )
+        await wait_until(
+            pilot, lambda: app.session.emulator.cols == expected, 5, "the agent's resize"
+        )
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: slot.display is shown, 5, "the pane to toggle back")
+        await wait_until(pilot, lambda: app.terminal.size.width == agent_cols, 5, "the width")
+
+
+async def test_a_hidden_pane_leaves_a_marked_incident_in_the_status_bar(tmp_path, shell_env):
+    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_AUTO_COMPACT": "0"})
+    config = RunConfig(
+        argv=load_profile("demo").argv(),
+        workdir=tmp_path,
+        env=shell_env,
+        profile_name="demo",
+        side_pane=True,
+    )
+    app = TetherApp(config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pane_mounted(pilot, app)
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        await pilot.press(*"/compact", "enter")
+        await wait_until(
+            pilot, lambda: "⚠" in app.status_bar.render().plain, 15, "the incident mark"
+        )
+        line = app.status_bar.render().plain
+        assert line.startswith("⚠ Context compacted (#1")  # first: 80 columns show it
+        assert "F5 side pane" in line
+        await pilot.press("f5")
+        await pilot.pause()
+        assert "⚠" not in app.status_bar.render().plain
+
+
+async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        side = await pane_mounted(pilot, app)
+        slot = app.query_one(SideSlot)
+        assert not slot.display
+        await pilot.press("f9")
+        await pilot.pause()
+        assert slot.display and side.has_focus_within
+        await pilot.press("f9")
+        await pilot.pause()
+        assert not slot.display and app.terminal.has_focus
+        await pilot.press("f9", "f5")  # a look, then the pane key: it stays, focus goes back
+        await pilot.pause()
+        assert slot.display
