@@ -13,9 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -27,6 +25,7 @@ from supervisor.errors import TetherError
 from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
 from supervisor.store.tether_dir import TetherDir
 from widgets.store_changed import StoreChanged
+from widgets.text_editor import Editor
 
 SAVE_DEBOUNCE_SECONDS = 0.6
 SAVE_RETRY_SECONDS = 3.0
@@ -50,13 +49,8 @@ def apply_line_edit(area: TextArea, edit: LineEdit) -> None:
         area.replace("\n".join(edit.lines), (0, 0), (count - 1, len(lines[count - 1])))
 
 
-class NotesEditor(TextArea):
-    """A TextArea that leaves F6–F10 to tether (TextArea itself binds F6 and F7)."""
-
-    BINDINGS = [Binding(f"f{n}", "leave_to_app", show=False) for n in range(6, 11)]
-
-    def action_leave_to_app(self) -> None:
-        raise SkipAction()
+class NotesEditor(Editor):
+    """The notes editor (its own name, for the pane's CSS and tests)."""
 
 
 class NotesPane(Widget):
