@@ -48,6 +48,7 @@ from supervisor.recognize.transcripts import (
     newest_jsonl,
 )
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
+from supervisor.run.landmarks import landmark
 from supervisor.store import checkpoints, fsio, invariant, notes
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.tether_dir import TetherDir, init
@@ -602,7 +603,10 @@ class Supervision:
     def _poll_hook_events(self, now: float) -> None:
         if self._events_tail is None:
             return
-        for record, _history in self._events_tail.poll():
+        for record, history in self._events_tail.poll():
+            label = None if history or self.recorder is None else landmark(record)
+            if label is not None:
+                self.recorder.mark(label)
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
                 self.injector.track_external(record)
             if record.get("kind") != "hook":
