@@ -25,6 +25,7 @@ from textual.widgets import Footer
 from supervisor.errors import TetherError
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.run.attention import Attention
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import ContextMeter, RunConfig
 from supervisor.store import checkpoints
@@ -87,6 +88,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._banner_source = ""
+        self.attention = Attention(config.notify, time.monotonic)
+        self.alerts: list[str] = []  # what was written to the user's terminal to call them
         keys = config.keymap
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview payload")
@@ -288,11 +291,26 @@ class TetherApp(App[int], inherit_bindings=False):
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
         self.status_bar.last_incident = incident.title()
+        if change.new:
+            self._alert(self.attention.incident(incident.title()))
 
     @_while_mounted
     def _agent_state(self, state: str) -> None:
         # "unknown": the agent gives no cue (a plain command); it is running, that is all.
         self.status_bar.agent_state = "running" if state == "unknown" else state
+        self._alert(self.attention.state(state))
+
+    def _alert(self, message: str | None) -> None:
+        """Call the user back: the bell and a desktop notification, through their terminal."""
+        if message is None:
+            return
+        sequence = self.attention.sequence(message)
+        if not sequence:
+            return
+        self.alerts.append(sequence)
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(sequence)  # as App.bell() writes its BEL
 
     @_while_mounted
     def _meter(self, meter: ContextMeter) -> None:

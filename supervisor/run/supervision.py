@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from supervisor.config.keymap import Keymap
+from supervisor.config.notify import NotifySettings
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -77,6 +78,7 @@ class RunConfig:
     env: dict[str, str] | None = None
     shift_enter: str = "\x1b\r"
     keymap: Keymap = field(default_factory=Keymap)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     side_pane: bool = True
     record: bool = True
     checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
