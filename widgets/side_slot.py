@@ -13,7 +13,7 @@ from __future__ import annotations
 from textual.containers import Vertical
 from textual.message import Message
 
-from supervisor.run.launch import side_pane_cols
+from supervisor.config.layout import side_pane_cols
 
 
 class SideSlot(Vertical):

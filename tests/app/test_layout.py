@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from supervisor.app import RunConfig, TetherApp
+from supervisor.config.layout import side_pane_cols
 from supervisor.config.profiles import load_profile
-from supervisor.run.launch import side_pane_cols, view_size
+from supervisor.run.launch import view_size
 from tests.conftest import wait_for_screen, wait_until
 from widgets.side_pane import SidePane
 from widgets.side_slot import SideSlot

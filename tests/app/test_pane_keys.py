@@ -81,16 +81,15 @@ async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tm
             assert side.has_focus_within
         assert seen == ["tab-progress", "tab-checkpoints", "tab-events", "tab-notes"]
         await pilot.press("ctrl+pageup")
-        await pilot.pause()
-        assert tabs.active == "tab-events"
-        assert "select" in footer_actions(app)  # Enter: all the fields of the row
+        await wait_until(pilot, lambda: "select" in footer_actions(app), 5, "the events' keys")
+        assert tabs.active == "tab-events"  # Enter: all the fields of the row
         await pilot.press("alt+3")
-        await pilot.pause()
+        keys = {"diff_live", "mark", "diff_marked", "restore"}
+        await wait_until(pilot, lambda: keys <= footer_actions(app), 5, "the checkpoints' keys")
         assert tabs.active == "tab-checkpoints"
-        assert {"diff_live", "mark", "diff_marked", "restore"} <= footer_actions(app)
         await pilot.press("alt+1")
-        await pilot.pause()
-        assert app.focused is app.query_one("#notes-editor")
+        editor = app.query_one("#notes-editor")
+        await wait_until(pilot, lambda: app.focused is editor, 5, "the editor's focus")
 
 
 async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell_env):
@@ -99,8 +98,8 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await into_the_pane(pilot, app)
         await pilot.press("alt+3")
-        await pilot.pause()
         listing = app.query_one(CheckpointList)
+        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
         assert listing.highlighted == 2
         await pilot.press("l")  # diff #2 against the live state
         await pilot.press("m", "down", "d")  # mark #2, go to #1, diff against the mark
@@ -120,8 +119,8 @@ async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, she
     async with app.run_test(size=(80, 24)) as pilot:
         await into_the_pane(pilot, app)
         await pilot.press("alt+4")
-        await pilot.pause()
         log = app.query_one(EventsLog)
+        await wait_until(pilot, lambda: log.has_focus_within, 5, "the list's focus")
         decision = next(i for i, event in enumerate(log.events) if "7443" in str(event.get("text")))
         while log.options.highlighted != decision:
             await pilot.press("up")
