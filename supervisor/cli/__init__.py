@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "note": ("supervisor.cli.store", "append a line to a notes section"),
     "checkpoint": ("supervisor.cli.store", "snapshot the state now"),
     "check": ("supervisor.cli.store", "check the cursor invariant (--fix rolls to disk truth)"),
-    "history": ("supervisor.cli.store", "list checkpoints"),
+    "history": ("supervisor.cli.store", "list checkpoints, newest first"),
     "show": ("supervisor.cli.store", "show one checkpoint"),
     "diff": ("supervisor.cli.store", "section-by-section diff of two checkpoints"),
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),

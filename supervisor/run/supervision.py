@@ -333,10 +333,7 @@ class Supervision:
             if change.incident.kind == "compaction":
                 self.meter.stale = True
                 self._meter_changed()
-            self.checkpoint(
-                f"incident #{change.incident.number}: {change.incident.title()}",
-                incident=change.incident.number,
-            )
+            self.checkpoint(change.incident.title(), incident=change.incident.number)
         for notify in self.on_incident:
             notify(change)
 

@@ -184,7 +184,9 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         await compact(pilot, app)
         await wait_until(
-            pilot, lambda: checkpoint_reasons(tether)[-1:] == ["incident #1"], what="its checkpoint"
+            pilot,
+            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1)"],
+            what="its checkpoint",
         )
         before, calls = checkpoints.list_seqs(tether), held_git.calls()
         held_git.hold()  # from now on git takes as long as the test likes
