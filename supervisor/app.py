@@ -92,11 +92,12 @@ class TetherApp(App[int], inherit_bindings=False):
         self.attention = Attention(config.notify, time.monotonic)
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         keys = config.keymap
+        # Short words, so that all of them fit the footer of an 80-column terminal.
+        self._bind(keys.side_pane, "toggle_pane", "Pane")
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
-        self._bind(keys.preview, "preview", "Preview payload")
+        self._bind(keys.preview, "preview", "Preview")
         self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
-        self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
-        self._bind(keys.side_pane, "toggle_pane", "Side pane")
+        self._bind(keys.switch_focus, "switch_focus", "Focus")
         self._bind(keys.quit, "request_quit", "Quit")
 
     def _bind(self, key: str, action: str, description: str) -> None:

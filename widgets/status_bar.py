@@ -43,7 +43,7 @@ class StatusBar(Static):
             if self.last_incident:
                 line.append(f"⚠ {self.last_incident}", style="bold reverse")
                 line.append(" ")
-            line.append(f"{self.pane_key} side pane", style="dim")
+            line.append(f"{self.pane_key} pane", style="dim")
             line.append(" │ ")
         line.append(SEPARATOR.join(parts))
         return line

@@ -52,7 +52,7 @@ async def test_the_agent_width_at_each_size_and_the_pane_key_hides_and_shows(
         assert app.terminal.size.width == agent_cols
         assert (app.session.emulator.cols, app.session.emulator.rows) == (agent_cols, size[1] - 3)
         assert slot.display is shown
-        assert ("F5 side pane" in str(app.status_bar.render())) is not shown
+        assert ("F5 pane" in str(app.status_bar.render())) is not shown
         await pilot.press("f5")
         await wait_until(pilot, lambda: slot.display is not shown, 5, "the pane to toggle")
         await pilot.pause()
@@ -87,7 +87,7 @@ async def test_a_hidden_pane_leaves_a_marked_incident_in_the_status_bar(tmp_path
         )
         line = app.status_bar.render().plain
         assert line.startswith("⚠ Context compacted (#1")  # first: 80 columns show it
-        assert "F5 side pane" in line
+        assert "F5 pane" in line
         await pilot.press("f5")
         await pilot.pause()
         assert "⚠" not in app.status_bar.render().plain
