@@ -396,7 +396,7 @@ class TetherApp(App[int], inherit_bindings=False):
         if isinstance(taken, TetherError):
             self.notify(str(taken), severity="error")
             return
-        self.notify(f"checkpoint #{taken.seq} taken", title="tether", timeout=3)
+        self.notify(f"Checkpoint #{taken.seq} taken", title="tether", timeout=3)
 
     def action_switch_focus(self) -> None:
         slots = self.query(SideSlot)

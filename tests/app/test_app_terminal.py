@@ -379,7 +379,7 @@ async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
         assert checkpoints.list_seqs(tether) == [] and toasts == []
         held_git.release()
         await wait_until(pilot, lambda: toasts, what="the notification")
-        assert toasts == ["checkpoint #1 taken"]
+        assert toasts == ["Checkpoint #1 taken"]
     snapshot = checkpoints.load(tether, 1)
     assert snapshot.reason == "manual (key)"
     assert snapshot.git == {"head": head, "dirty": False}
