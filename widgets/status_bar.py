@@ -16,7 +16,10 @@ SEPARATOR = " · "
 
 class StatusBar(Static):
     DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    StatusBar {
+        height: 1; background: $panel; color: $foreground; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     agent_state: reactive[str] = reactive("starting")

@@ -108,3 +108,14 @@ async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env)
         await pilot.press("f9", "f5")  # a look, then the pane key: it stays, focus goes back
         await pilot.pause()
         assert slot.display
+
+
+async def test_a_banner_too_long_for_the_agents_width_ends_in_an_ellipsis(tmp_path, shell_env):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pane_mounted(pilot, app)
+        app.banner.show("Context compacted (#3, auto) — " + "a very long reason " * 8, "warning")
+        await pilot.pause()
+        row = app.banner.render_line(0).text
+        assert row.rstrip().endswith("…")
+        assert row.strip().startswith("Context compacted (#3, auto)")
