@@ -177,7 +177,7 @@ class EventsLog(Widget):
             title.update("")
             fields.update("")
             return
-        title.update(f"event {index + 1} of {len(self.events)}, all its fields:")
+        title.update(f"Event {index + 1} of {len(self.events)}, all its fields:")
         fields.update(Text(fields_text(self.events[index])))
 
     def action_details(self) -> None:

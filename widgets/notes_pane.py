@@ -391,7 +391,8 @@ class NotesPane(Widget):
         yours = lines_only_in(mine, disk)
         self.query_one("#notes-conflict-title", Label).update(
             f"{self.editing} changed on disk while you were editing: {theirs} line(s) on disk "
-            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick."
+            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick "
+            "(shift+Tab to the buttons, Enter)."
         )
         self.query_one("#notes-disk", TextArea).load_text(disk)
         already = self.conflicted
