@@ -119,3 +119,33 @@ async def test_a_banner_too_long_for_the_agents_width_ends_in_an_ellipsis(tmp_pa
         row = app.banner.render_line(0).text
         assert row.rstrip().endswith("…")
         assert row.strip().startswith("Context compacted (#3, auto)")
+
+
+async def test_the_pane_key_is_configurable_and_the_old_one_goes_to_the_agent(tmp_path, shell_env):
+    import sys
+
+    from supervisor.config.keymap import Keymap, load_keymap
+
+    keys = tmp_path / "keys.toml"
+    keys.write_text('side_pane = "f4"\n')
+    assert load_keymap(keys) == Keymap(side_pane="f4")
+    logger = "import os,sys,tty\ntty.setraw(0)\nprint('ready',flush=True)\n" + (
+        "while True: sys.stdout.write(os.read(0,64).hex()+'\\r\\n'); sys.stdout.flush()"
+    )
+    config = RunConfig(
+        argv=[sys.executable, "-c", logger],
+        workdir=tmp_path,
+        env=shell_env,
+        keymap=load_keymap(keys),
+    )
+    app = TetherApp(config)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pane_mounted(pilot, app)
+        await wait_for_screen(pilot, app, r"ready")
+        slot = app.query_one(SideSlot)
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: not slot.display, 5, "the pane to hide")
+        await pilot.press("f5")
+        await wait_for_screen(pilot, app, r"1b5b31357e$")  # ESC [ 1 5 ~ reached the agent
+        assert not slot.display
+        assert "F4 pane" in app.status_bar.render().plain
