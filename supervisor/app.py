@@ -93,7 +93,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         keys = config.keymap
         # Short words, so that all of them fit the footer of an 80-column terminal.
-        self._bind(keys.side_pane, "toggle_pane", "Pane")
+        if config.side_pane:
+            self._bind(keys.side_pane, "toggle_pane", "Pane")
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview")
         self._bind(keys.checkpoint, "checkpoint", "Checkpoint")

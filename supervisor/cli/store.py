@@ -161,6 +161,16 @@ SUPERVISOR_STATES = {"free": "not running", "held": "running", "stale": "died"}
 
 
 def _status(args: argparse.Namespace) -> int:
+    tether = TetherDir.at(args.dir)
+    if not tether.exists():
+        from supervisor.cli.demo import demo_folder
+
+        demo = TetherDir.at(demo_folder())
+        if demo.exists():  # someone who just ran `tether demo` here looks for its state
+            raise TetherError(
+                f"no .tether/ in {tether.work_dir}; run `tether init` "
+                f"(`tether demo` keeps its own: tether status --dir {demo.work_dir})"
+            )
     report = status_report(TetherDir.require(args.dir))
     if args.json:
         _print_json(report)

@@ -43,3 +43,19 @@ async def test_the_demo_agent_says_where_the_demos_state_is(tmp_path, shell_env)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await wait_for_screen(pilot, app, r"tether demo --fresh` starts afresh")
         assert "The demo's state is in ~/.tether/" in screen  # HOME is tmp_path here
+
+
+def test_status_where_there_is_no_tether_points_at_the_demos(tmp_path, monkeypatch, capsys):
+    from supervisor.cli import main
+    from supervisor.cli.demo import demo_folder
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    demo = demo_folder()
+    demo.mkdir(parents=True)
+    seed(demo)
+    here = tmp_path / "here"
+    here.mkdir()
+    assert main(["status", "--dir", str(here)]) == 2
+    err = capsys.readouterr().err
+    assert f"no .tether/ in {here}" in err
+    assert f"`tether demo` keeps its own: tether status --dir {demo}" in err
