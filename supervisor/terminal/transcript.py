@@ -21,8 +21,9 @@ from supervisor.errors import TetherError
 from supervisor.terminal.emulator import Emulator
 
 # Sequences after which what was on screen is gone: erase display (all / with the
-# scrollback), a reset, home then erase below, leaving the alternate screen.
-CLEARS = re.compile(r"\x1b\[[23]J|\x1bc|\x1b\[(?:1;1)?H\x1b\[0?J|\x1b\[\?(?:1049|1047|47)l")
+# scrollback), a reset, home then erase below or erase the first line (how Claude Code
+# clears: home, then erase line and down, row by row), leaving the alternate screen.
+CLEARS = re.compile(r"\x1b\[[23]J|\x1bc|\x1b\[(?:1;1)?H\x1b\[(?:0?J|2K)|\x1b\[\?(?:1049|1047|47)l")
 # A sequence cut at the end of an event: held back to the next one, so a clear split
 # across two reads is still seen.
 PARTIAL = re.compile(r"\x1b(?:\[[0-9;?]*(?:H\x1b?\[?[0-9]*)?)?$")

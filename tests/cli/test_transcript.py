@@ -119,3 +119,14 @@ def test_after_a_sigkill_of_tether_the_transcript_holds_the_last_screen(tmp_path
     assert lines[cleared + 1] == "the first screen, about to be cleared"
     last = next(i for i, line in enumerate(lines) if line.startswith("--- the last screen"))
     assert lines[last + 1] == "on screen when tether was killed"
+
+
+def test_claude_codes_clear_keeps_the_conversation_before_it_in_the_transcript():
+    """Claude Code clears by going home and erasing row by row: the real capture of a /clear."""
+    from tests.locations import CAPTURES
+
+    text = transcript(CAPTURES / "cc-clear.cast")
+    cleared = next(i for i, line in enumerate(text) if "before it was cleared" in line)
+    last = next(i for i, line in enumerate(text) if line.startswith("--- the last screen"))
+    assert "● FAKE-REPLY 1: ack 'hello fake model'" in text[cleared:last]
+    assert "● FAKE-REPLY 1: ack 'after clear'" in text[last:]
