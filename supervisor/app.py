@@ -113,7 +113,7 @@ class TetherApp(App[int], inherit_bindings=False):
             if self.config.side_pane:
                 # The side pane's place, so the agent's view has its final size from the
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
-                yield SideSlot(self.size.width, id="side-slot")
+                yield SideSlot(self.size.width, self.size.height, id="side-slot")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -417,7 +417,7 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def on_resize(self, event) -> None:
         for slot in self.query(SideSlot):
-            slot.fit(event.size.width)
+            slot.fit(event.size.width, event.size.height)
 
     def on_side_slot_toggled(self, message: SideSlot.Toggled) -> None:
         """A hidden pane takes nothing with it: focus goes back to the agent, visibly."""

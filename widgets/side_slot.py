@@ -4,8 +4,9 @@ The agent's terminal comes first. The slot takes the width
 :func:`side_pane_cols` gives for the screen's width and hides itself when the
 agent would drop under about 100 columns; the pane key shows or hides it
 whatever the width, and that choice then holds across resizes. While the pane
-is hidden, F9 (the focus key) shows it for a look and hides it again when focus
-goes back to the agent.
+is hidden, F9 (the focus key) shows it for a look, floating over the agent's
+terminal so the agent keeps its size (and does not redraw), and hides it again
+when focus goes back to the agent.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from supervisor.config.layout import side_pane_cols
+
+FOOTER_ROWS = 2  # the status bar and the footer under the slot
 
 
 class SideSlot(Vertical):
@@ -35,17 +38,18 @@ class SideSlot(Vertical):
         def control(self) -> SideSlot:
             return self.slot
 
-    def __init__(self, columns: int, **kwargs) -> None:
+    def __init__(self, columns: int, rows: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.wanted: bool | None = None  # the user's choice; None: by the width
         self.peeking = False  # shown for a look while it would be hidden
         self.shown = True
         self._columns = columns
+        self._rows = rows
         self._apply(post=False)
 
-    def fit(self, columns: int) -> None:
-        """The screen is ``columns`` wide now."""
-        self._columns = columns
+    def fit(self, columns: int, rows: int) -> None:
+        """The screen is ``columns`` x ``rows`` now."""
+        self._columns, self._rows = columns, rows
         self._apply()
 
     def toggle(self) -> None:
@@ -70,8 +74,19 @@ class SideSlot(Vertical):
         wanted = True if self.peeking else self.wanted
         width = side_pane_cols(self._columns, wanted)
         shown = width > 0
+        styles = self.styles
         if width:
-            self.styles.width = width
+            styles.width = width
+        if self.peeking:  # over the agent's right edge, out of the layout: no resize
+            styles.overlay = "screen"
+            styles.position = "absolute"
+            styles.offset = (max(0, self._columns - width), 0)
+            styles.height = max(1, self._rows - FOOTER_ROWS)
+        else:
+            styles.overlay = "none"
+            styles.position = "relative"
+            styles.offset = (0, 0)
+            styles.height = "1fr"
         self.display = shown
         if shown != self.shown:
             self.shown = shown

@@ -53,8 +53,10 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
-@pytest.mark.parametrize("pane", ["by-width", "toggled"])
+@pytest.mark.parametrize("pane", ["by-width", "toggled", "focused"])
 def test_app_snapshot(snap_compare, tmp_path, shell_env, size, pane):
+    """``focused``: F9 put the keys in the pane (a hidden one floats over the agent), whose
+    border lights up and whose keys the footer shows."""
     app = build(tmp_path, shell_env)
-    keys = ("f5",) if pane == "toggled" else ()
+    keys = {"by-width": (), "toggled": ("f5",), "focused": ("f9",)}[pane]
     assert snap_compare(app, terminal_size=size, run_before=partial(settle, keys=keys))

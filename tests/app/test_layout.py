@@ -99,9 +99,13 @@ async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env)
         side = await pane_mounted(pilot, app)
         slot = app.query_one(SideSlot)
         assert not slot.display
+        cols = app.session.emulator.cols
         await pilot.press("f9")
         await pilot.pause()
         assert slot.display and side.has_focus_within
+        assert slot.region.right == 80 and slot.region.width == 40  # over the agent's right
+        await pilot.pause(0.3)
+        assert app.terminal.size.width == 80 and app.session.emulator.cols == cols  # no resize
         await pilot.press("f9")
         await pilot.pause()
         assert not slot.display and app.terminal.has_focus
