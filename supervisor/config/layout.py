@@ -1,19 +1,21 @@
-"""The screen's layout in numbers: how wide the side pane is, and when it gets out of the way.
+"""The app's layout in figures, for the CSS and for sizing the agent before any widget exists.
 
-Both the app (widgets/side_slot.py) and `tether run`, which spawns the agent at its
-view's size before the UI exists (supervisor/run/launch.py), need the same answer.
+`tether run` spawns the agent at the view's size before Textual has laid anything
+out (run/launch.py), so that size and the layout must agree: the side pane takes
+SIDE_PANE_PERCENT of the width, at least SIDE_PANE_MIN_COLS, but leaves the agent
+AGENT_MIN_COLS or gets out of the way (widgets/side_slot.py); the loss banner above
+the agent's view, the status bar and the footer below it take a row each.
+tests/app/test_app_terminal.py and tests/app/test_layout.py hold these to the real layout.
 """
 
 from __future__ import annotations
 
-# The app's layout (supervisor/app.py, widgets/side_slot.py): the side pane takes this share
-# of the width, at least SIDE_PANE_MIN_COLS, but leaves the agent AGENT_MIN_COLS or collapses;
-# the loss banner above the agent's view, the status bar and the footer below it take a row
-# each. tests/app/test_app_terminal.py holds this to the real layout.
 SIDE_PANE_PERCENT = 38
 SIDE_PANE_MIN_COLS = 40
 AGENT_MIN_COLS = 100
 CHROME_ROWS = 3
+# The side pane's own width rule, for the pane alone (in the app, its slot sizes it).
+SIDE_PANE_WIDTH_CSS = f"width: {SIDE_PANE_PERCENT}%; min-width: {SIDE_PANE_MIN_COLS};"
 
 
 def side_pane_cols(columns: int, wanted: bool | None = None) -> int:

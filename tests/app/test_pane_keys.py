@@ -11,11 +11,10 @@ from supervisor.store import checkpoints
 from tests.app.test_panes import Recorder
 from tests.conftest import wait_until
 from tests.pane_screens import write_fixture
-from widgets import notes_pane
-from widgets.checkpoint_list import CheckpointList, ConfirmRestore
-from widgets.events_log import EventsLog
-from widgets.notes_pane import NotesPane
-from widgets.side_pane import SidePane
+from widgets.side_pane import SidePane, notes_pane
+from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
 
 BASH = ["bash", "--norc", "--noprofile"]
 

@@ -2,7 +2,7 @@
 fields of the highlighted one in full underneath.
 
 A row is the time, the incident it concerns and what happened in words
-(:mod:`widgets.event_words`); incidents stand out. A row that does not fit ends
+(:mod:`widgets.side_pane.event_words`); incidents stand out. A row that does not fit ends
 in an ellipsis, and the whole event is always in the detail view below, so
 nothing is lost to the width. The file grows for the whole life of a project, so
 the log reads its tail once and then only the bytes appended since (see
@@ -25,8 +25,8 @@ from textual.widgets.option_list import Option
 
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.store.watcher import JsonlFollower
-from widgets.event_words import EventRow, describe, fields_text
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.event_words import EventRow, describe, fields_text
+from widgets.side_pane.store_changed import StoreChanged
 
 INITIAL_EVENTS = 200
 MAX_EVENTS = 2000

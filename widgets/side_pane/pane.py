@@ -14,14 +14,15 @@ from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
+from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import TetherWatcher
-from widgets.checkpoint_list import CheckpointList
-from widgets.events_log import EventsLog
-from widgets.notes_pane import NotesPane
-from widgets.pane_keys import PaneKeys
-from widgets.progress_pane import ProgressPane
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.checkpoint_list import CheckpointList
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
+from widgets.side_pane.pane_keys import PaneKeys
+from widgets.side_pane.progress_pane import ProgressPane
+from widgets.side_pane.store_changed import StoreChanged
 
 MISSING_POLL_SECONDS = 1.0
 
@@ -30,14 +31,16 @@ class SidePane(PaneKeys, can_focus=True):
     """Tabs beside the terminal. Focusing the pane itself hands focus to the active tab;
     its keys (tabs, a focus cycle that stays inside) are :class:`PaneKeys`'."""
 
-    DEFAULT_CSS = """
-    SidePane { width: 38%; min-width: 40; height: 1fr; border-left: tall $panel; }
+    DEFAULT_CSS = (
+        f"SidePane {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; border-left: tall $panel; }}"
+        + """
     SidePane:focus-within { border-left: tall $accent; }
     SidePane #side-missing { display: none; height: auto; padding: 0 1; background: $warning 30%; }
     SidePane.-missing #side-missing { display: block; }
     SidePane TabbedContent { height: 1fr; }
     SidePane TabPane { padding: 0; height: 1fr; }
     """
+    )
 
     class FileChanged(Message):
         """Posted from the watcher's thread: ``path`` under `.tether/` changed."""
