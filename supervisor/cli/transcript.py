@@ -31,7 +31,10 @@ def run(args: argparse.Namespace) -> int:
 
     tether = TetherDir.require(args.dir)
     if args.list:
-        for path in sessions(tether.sessions):
+        found = sessions(tether.sessions)
+        if not found:
+            print(f"no recordings in {tether.sessions}; `tether run` records each session")
+        for path in found:
             print(path.stem)
         return 0
     path = find_session(tether.sessions, args.session)
