@@ -9,9 +9,12 @@ the whole conversation.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from supervisor.cli import add_dir_option
+from supervisor.errors import TetherError
+from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 
 
@@ -38,8 +41,13 @@ def run(args: argparse.Namespace) -> int:
             print(path.stem)
         return 0
     path = find_session(tether.sessions, args.session)
+    try:  # a recording is tether's own file: never through a link, never a pipe
+        handle = os.fdopen(fsio.open_regular(path, os.O_RDONLY), "rb")
+    except OSError as error:
+        raise TetherError(f"cannot read {path}: {error.strerror}") from None
     out = sys.stdout
-    for line in render(path, default_emulator):
-        out.write(line + "\n")
+    with handle:
+        for line in render(handle, str(path), default_emulator):
+            out.write(line + "\n")
     out.flush()
     return 0

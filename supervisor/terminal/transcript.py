@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from supervisor.errors import TetherError
 from supervisor.terminal.emulator import Emulator
@@ -37,63 +38,67 @@ def _screen(emulator: Emulator) -> list[str]:
     return lines
 
 
-def cast_events(path: Path) -> Iterator[tuple[int, list]]:
-    """``(line number, event)`` of each event line of ``path`` after its header.
+def cast_events(handle: BinaryIO, name: str) -> Iterator[tuple[int, list]]:
+    """``(line number, event)`` of each event line of the recording open as ``handle``
+    (``name`` names it in messages), after its header.
 
     A torn last line (a recording cut by SIGKILL) is skipped; any other line that is not an
-    asciicast event raises :class:`TetherError` naming the file and the line."""
-    try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise TetherError(f"cannot read {path}: {error.strerror}") from None
-    with handle:
-        lines = iter(handle)
-        header = next(lines, b"")
-        try:
-            version = json.loads(header).get("version")
-        except (ValueError, AttributeError):
-            version = None
-        if version != 2:
-            raise TetherError(f"{path}:1: not an asciicast v2 recording")
-        pending: tuple[int, bytes] | None = None
-        for number, raw in enumerate(lines, start=2):
-            if pending is not None:
-                yield _event(path, *pending)
-            pending = (number, raw)
+    asciicast event, or is longer than any the recorder writes, raises :class:`TetherError`
+    naming the file and the line."""
+    pending: tuple[int, bytes] | None = None
+    number = 1
+    while True:
+        raw = handle.readline(MAX_LINE + 1)
+        if not raw:
+            break
+        number += 1
+        if len(raw) > MAX_LINE:
+            raise TetherError(f"{name}:{number}: a line longer than {MAX_LINE} bytes")
         if pending is not None:
-            number, raw = pending
-            if raw.endswith(b"\n"):
-                yield _event(path, number, raw)
-            else:
-                try:  # torn: keep it only if it happens to be whole
-                    yield _event(path, number, raw)
-                except TetherError:
-                    return
+            yield _event(name, *pending)
+        pending = (number, raw)
+    if pending is not None:
+        number, raw = pending
+        if raw.endswith(b"\n"):
+            yield _event(name, number, raw)
+        else:
+            try:  # torn: keep it only if it happens to be whole
+                yield _event(name, number, raw)
+            except TetherError:
+                return
 
 
-def _event(path: Path, number: int, raw: bytes) -> tuple[int, list]:
+def _event(name: str, number: int, raw: bytes) -> tuple[int, list]:
     try:
         event = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         event = None
     if not (isinstance(event, list) and len(event) == 3 and isinstance(event[2], str)):
-        raise TetherError(f"{path}:{number}: not an asciicast event: {raw[:60]!r}")
+        raise TetherError(f"{name}:{number}: not an asciicast event: {raw[:60]!r}")
+    if not isinstance(event[0], int | float) or not isinstance(event[1], str):
+        raise TetherError(f"{name}:{number}: not an asciicast event: {raw[:60]!r}")
     return number, event
 
 
-def header_size(path: Path) -> tuple[int, int]:
-    """The recording's first screen size from its header line."""
+def header_size(handle: BinaryIO, name: str) -> tuple[int, int]:
+    """The recording's first screen size, from its header line (read from ``handle``)."""
     try:
-        with path.open("rb") as handle:
-            header = json.loads(handle.readline(MAX_LINE))
-        return int(header["width"]), int(header["height"])
-    except (OSError, ValueError, KeyError, TypeError):
-        raise TetherError(f"{path}:1: no asciicast header with a width and height") from None
+        header = json.loads(handle.readline(MAX_LINE))
+        if header.get("version") != 2:
+            raise ValueError
+        cols, rows = int(header["width"]), int(header["height"])
+        if not (0 < cols <= 10_000 and 0 < rows <= 10_000):
+            raise ValueError
+        return cols, rows
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        raise TetherError(f"{name}:1: not an asciicast v2 header with a width and height") from None
 
 
-def render(path: Path, make_emulator: Callable[[int, int], Emulator]) -> Iterator[str]:
-    """The transcript of ``path``, line by line (without newlines)."""
-    cols, rows = header_size(path)
+def render(
+    handle: BinaryIO, name: str, make_emulator: Callable[[int, int], Emulator]
+) -> Iterator[str]:
+    """The transcript of the recording open as ``handle``, line by line (without newlines)."""
+    cols, rows = header_size(handle, name)
     emulator = make_emulator(cols, rows)
     carry = ""
     last_shown: list[str] | None = None
@@ -112,11 +117,11 @@ def render(path: Path, make_emulator: Callable[[int, int], Emulator]) -> Iterato
             yield "---"
 
     at = 0.0
-    for _number, (at, code, data) in cast_events(path):
+    for _number, (at, code, data) in cast_events(handle, name):
         if code == "o":
             text, carry = carry + data, ""
             cut = PARTIAL.search(text)
-            if cut is not None and cut.start() < len(text):
+            if cut is not None:
                 text, carry = text[: cut.start()], text[cut.start() :]
             start = 0
             for match in CLEARS.finditer(text):
@@ -127,11 +132,12 @@ def render(path: Path, make_emulator: Callable[[int, int], Emulator]) -> Iterato
                 start = match.end()
             yield from feed(text[start:])
         elif code == "r":
-            size = re.fullmatch(r"(\d+)x(\d+)", data)
-            if size:
+            size = re.fullmatch(r"(\d{1,5})x(\d{1,5})", data)
+            if size and int(size.group(1)) > 0 and int(size.group(2)) > 0:
                 emulator.resize(int(size.group(1)), int(size.group(2)))
         elif code == "m":
-            yield f"--- marker at {float(at):.1f} s: {data} ---"
+            label = "".join(c for c in data if c.isprintable())
+            yield f"--- marker at {float(at):.1f} s: {label} ---"
     yield from feed(carry)
     screen = _screen(emulator)
     if screen:

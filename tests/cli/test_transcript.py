@@ -27,7 +27,8 @@ def write_cast(path, events, *, torn: str = "") -> None:
 
 
 def transcript(path) -> list[str]:
-    return list(render(path, default_emulator))
+    with open(path, "rb") as handle:
+        return list(render(handle, str(path), default_emulator))
 
 
 def test_each_screen_before_a_clear_and_the_last_screen_are_in_the_transcript(tmp_path):
