@@ -92,7 +92,8 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
             return f"incident #{get('number', '?')}: the agent acknowledged the recovery", "good"
         return f"incident #{get('number', '?')} updated", ""
     if kind == "decision":
-        return f"decision pinned: {get('text', '')}", "note"
+        how = {"typed": " (typed)", "screen": " (from the screen)"}.get(str(get("source")), "")
+        return f"decision pinned{how}: {get('text', '')}", "note"
     if kind == "injection":
         reason = str(get("reason") or "payload")
         what = "initial brief" if reason == "initial brief" else f"{reason} payload"

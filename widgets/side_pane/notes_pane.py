@@ -150,7 +150,7 @@ class NotesPane(Widget):
         with Vertical(id="notes-conflict"):
             yield Label("", id="notes-conflict-title")
             yield Label("on disk:")
-            yield TextArea("", id="notes-disk", read_only=True, show_line_numbers=False)
+            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
             with Horizontal(id="notes-choices"):
                 yield Button("Keep disk", id="notes-keep-disk", compact=True)
                 yield Button("Keep mine", id="notes-keep-mine", compact=True)
