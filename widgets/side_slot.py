@@ -70,6 +70,17 @@ class SideSlot(Vertical):
             self.peeking = False
             self._apply()
 
+    def on_descendant_blur(self) -> None:
+        """A look ends when focus leaves the pane any way (a click on the agent too), so the
+        floating pane never hides the agent's text while the agent has the keys."""
+        if self.peeking:
+            self.call_after_refresh(self._unpeek_if_left)
+
+    def _unpeek_if_left(self) -> None:
+        focused = self.screen.focused
+        if focused is None or (focused is not self and self not in focused.ancestors):
+            self.unpeek()
+
     def _apply(self, *, post: bool = True) -> None:
         wanted = True if self.peeking else self.wanted
         width = side_pane_cols(self._columns, wanted)

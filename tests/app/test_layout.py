@@ -109,6 +109,12 @@ async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env)
         await pilot.press("f9")
         await pilot.pause()
         assert not slot.display and app.terminal.has_focus
+        await pilot.press("f9")
+        await pilot.pause()
+        assert slot.display
+        await pilot.click("#terminal", offset=(2, 2))  # focus back to the agent by the mouse
+        await wait_until(pilot, lambda: not slot.display, 5, "the look to end")
+        assert app.terminal.has_focus
         await pilot.press("f9", "f5")  # a look, then the pane key: it stays, focus goes back
         await pilot.pause()
         assert slot.display

@@ -155,3 +155,21 @@ async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, mo
         await pilot.pause()
         assert [m.choice for m in seen.of(NotesPane.Resolved)] == ["merge"]
         assert not pane.conflicted
+
+
+async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_env):
+    from widgets.side_slot import SideSlot
+
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await into_the_pane(pilot, app)  # F9 on a hidden pane: a look
+        slot = app.query_one(SideSlot)
+        assert slot.peeking
+        await pilot.press("alt+3")
+        listing = app.query_one(CheckpointList)
+        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert slot.display and slot.peeking and listing.has_focus_within
