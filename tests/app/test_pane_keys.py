@@ -25,6 +25,17 @@ def make_app(tmp_path, shell_env) -> TetherApp:
     return TetherApp(config)
 
 
+async def to_tab(pilot, app: TetherApp, name: str) -> None:
+    """The next-tab key until ``name`` is in front (from Notes: Progress, Checkpoints, Events)."""
+    tabs = app.query_one(TabbedContent)
+    for _ in range(4):
+        if tabs.active == f"tab-{name}":
+            return
+        await pilot.press("ctrl+pagedown")
+        await pilot.pause()
+    assert tabs.active == f"tab-{name}"
+
+
 async def into_the_pane(pilot, app: TetherApp) -> SidePane:
     await wait_until(
         pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
@@ -82,11 +93,11 @@ async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tm
         await pilot.press("ctrl+pageup")
         await wait_until(pilot, lambda: "select" in footer_actions(app), 5, "the events' keys")
         assert tabs.active == "tab-events"  # Enter: all the fields of the row
-        await pilot.press("alt+3")
+        await pilot.press("alt+left")  # back to Checkpoints, the other way round
         keys = {"diff_live", "mark", "diff_marked", "restore"}
         await wait_until(pilot, lambda: keys <= footer_actions(app), 5, "the checkpoints' keys")
         assert tabs.active == "tab-checkpoints"
-        await pilot.press("alt+1")
+        await pilot.press("alt+right", "alt+right")
         editor = app.query_one("#notes-editor")
         await wait_until(pilot, lambda: app.focused is editor, 5, "the editor's focus")
 
@@ -96,7 +107,7 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
     seen = Recorder()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await into_the_pane(pilot, app)
-        await pilot.press("alt+3")
+        await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
         await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
         assert listing.highlighted == 2
@@ -117,7 +128,7 @@ async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, she
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(80, 24)) as pilot:
         await into_the_pane(pilot, app)
-        await pilot.press("alt+4")
+        await to_tab(pilot, app, "events")
         log = app.query_one(EventsLog)
         await wait_until(pilot, lambda: log.has_focus_within, 5, "the list's focus")
         decision = next(i for i, event in enumerate(log.events) if "7443" in str(event.get("text")))
@@ -165,7 +176,7 @@ async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_
         await into_the_pane(pilot, app)  # F9 on a hidden pane: a look
         slot = app.query_one(SideSlot)
         assert slot.peeking
-        await pilot.press("alt+3")
+        await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
         await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
         await pilot.press("r")

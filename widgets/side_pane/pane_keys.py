@@ -22,10 +22,7 @@ class PaneKeys(Widget):
     BINDINGS = [
         Binding("ctrl+pagedown,alt+right", "next_tab", "Next tab"),
         Binding("ctrl+pageup,alt+left", "previous_tab", "Prev tab"),
-        *(
-            Binding(f"alt+{n}", f"show_tab('{name}')", name.title(), show=False)
-            for n, name in enumerate(TAB_NAMES, start=1)
-        ),
+        # No alt+digit: a terminal sends ESC 4 for alt+4, which Textual reads as "¢".
         Binding("tab", "cycle_focus(1)", "Next control", show=False),
         Binding("shift+tab", "cycle_focus(-1)", "Previous control", show=False),
     ]
