@@ -142,6 +142,9 @@ async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, she
         await pilot.press("enter")
         await pilot.pause()
         assert app.focused is app.query_one("#events-detail")
+        await pilot.press("escape")  # back to the rows, still in the pane
+        await pilot.pause()
+        assert app.focused is log.options
 
 
 async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, monkeypatch):

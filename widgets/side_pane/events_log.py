@@ -57,6 +57,15 @@ class EventList(OptionList):
     BINDINGS = [Binding("enter", "select", "All fields")]
 
 
+class EventFields(VerticalScroll):
+    """The highlighted event's fields; Escape goes back to the rows."""
+
+    BINDINGS = [Binding("escape", "back", "Back to the events")]
+
+    def action_back(self) -> None:
+        self.screen.query_one("#events-list").focus()
+
+
 class EventsLog(Widget):
     """The timeline; follows `events.jsonl` as hooks, detectors and the CLI append to it."""
 
@@ -92,7 +101,7 @@ class EventsLog(Widget):
     def compose(self) -> ComposeResult:
         yield EventList(id="events-list")
         yield Static("", id="events-title")
-        with VerticalScroll(id="events-detail"):
+        with EventFields(id="events-detail"):
             yield Static("", id="events-fields")
 
     @property
@@ -182,7 +191,7 @@ class EventsLog(Widget):
 
     def action_details(self) -> None:
         """Enter: the fields below take the keys, to scroll through a long event."""
-        self.query_one("#events-detail", VerticalScroll).focus()
+        self.query_one("#events-detail", EventFields).focus()
 
     def action_newest(self) -> None:
         if self.events:
