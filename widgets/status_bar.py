@@ -1,38 +1,60 @@
 """One line under the terminal: agent state, context meter, compactions, checkpoint age.
 
-Two counts that a reader could take for one: the compactions of this run (fusion's
-count, from 0 at every start) and the number of the last incident, which continues
-across runs because it numbers every incident ever recorded in `.tether/`. Each is
-labelled with what it counts.
+While the side pane is hidden, the line starts with what the pane would have shown
+first: the last incident, marked, and the key that brings the pane back (first, so an
+80-column terminal still shows it).
+
+Two counts that a reader could take for one are labelled with what they count: the
+compactions of this run (fusion's count, from 0 at every start) and the incidents
+recorded in `.tether/` in all, which go on across runs (the banner's ``#5`` is the
+fifth).
 """
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
+
+SEPARATOR = " · "
 
 
 class StatusBar(Static):
     DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    StatusBar {
+        height: 1; background: $panel; color: $foreground; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     agent_state: reactive[str] = reactive("starting")
     context: reactive[str] = reactive("")
     compactions: reactive[int] = reactive(0)
-    last_incident: reactive[int] = reactive(0)
+    incidents: reactive[int] = reactive(0)  # in all: the last incident's number
     checkpoint_age: reactive[str] = reactive("")
     profile: reactive[str] = reactive("")
+    last_incident: reactive[str] = reactive("")
+    """The last incident in a few words ("compaction #2, auto, 10:02"); empty before one."""
+    pane_hidden: reactive[bool] = reactive(False)
+    pane_key: reactive[str] = reactive("F5")
 
-    def render(self) -> str:
+    def render(self) -> Text:
         parts = [f"agent: {self.agent_state}"]
         if self.profile:
             parts.insert(0, self.profile)
         if self.context:
             parts.append(f"context {self.context}")
         parts.append(f"compactions {self.compactions} this run")
-        if self.last_incident:
-            parts.append(f"incidents {self.last_incident} in all")  # numbered across runs
+        if self.incidents:
+            parts.append(f"incidents {self.incidents} in all")
         if self.checkpoint_age:
             parts.append(f"checkpoint {self.checkpoint_age}")
-        return "  ·  ".join(parts)
+        line = Text()
+        if self.pane_hidden:
+            if self.last_incident:
+                line.append(f"⚠ {self.last_incident}", style="bold reverse")
+                line.append(" ")
+            line.append(f"{self.pane_key} pane", style="dim")
+            line.append(" │ ")
+        line.append(SEPARATOR.join(parts))
+        return line

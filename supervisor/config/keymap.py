@@ -1,9 +1,9 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F6–F10 (and F5, bound only while
+binds many ctrl and alt keys, so tether keeps to F5–F10 (and F4, bound only while
 a dead tether's orphaned agent is left to end). A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f5"``.
+in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ class Keymap:
     checkpoint: str = "f8"
     switch_focus: str = "f9"
     quit: str = "f10"
+    side_pane: str = "f5"
     # Bound only while a dead tether's agent still runs (orphaned): ends it.
-    end_orphan: str = "f5"
+    end_orphan: str = "f4"
 
 
 def load_keymap(path: Path | None = None) -> Keymap:
