@@ -343,7 +343,7 @@ async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_foun
 
         await wait_until(pilot, lambda: "artifacts:" in shown(), 10, "the gap")
         assert f"index {last} follows {last - 2}: index {last - 1} is missing" in shown()
-        assert f"cursor {cursor} → {last + 1} (cursor-behind) [supervisor]" in shown()  # rolled
+        assert f"cursor fixed: {cursor} → {last + 1} (cursor behind)" in shown()  # rolled
 
 
 async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):

@@ -98,7 +98,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
     markers = [text for _at, code, text in lines if code == "m"]
     assert markers == [
         "injection: initial brief",
-        "compaction #1",
+        "compaction #1, manual",
         "injection: rehydrate (incident #1)",
     ]
     times = [at for at, code, _text in lines if code == "m"]
@@ -185,7 +185,7 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
         await compact(pilot, app)
         await wait_until(
             pilot,
-            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1)"],
+            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1, manual)"],
             what="its checkpoint",
         )
         before, calls = checkpoints.list_seqs(tether), held_git.calls()
