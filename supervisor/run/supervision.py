@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents import hook_client
+from supervisor.agents.hook_server import HookServer
 from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
@@ -138,6 +140,7 @@ class Supervision:
         self.clock = clock
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
+        self.hook_server: HookServer | None = None
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.started_at = clock()
@@ -186,6 +189,7 @@ class Supervision:
         if not self.tether.exists():
             init(self.config.workdir)
         self.lock = supervisor_lock.acquire(self.tether)
+        self._serve_hooks()
         self._events_tail = JsonlTail(self.tether.events, start="end")
         previous = self.lock.previous
         if previous is not None:
@@ -236,9 +240,25 @@ class Supervision:
             except OSError as error:
                 self._problem(f"recording not closed cleanly: {error}")
             self.recorder = None
+        if self.hook_server is not None:
+            self.hook_server.stop()
+            self.hook_server = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    def _serve_hooks(self) -> None:
+        """Answer the agent's `tether hook` calls from this process (the fast path)."""
+        try:
+            server = HookServer(self.config.workdir)
+            path = server.start()
+        except OSError as error:  # the hooks then build their answers themselves
+            self._problem(f"hook calls are answered the slow way: {error}")
+            return
+        self.hook_server = server
+        if self.session.base_env is None:
+            self.session.base_env = dict(os.environ)
+        self.session.base_env[hook_client.SOCKET_ENV] = path
 
     def resized(self, cols: int, rows: int) -> None:
         if self.recorder is not None:
