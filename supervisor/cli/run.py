@@ -89,10 +89,26 @@ def run(args: argparse.Namespace) -> int:
     from supervisor.run.launch import start_early
 
     early = start_early(config)  # the agent starts while the UI loads
+    painter = _early_painter(early)  # and shows while the UI loads
     try:
         from supervisor.app import run_app
 
+        if painter is not None:
+            early.session.hand_back(painter.finish())
+            painter = None  # the app's driver takes the alternate screen over
         return run_app(config, early)
     finally:
+        if painter is not None:  # the UI never came up: give the terminal back
+            painter.finish()
+            painter.release()
         if early is not None:
             early.abandon()  # already done by the app unless it never took over
+
+
+def _early_painter(early):
+    """The agent's first screens, painted where its view will be, until the UI is up."""
+    if early is None or os.environ.get("TETHER_EARLY_PAINT", "1") == "0":
+        return None
+    from supervisor.terminal.early_painter import EarlyPainter
+
+    return EarlyPainter(early.session).start()

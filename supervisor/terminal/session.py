@@ -148,9 +148,20 @@ class AgentSession:
         self._backlog, self._backlog_at, self._ended = b"", 0, False
 
     def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Read the spawned child's output from ``loop`` from now on."""
+        """Read the spawned child's output from ``loop`` from now on (what was handed
+        back first)."""
         self._loop = loop
-        self._set_reading(True)
+        if self._backlog:
+            self._schedule_turn()  # reading resumes once the backlog is processed
+        else:
+            self._set_reading(True)
+
+    def hand_back(self, data: bytes) -> None:
+        """Output someone else read from the PTY before the loop ran (the early painter):
+        processed first, exactly as if the session had read it."""
+        if data:
+            self._backlog = data + self._backlog[self._backlog_at :]
+            self._backlog_at = 0
 
     def _set_reading(self, on: bool) -> None:
         """Watch the PTY for output, or stop while a backlog is being worked off."""
