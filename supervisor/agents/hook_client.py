@@ -45,6 +45,20 @@ class Answer:
         self.code, self.stdout, self.stderr = code, stdout, stderr
 
 
+def reserve_socket_path() -> str:
+    """A socket path in a new private folder (0700) of its own, for the supervisor to
+    listen on later: cheap enough to run before the agent is spawned (no tempfile)."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    for _ in range(100):
+        folder = os.path.join(base, "tether-hook-" + os.urandom(6).hex())
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            continue
+        return os.path.join(folder, "s")
+    raise FileExistsError(f"no free name for a socket folder in {base}")
+
+
 def request(event: str, work_dir: str, data: bytes, profile: str) -> bytes:
     """The bytes of one request."""
     fields = [MAGIC, event.encode(), os.path.abspath(work_dir).encode(), profile.encode()]

@@ -16,7 +16,6 @@ import io
 import os
 import shutil
 import socket
-import tempfile
 import threading
 from pathlib import Path
 
@@ -42,10 +41,18 @@ class HookServer:
         self._thread: threading.Thread | None = None
         self._preload: threading.Timer | None = None
 
+    def reserve(self, path: str | None = None) -> str:
+        """The socket's path, before listening (``path``: one from
+        :func:`hook_client.reserve_socket_path`): an agent spawned with it before
+        :meth:`start` handles its first hook calls itself (nobody at the door yet)."""
+        if self.path is None:
+            self.path = path if path is not None else hook_client.reserve_socket_path()
+            self._folder = os.path.dirname(self.path)
+        return self.path
+
     def start(self) -> str:
         """Listen; returns the socket's path (for :data:`hook_client.SOCKET_ENV`)."""
-        self._folder = tempfile.mkdtemp(prefix="tether-hook-")
-        self.path = os.path.join(self._folder, "s")
+        self.reserve()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             listener.bind(self.path)
@@ -53,6 +60,7 @@ class HookServer:
         except OSError:
             listener.close()
             shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = self.path = None
             raise
         self._listener = listener
         self._thread = threading.Thread(target=self._serve, name="tether-hook-server", daemon=True)
@@ -81,6 +89,7 @@ class HookServer:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+        self.path = None
 
     def _serve(self) -> None:
         listener = self._listener

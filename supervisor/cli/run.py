@@ -14,6 +14,9 @@ from pathlib import Path
 
 from supervisor.errors import TetherError
 
+# TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
+EARLY_ENV = "TETHER_EARLY_START"
+
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     from supervisor.cli import add_dir_option
@@ -82,15 +85,21 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
 
 def run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
-    config = build_config(profile, words, Path(args.dir).resolve())
-    if not sys.stdout.isatty():
-        raise TetherError("tether run needs a terminal (stdout is not a tty)")
-    os.chdir(config.workdir)
-    from supervisor.run.launch import start_early
-
-    early = start_early(config)  # the agent starts while the UI loads
-    painter = _early_painter(early)  # and shows while the UI loads
+    workdir = Path(args.dir).resolve()
+    ahead = _spawn_ahead(profile, words, workdir)  # a plain command starts before the engine
+    painter = _early_painter(ahead.session) if ahead is not None else None
+    early = None
     try:
+        config = build_config(profile, words, workdir)
+        if not sys.stdout.isatty():
+            raise TetherError("tether run needs a terminal (stdout is not a tty)")
+        os.chdir(config.workdir)
+        from supervisor.run.launch import start_early
+
+        early = start_early(config, ahead)  # the agent starts while the UI loads
+        ahead = None  # the supervision has it now
+        if painter is None and early is not None:
+            painter = _early_painter(early.session)  # and shows while the UI loads
         from supervisor.app import run_app
 
         if painter is not None:
@@ -101,14 +110,29 @@ def run(args: argparse.Namespace) -> int:
         if painter is not None:  # the UI never came up: give the terminal back
             painter.finish()
             painter.release()
+        if ahead is not None:
+            ahead.abandon()
         if early is not None:
             early.abandon()  # already done by the app unless it never took over
 
 
-def _early_painter(early):
+def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
+    """`tether run -- CMD` in a terminal: CMD spawned now (see supervisor/run/early_spawn.py)."""
+    if profile is not None or not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
+        return None
+    import shutil
+
+    from supervisor.run.early_spawn import spawn_ahead
+    from supervisor.run.layout import view_size
+
+    size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
+    return spawn_ahead(words, workdir, size)
+
+
+def _early_painter(session):
     """The agent's first screens, painted where its view will be, until the UI is up."""
-    if early is None or os.environ.get("TETHER_EARLY_PAINT", "1") == "0":
+    if os.environ.get(EARLY_ENV) == "0":
         return None
     from supervisor.terminal.early_painter import EarlyPainter
 
-    return EarlyPainter(early.session).start()
+    return EarlyPainter(session).start()

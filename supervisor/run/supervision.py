@@ -184,11 +184,14 @@ class Supervision:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def open(self, scheduler: Scheduler | None = None) -> None:
-        """Create `.tether/` if needed, take the folder's lock, start listening."""
+    def open(
+        self, scheduler: Scheduler | None = None, lock: supervisor_lock.SupervisorLock | None = None
+    ) -> None:
+        """Create `.tether/` if needed, take the folder's lock (or the one `tether run` took
+        before spawning the agent), start listening."""
         if not self.tether.exists():
             init(self.config.workdir)
-        self.lock = supervisor_lock.acquire(self.tether)
+        self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
         self._serve_hooks()
         self._events_tail = JsonlTail(self.tether.events, start="end")
         previous = self.lock.previous
@@ -249,8 +252,8 @@ class Supervision:
 
     def _serve_hooks(self) -> None:
         """Answer the agent's `tether hook` calls from this process (the fast path)."""
-        try:
-            server = HookServer(self.config.workdir)
+        try:  # `tether run` may have reserved its socket for an agent spawned before this
+            server = self.hook_server or HookServer(self.config.workdir)
             path = server.start()
         except OSError as error:  # the hooks then build their answers themselves
             self._problem(f"hook calls are answered the slow way: {error}")

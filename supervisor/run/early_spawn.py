@@ -1,0 +1,102 @@
+"""`tether run -- CMD`: spawn the command before the engine and the UI are imported.
+
+The engine (supervision and everything under it) takes 100-200 ms to import and
+Textual as long again; the first frame waits for neither if the agent is
+already running and the early painter shows it. So for a plain command this
+module, which imports only the store's lock, the profiles, the keymap and the
+PTY, checks whatever ``build_config`` would refuse, takes the folder's lock
+and spawns the command; ``launch.start_early`` then puts the supervision
+around it. Profiles (``tether run claude``) build their command line with the
+engine, so they start the usual way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from supervisor.agents.hook_client import SOCKET_ENV
+from supervisor.errors import TetherError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from supervisor.agents.hook_server import HookServer
+    from supervisor.store.lock import SupervisorLock
+    from supervisor.terminal.session import AgentSession
+
+
+@dataclass
+class SpawnedAhead:
+    """A command spawned before its supervision: the session, the lock, the hook socket."""
+
+    session: AgentSession
+    lock: SupervisorLock
+    hook_server: HookServer
+    profile_name: str
+
+    abandoned: bool = False
+
+    def abandon(self) -> None:
+        """No supervision took it over: hang up on the command, release the folder."""
+        if self.abandoned:
+            return
+        self.abandoned = True
+        self.session.stop()
+        self.hook_server.stop()
+        self.lock.release()
+
+
+def spawn_ahead(
+    words: list[str], workdir: Path, view_cols_rows: tuple[int, int] | None
+) -> SpawnedAhead | None:
+    """Lock ``workdir`` and spawn ``words`` at ``view_cols_rows``, or None when anything
+    is amiss (``build_config`` then says what, with nothing spawned).
+
+    Raises TetherError only for a folder another tether holds, as opening would.
+    """
+    if not words or view_cols_rows is None or not workdir.is_dir():
+        return None
+    from supervisor.config.keymap import load_keymap
+    from supervisor.config.profiles import load_profile
+    from supervisor.terminal.pty_host import resolve_command
+
+    try:
+        profile = load_profile("shell")  # what build_config runs a plain command with
+        load_keymap()  # a broken keys.toml is refused before anything runs
+        resolve_command(words)
+    except TetherError:
+        return None
+    from supervisor.agents.hook_client import reserve_socket_path
+    from supervisor.store import lock as supervisor_lock
+    from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.terminal.pty_host import PtyHost
+
+    tether = TetherDir.at(workdir)
+    if not tether.exists():
+        init(workdir)
+    lock = supervisor_lock.acquire(tether)
+    socket_path = host = None
+    try:
+        env = dict(os.environ)
+        env["TETHER_PROFILE"] = profile.name  # as launch.new_supervision sets it
+        socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
+        cols, rows = view_cols_rows
+        host = PtyHost(words, cols=cols, rows=rows, cwd=str(workdir), env=env)
+        # Only now what the agent's own start does not need: the emulator, the server.
+        from supervisor.agents.hook_server import HookServer
+        from supervisor.terminal.session import AgentSession
+
+        session = AgentSession(words, cols=cols, rows=rows, cwd=str(workdir), env=env)
+        session.adopt(host)
+        server = HookServer(workdir)
+        server.reserve(socket_path)
+    except BaseException:
+        if host is not None:
+            host.terminate()
+        if socket_path is not None:
+            shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
+        lock.release()
+        raise
+    return SpawnedAhead(session, lock, server, profile.name)
