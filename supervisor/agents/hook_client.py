@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 SOCKET_ENV = "TETHER_HOOK_SOCKET"
-PROFILE_ENV = "TETHER_PROFILE"  # as supervisor.rehydrate.payload reads it
+PROFILE_ENV = "TETHER_PROFILE"  # as supervisor.agents.session_start_answer reads it
 MAGIC = b"TETHER-HOOK 1"
 STDIN_LIMIT = 1024 * 1024  # hook_command.STDIN_LIMIT (a test holds them equal)
 # Claude Code gives a hook 10 s (claude_settings.HOOK_TIMEOUT_S); answer before that.

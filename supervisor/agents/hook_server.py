@@ -130,7 +130,7 @@ class HookServer:
 def _same_profile(theirs: str) -> bool:
     """Whether the hook's process would pick the profile this process picks: the answer
     reads ``$TETHER_PROFILE``, which the agent's environment has and ours may not."""
-    from supervisor.rehydrate.payload import DEFAULT_HOOK_PROFILE, PROFILE_ENV
+    from supervisor.agents.session_start_answer import DEFAULT_HOOK_PROFILE, PROFILE_ENV
 
     ours = os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE
     return (theirs or DEFAULT_HOOK_PROFILE) == ours
@@ -148,7 +148,8 @@ def _read_request(conn: socket.socket) -> bytes:
 def preload() -> None:
     """Import the payload builder and load the tokenizer, so the first answer is quick."""
     try:
-        from supervisor.rehydrate import payload, tokens  # noqa: F401
+        from supervisor.agents import session_start_answer  # noqa: F401
+        from supervisor.rehydrate import tokens
 
         tokens.exact_available()
     except Exception:  # the answer will load (or report) it then
