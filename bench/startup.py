@@ -101,7 +101,7 @@ def command_times(runs: int = 20) -> dict:
         from supervisor.agents import hook_client
         from supervisor.agents.hook_server import HookServer, preload
 
-        preload()  # as the supervisor has 3 s after its start
+        preload(tokenizer=True)  # as the supervisor has a few seconds after its start
         server = HookServer(work, preload_after=None)
         alone_env = {k: v for k, v in os.environ.items() if k != hook_client.SOCKET_ENV}
         alone_env.pop("TETHER_PROFILE", None)

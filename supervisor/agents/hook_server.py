@@ -1,10 +1,10 @@
 """The supervisor's side of the `tether hook` fast path: answer hook calls from this process.
 
-The supervisor has the store, the payload builder and the tokenizer loaded (the
-tokenizer a few seconds after start, on this server's thread, so start-up does
-not pay for it), so a hook call it answers costs the agent a small process and a
-round trip instead of a cold payload build (see :mod:`supervisor.agents.hook_client`
-for the exchange). The call is handled by the very same
+The supervisor has the store and the payload builder loaded (a few seconds after
+start, on this server's thread, so start-up does not pay for it) and the tokenizer
+(the app warms it after its first frame), so a hook call it answers costs the agent
+a small process and a round trip instead of a cold payload build (see
+:mod:`supervisor.agents.hook_client` for the exchange). The call is handled by the very same
 :func:`supervisor.agents.hook_command.handle` as in the hook's own process, on
 this server's thread (never on the event loop: it writes files and asks git),
 one call at a time. The socket lives in a private temporary folder (0700).
@@ -145,12 +145,15 @@ def _read_request(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def preload() -> None:
-    """Import the payload builder and load the tokenizer, so the first answer is quick."""
+def preload(tokenizer: bool = False) -> None:
+    """Import the payload builder (and with ``tokenizer`` load the encoding, ~40 MB), so
+    the first answer is quick. The server's own preload leaves the tokenizer to the app,
+    which warms it after its first frame: a headless supervisor never pays for it."""
     try:
         from supervisor.agents import session_start_answer  # noqa: F401
         from supervisor.rehydrate import tokens
 
-        tokens.exact_available()
+        if tokenizer:
+            tokens.exact_available()
     except Exception:  # the answer will load (or report) it then
         pass
