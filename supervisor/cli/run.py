@@ -90,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
     try:
+        if ahead is not None:
+            ahead.complete()  # what the agent's start did not wait for
         config = build_config(profile, words, workdir)
         if not sys.stdout.isatty():
             raise TetherError("tether run needs a terminal (stdout is not a tty)")

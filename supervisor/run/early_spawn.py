@@ -35,8 +35,17 @@ class SpawnedAhead:
     lock: SupervisorLock
     hook_server: HookServer
     profile_name: str
-
+    templates_due: bool = False  # `.tether/` was made for the lock alone
     abandoned: bool = False
+
+    def complete(self) -> None:
+        """Write the templates of a new `.tether/` (``init`` keeps what exists): after the
+        early painter has started, as they take ~50 ms of fsyncs."""
+        if self.templates_due:
+            from supervisor.store.tether_dir import init
+
+            init(self.session.cwd or ".")
+            self.templates_due = False
 
     def abandon(self) -> None:
         """No supervision took it over: hang up on the command, release the folder."""
@@ -70,12 +79,16 @@ def spawn_ahead(
         return None
     from supervisor.agents.hook_client import reserve_socket_path
     from supervisor.store import lock as supervisor_lock
-    from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.store.tether_dir import TetherDir
     from supervisor.terminal.pty_host import PtyHost
 
     tether = TetherDir.at(workdir)
-    if not tether.exists():
-        init(workdir)
+    fresh = not tether.exists()
+    if fresh:  # the lock's folder now; the templates (~50 ms of fsyncs) once the agent runs
+        try:
+            tether.root.mkdir(exist_ok=True)
+        except OSError:
+            return None  # build_config and open say why, with nothing spawned
     lock = supervisor_lock.acquire(tether)
     socket_path = host = None
     try:
@@ -99,4 +112,4 @@ def spawn_ahead(
             shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
         lock.release()
         raise
-    return SpawnedAhead(session, lock, server, profile.name)
+    return SpawnedAhead(session, lock, server, profile.name, templates_due=fresh)

@@ -123,6 +123,7 @@ def _adopt(config: RunConfig, ahead: SpawnedAhead) -> EarlyStart:
     supervision.hook_server = ahead.hook_server  # its socket is in the agent's environment
     scheduler = LateScheduler()
     try:
+        ahead.complete()  # `tether run` did, unless the caller is not `tether run`
         supervision.open(scheduler=scheduler, lock=ahead.lock)
     except BaseException:
         ahead.abandon()

@@ -52,6 +52,18 @@ def test_a_folder_another_tether_holds_is_refused_before_anything_runs(tmp_path)
     assert not marker.exists()
 
 
+def test_a_new_folder_gets_its_templates_once_the_command_runs(tmp_path):
+    ahead = spawn_ahead([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path, (80, 24))
+    try:
+        assert (tmp_path / ".tether" / "lock").exists()
+        assert not (tmp_path / ".tether" / "notes.md").exists()  # not before the spawn
+        ahead.complete()
+        assert (tmp_path / ".tether" / "notes.md").exists()
+        assert (tmp_path / ".tether" / "checkpoints").is_dir()
+    finally:
+        ahead.abandon()
+
+
 async def test_the_supervision_adopts_the_agent_its_lock_and_its_hook_socket(tmp_path):
     ahead = spawn_ahead(SHOW_ENV, tmp_path, (70, 20))
     assert ahead is not None
