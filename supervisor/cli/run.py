@@ -124,8 +124,8 @@ def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
         return None
     import shutil
 
+    from supervisor.config.layout import view_size
     from supervisor.run.early_spawn import spawn_ahead
-    from supervisor.run.layout import view_size
 
     size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
     return spawn_ahead(words, workdir, size)

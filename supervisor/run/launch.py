@@ -17,14 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.config.layout import view_size
 from supervisor.errors import TetherError
 from supervisor.run.early_spawn import SpawnedAhead
-from supervisor.run.layout import (  # noqa: F401  (re-exported: the app and tests use them)
-    CHROME_ROWS,
-    SIDE_PANE_MIN_COLS,
-    SIDE_PANE_PERCENT,
-    view_size,
-)
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
 
