@@ -48,7 +48,8 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 
 def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.config.keymap import load_keymap
-    from supervisor.run.supervision import RunConfig, agent_argv
+    from supervisor.run.agent_command import agent_argv
+    from supervisor.run.supervision import RunConfig
     from supervisor.store.tether_dir import TetherDir, init
     from supervisor.terminal.pty_host import resolve_command
 
@@ -86,7 +87,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
 def run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
-    ahead = _spawn_ahead(profile, words, workdir)  # a plain command starts before the engine
+    ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
     try:
@@ -119,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
-    """`tether run -- CMD` in a terminal: CMD spawned now (see supervisor/run/early_spawn.py)."""
-    if profile is not None or not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
+    """`tether run` in a terminal: the agent spawned now (see supervisor/run/early_spawn.py)."""
+    if not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
         return None
     import shutil
 
@@ -128,7 +129,7 @@ def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
     from supervisor.run.early_spawn import spawn_ahead
 
     size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
-    return spawn_ahead(words, workdir, size)
+    return spawn_ahead(profile, words, workdir, size)
 
 
 def _early_painter(session):

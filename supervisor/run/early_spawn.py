@@ -1,13 +1,12 @@
-"""`tether run -- CMD`: spawn the command before the engine and the UI are imported.
+"""`tether run`: spawn the agent before the engine and the UI are imported.
 
 The engine (supervision and everything under it) takes 100-200 ms to import and
 Textual as long again; the first frame waits for neither if the agent is
-already running and the early painter shows it. So for a plain command this
-module, which imports only the store's lock, the profiles, the keymap and the
-PTY, checks whatever ``build_config`` would refuse, takes the folder's lock
-and spawns the command; ``launch.start_early`` then puts the supervision
-around it. Profiles (``tether run claude``) build their command line with the
-engine, so they start the usual way.
+already running and the early painter shows it. So this module, which imports
+only the store's lock, the profiles, the keymap, the agent's command line and
+the PTY, checks whatever ``build_config`` would refuse, takes the folder's lock
+and spawns the agent (a plain command, or a profile's with its hook settings);
+``launch.start_early`` then puts the supervision around it.
 """
 
 from __future__ import annotations
@@ -58,23 +57,32 @@ class SpawnedAhead:
 
 
 def spawn_ahead(
-    words: list[str], workdir: Path, view_cols_rows: tuple[int, int] | None
+    profile_name: str | None,
+    words: list[str],
+    workdir: Path,
+    view_cols_rows: tuple[int, int] | None,
 ) -> SpawnedAhead | None:
-    """Lock ``workdir`` and spawn ``words`` at ``view_cols_rows``, or None when anything
-    is amiss (``build_config`` then says what, with nothing spawned).
+    """Lock ``workdir`` and spawn what `tether run [PROFILE] [-- WORDS]` runs, at
+    ``view_cols_rows``, or None when anything is amiss (``build_config`` then says
+    what, with nothing spawned).
 
     Raises TetherError only for a folder another tether holds, as opening would.
     """
-    if not words or view_cols_rows is None or not workdir.is_dir():
+    if view_cols_rows is None or not workdir.is_dir():
+        return None
+    if profile_name is None and not words:
         return None
     from supervisor.config.keymap import load_keymap
     from supervisor.config.profiles import load_profile
     from supervisor.terminal.pty_host import resolve_command
 
-    try:
-        profile = load_profile("shell")  # what build_config runs a plain command with
+    words = list(words)
+    try:  # what build_config checks, in its order
+        profile = load_profile(profile_name or "shell")
+        if profile_name is not None and not profile.command and not words:
+            words = [os.environ.get("SHELL") or "sh"]
+        resolve_command(words if profile_name is None else profile.argv(words))
         load_keymap()  # a broken keys.toml is refused before anything runs
-        resolve_command(words)
     except TetherError:
         return None
     from supervisor.agents.hook_client import reserve_socket_path
@@ -92,16 +100,22 @@ def spawn_ahead(
     lock = supervisor_lock.acquire(tether)
     socket_path = host = None
     try:
+        if profile_name is None:
+            argv = words
+        else:  # the hook settings file is written here, as build_config writes it
+            from supervisor.run.agent_command import agent_argv
+
+            argv = agent_argv(profile, words, tether, resume=False)
         env = dict(os.environ)
         env["TETHER_PROFILE"] = profile.name  # as launch.new_supervision sets it
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
         cols, rows = view_cols_rows
-        host = PtyHost(words, cols=cols, rows=rows, cwd=str(workdir), env=env)
+        host = PtyHost(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)
         # Only now what the agent's own start does not need: the emulator, the server.
         from supervisor.agents.hook_server import HookServer
         from supervisor.terminal.session import AgentSession
 
-        session = AgentSession(words, cols=cols, rows=rows, cwd=str(workdir), env=env)
+        session = AgentSession(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)
         session.adopt(host)
         server = HookServer(workdir)
         server.reserve(socket_path)

@@ -36,6 +36,7 @@ from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
+from supervisor.run.agent_command import agent_argv
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
@@ -74,17 +75,6 @@ class RunConfig:
     checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
     extra_args: list[str] = field(default_factory=list)
     resume: bool = False  # started with the profile's resume command
-
-
-def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
-    """The agent's command line: the profile's (or resume) command, hook settings, extras."""
-    argv = profile.argv(extra, resume=resume)
-    if "claude_hooks" in profile.integrations:
-        from supervisor.agents.claude_settings import write_settings
-
-        settings = write_settings(tether.root)
-        argv[1:1] = ["--settings", str(settings)]
-    return argv
 
 
 class Supervision:
