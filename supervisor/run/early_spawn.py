@@ -103,7 +103,7 @@ def spawn_ahead(
         if profile_name is None:
             argv = words
         else:  # the hook settings file is written here, as build_config writes it
-            from supervisor.run.agent_command import agent_argv
+            from supervisor.run.run_config import agent_argv
 
             argv = agent_argv(profile, words, tether, resume=False)
         env = dict(os.environ)
