@@ -94,7 +94,7 @@ def spawn_ahead(
     fresh = not tether.exists()
     if fresh:  # the lock's folder now; the templates (~50 ms of fsyncs) once the agent runs
         try:
-            tether.root.mkdir(exist_ok=True)
+            tether.root.mkdir(mode=0o700, exist_ok=True)  # private, as init makes it
         except OSError:
             return None  # build_config and open say why, with nothing spawned
     lock = supervisor_lock.acquire(tether)

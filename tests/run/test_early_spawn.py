@@ -58,10 +58,13 @@ def test_a_new_folder_gets_its_templates_once_the_command_runs(tmp_path):
     ahead = spawn_ahead(None, SLEEPER, tmp_path, (80, 24))
     try:
         assert (tmp_path / ".tether" / "lock").exists()
+        assert oct((tmp_path / ".tether").stat().st_mode & 0o777) == "0o700"
         assert not (tmp_path / ".tether" / "notes.md").exists()  # not before the spawn
         ahead.complete()
         assert (tmp_path / ".tether" / "notes.md").exists()
         assert (tmp_path / ".tether" / "checkpoints").is_dir()
+        kinds = [e["kind"] for e in TetherDir.at(tmp_path).recent_events(10)[0]]
+        assert "made_private" not in kinds  # it was private from the start
     finally:
         ahead.abandon()
 
