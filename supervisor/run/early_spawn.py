@@ -73,6 +73,7 @@ def spawn_ahead(
     if profile_name is None and not words:
         return None
     from supervisor.config.keymap import load_keymap
+    from supervisor.config.notify import load_notify_settings
     from supervisor.config.profiles import load_profile
     from supervisor.terminal.pty_host import resolve_command
 
@@ -83,6 +84,7 @@ def spawn_ahead(
             words = [os.environ.get("SHELL") or "sh"]
         resolve_command(words if profile_name is None else profile.argv(words))
         load_keymap()  # a broken keys.toml is refused before anything runs
+        load_notify_settings()  # and a broken notify.toml
     except TetherError:
         return None
     from supervisor.agents.hook_client import reserve_socket_path

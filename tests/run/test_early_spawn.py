@@ -37,6 +37,19 @@ def test_anything_build_config_refuses_spawns_nothing_and_touches_nothing(tmp_pa
     assert not (tmp_path / ".tether").exists()
 
 
+@pytest.mark.parametrize("name", ["keys.toml", "notify.toml"])
+def test_a_broken_config_file_is_refused_before_anything_runs(tmp_path, monkeypatch, name):
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    (config_dir / name).write_text("this is [not toml")
+    monkeypatch.setenv("TETHER_CONFIG_DIR", str(config_dir))
+    marker = tmp_path / "ran"
+    assert spawn_ahead(None, ["sh", "-c", f"touch {marker}"], tmp_path, (80, 24)) is None
+    with pytest.raises(TetherError):  # build_config then says what is wrong
+        build_config(None, ["sh", "-c", f"touch {marker}"], tmp_path)
+    assert not marker.exists() and not (tmp_path / ".tether").exists()
+
+
 def test_no_known_size_or_no_folder_leaves_it_to_the_usual_start(tmp_path):
     assert spawn_ahead(None, ["true"], tmp_path, None) is None
     assert spawn_ahead(None, ["true"], tmp_path / "missing", (80, 24)) is None
