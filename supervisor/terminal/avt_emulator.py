@@ -28,6 +28,7 @@ from typing import Any
 
 import avt
 
+from supervisor.terminal.avt_frames import SOFT_RESET, frame_text, page_text
 from supervisor.terminal.avt_pens import bg_only, colour_sgr, pen_sgr, pen_style
 from supervisor.terminal.emulator import (
     DEFAULT_STYLE,
@@ -171,6 +172,24 @@ class AvtEmulator(PrefilteredScreen):
         self._write("\x1bc")
         self._in_alt = False
         self._origin_seen = False
+        self._all_dirty()
+
+    def _leave_for_next_process(self, alt: bool) -> None:
+        self._joining = False
+        self._origin_seen = False
+        frame = list(self._vt.view()) if alt else None
+        if alt:
+            self._write("\x1b[?1049l")
+            self._in_alt = False
+        cursor = self._vt.cursor
+        self._write(f"{SOFT_RESET}\x1b[{cursor.row + 1};{cursor.col + 1}H")
+        if frame is not None:
+            self._write(page_text(list(self._vt.view()), self.rows) + frame_text(frame))
+        self._all_dirty()
+
+    def _page(self) -> None:
+        self._joining = False
+        self._write(page_text(list(self._vt.view()), self.rows))
         self._all_dirty()
 
     def resize(self, cols: int, rows: int) -> None:

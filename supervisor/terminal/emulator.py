@@ -97,6 +97,12 @@ class Emulator(Protocol):
 
     def resize(self, cols: int, rows: int) -> None: ...
 
+    def process_ended(self) -> None:
+        """The child is gone: its modes are reset, its last screen stays in view."""
+
+    def new_page(self) -> None:
+        """A new child starts: the screen goes into scrollback, the cursor home."""
+
     def take_dirty(self) -> set[int]:
         """Rows changed since the last call; empty while synchronized output holds."""
 

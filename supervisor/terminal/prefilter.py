@@ -320,6 +320,19 @@ class Prefilter:
         for name in TerminalModes.__slots__:
             setattr(self.modes, name, getattr(fresh, name))
 
+    def process_ended(self) -> None:
+        """The child is gone: the next one starts as in a new terminal, so nothing the dead
+        one set or left half-written carries over (modes, a cut sequence, its OSC 7501 state).
+
+        Kitty keyboard flags are not tracked: tether never claims the protocol and drops
+        its pushes, so there is nothing of them to reset.
+        """
+        self._reset_modes()
+        self._decoder.reset()
+        self._pending = ""
+        self._discarding = self._discard_bel = False
+        self.agent_status = ""
+
     def _osc(self, text: str, i: int, out: list[str], segments: list[str | Event]) -> int:
         n = len(text)
         pos = i + 2

@@ -78,6 +78,25 @@ class PrefilteredScreen:
             replies=b"".join(replies), scrolled_off=scrolled, bell=self._prefilter.take_bell()
         )
 
+    def process_ended(self) -> None:
+        """The child is gone: reset the modes it set, keeping its last screen in view.
+
+        A new terminal gives the next child no alternate screen, mouse, bracketed
+        paste, focus reports or application keys: the injector and the key encoder
+        must not honour a dead process's wishes. The last frame stays visible (moved
+        to the main screen when it was on the alternate one; see the backend).
+        """
+        alt = self.modes.alt_screen
+        self._prefilter.process_ended()
+        self._sync_since = 0.0
+        self._leave_for_next_process(alt)
+
+    def new_page(self) -> None:
+        """A new child starts here: the screen goes into scrollback and the cursor home,
+        so the child draws on a blank page, as in a new terminal, and nothing the last
+        one drew can pass for its output."""
+        self._page()
+
     def _repaints_held(self) -> bool:
         """Synchronized output is on and has not outlasted ``sync_timeout``."""
         return self.modes.synchronized_output and (
@@ -96,4 +115,11 @@ class PrefilteredScreen:
         raise NotImplementedError
 
     def _hard_reset(self) -> None:
+        raise NotImplementedError
+
+    def _leave_for_next_process(self, alt: bool) -> None:
+        """Leave the alternate screen (``alt``) showing its last frame; reset pen and margins."""
+        raise NotImplementedError
+
+    def _page(self) -> None:
         raise NotImplementedError

@@ -107,6 +107,9 @@ class AgentSession:
         :meth:`read_on`."""
         if argv is not None:
             self.argv = list(argv)
+        if self.host is not None:  # a restart: the new child gets a page of its own
+            self.emulator.new_page()
+            self._screen_reset()
         self.exit_status = None
         self.host = PtyHost(
             self.argv,
@@ -300,8 +303,21 @@ class AgentSession:
     def _exited(self, host: PtyHost, status: ExitStatus | None) -> None:
         host.close()
         self.exit_status = status or ExitStatus(None, None)
+        self._terminal_ended()
         for notify in self.exit_listeners:
             notify(self.exit_status)
+
+    def _terminal_ended(self) -> None:
+        """The child is gone: the modes it set end with it (see Emulator.process_ended)."""
+        self.emulator.process_ended()
+        self._screen_reset()
+
+    def _screen_reset(self) -> None:
+        """Rows tether itself redrew, between children: the view repaints them; the
+        detectors never see them as a child's output."""
+        self._unpainted |= self.emulator.take_dirty()
+        for notify in self.screen_listeners:
+            notify()
 
     def stop(self) -> ExitStatus | None:
         """Hang up on the child and reap it (used when tether quits or restarts)."""
@@ -313,6 +329,7 @@ class AgentSession:
         status = host.terminate()
         if self.exit_status is None:
             self.exit_status = status
+            self._terminal_ended()
         return self.exit_status
 
     # -- input -------------------------------------------------------------
