@@ -12,6 +12,13 @@ second or faster, so output silent for ``idle_after`` seconds means it waits,
 whatever a stale cue on screen last said (a resumed Claude Code was seen
 leaving an old "esc to interrupt" row behind), and a plain command with no
 cues at all can be rehydrated.
+
+A process that has only just started is another matter: a slow start is silent
+too (a resumed Claude Code on a busy machine draws its first frame seconds after
+its first bytes), and a paste before it reads its input is lost. So nothing is
+"waiting" before the process has drawn its first frame, and for a profile that
+has cues (``needs_cue``: a prompt marker, hooks or OSC 7501) silence counts only
+after the process itself has once said that it waits.
 """
 
 from __future__ import annotations
@@ -24,15 +31,26 @@ BUSY, WAITING, EXITED, UNKNOWN = "busy", "waiting", "exited", "unknown"
 class AgentState:
     """Fold agent_state / exit observations and output times into one state."""
 
-    def __init__(self, *, quiet_after: float = 0.4, idle_after: float = 3.0) -> None:
+    def __init__(
+        self, *, quiet_after: float = 0.4, idle_after: float = 3.0, needs_cue: bool = False
+    ) -> None:
         self._quiet_after = quiet_after
         self._idle_after = idle_after
         self._reported = UNKNOWN
         self._reported_at = 0.0
         self._last_output = 0.0
+        self.needs_cue = needs_cue
+        self.drawn = False  # the process has drawn its first frame
+        self.cued = False  # the process itself has said once that it waits
 
-    def note_output(self, now: float) -> None:
+    @property
+    def idle_after(self) -> float:
+        return self._idle_after
+
+    def note_output(self, now: float, *, drew: bool = True) -> None:
+        """Output at ``now``; ``drew``: it changed the screen (not only a terminal query)."""
         self._last_output = now
+        self.drawn = self.drawn or drew
 
     def observe(self, observation: Observation) -> None:
         if self._reported == EXITED:
@@ -43,11 +61,16 @@ class AgentState:
             state = observation.details.get("state")
             if state in (BUSY, WAITING, EXITED):
                 self._reported, self._reported_at = state, observation.at
+                self.cued = self.cued or state == WAITING
 
-    def restart(self) -> None:
-        """A new agent process was started (resume after a crash)."""
+    def restart(self, *, needs_cue: bool | None = None) -> None:
+        """A new agent process was started (resume after a crash): nothing the old one
+        said or drew, nor its silence, says anything about the new one."""
         self._reported, self._reported_at = UNKNOWN, 0.0
-        self._last_output = 0.0  # the old process's silence says nothing about the new one
+        self._last_output = 0.0
+        self.drawn = self.cued = False
+        if needs_cue is not None:
+            self.needs_cue = needs_cue
 
     def state(self, now: float) -> str:
         if self._reported == WAITING and now - self._last_output < self._quiet_after:
@@ -57,14 +80,27 @@ class AgentState:
         return self._reported
 
     def _idle(self, now: float) -> bool:
-        """Silent for idle_after seconds since output began (not before the first byte)."""
+        """Silent for idle_after seconds since the first frame (and, with cues, since the
+        process first said it waits)."""
         return (
             self._reported != EXITED
-            and self._last_output > 0
+            and self.drawn
+            and (self.cued or not self.needs_cue)
             and now - self._last_output >= self._idle_after
         )
 
     def ready_for_input(self, now: float) -> bool:
         """True when injected text would land in an idle prompt."""
+        if not self.drawn:
+            return False
         quiet = now - self._last_output >= self._quiet_after
         return (self._reported == WAITING and quiet) or self._idle(now)
+
+    def waits_for(self) -> str:
+        """What a new process has yet to show before silence may count: "first frame",
+        "cue" (its own sign that it waits) or "" (nothing: the usual rules apply)."""
+        if not self.drawn:
+            return "first frame"
+        if self.needs_cue and not self.cued:
+            return "cue"
+        return ""

@@ -29,13 +29,13 @@ from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import Incident, Observation
-from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
+from supervisor.run.restart import Restarts, needs_cue
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
@@ -45,7 +45,6 @@ from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
-from supervisor.terminal.pty_host import ExitStatus
 from supervisor.terminal.recorder import SessionRecorder
 from supervisor.terminal.session import AgentSession
 
@@ -60,8 +59,8 @@ HEARTBEAT_SECONDS = 5.0
 SCAN_INTERVAL = 0.025
 
 
-class Supervision:
-    """The engine side of one `tether run`."""
+class Supervision(Restarts):
+    """The engine side of one `tether run` (the agent's process: restart.py)."""
 
     def __init__(
         self,
@@ -88,7 +87,7 @@ class Supervision:
         self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
         self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
         self.stream = StreamDetector()
-        self.state = AgentState()
+        self.state = AgentState(needs_cue=needs_cue(self.profile))
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
         self._was_waiting = False
@@ -199,36 +198,6 @@ class Supervision:
         if self.recorder is not None:
             self.recorder.resize(cols, rows)
 
-    def stop_agent(self) -> None:
-        """Hang up on the agent because the user asked (quit, restart): not a crash."""
-        self._stopping = True
-        self.session.stop()
-
-    def restart(self, *, payload: Any = None) -> None:
-        """Start the agent again with the profile's resume command; rehydrate once it waits.
-
-        ``payload``: one already built (the app builds it on a worker thread).
-        """
-        self._stopping = False
-        if self.profile.command:
-            argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
-        else:  # a plain command (`tether run -- CMD`): run it again
-            argv = list(self.config.argv)
-        self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.stream = StreamDetector()
-        self.state.restart()
-        self.transcript.forget()
-        self.session.start(argv=argv)
-        self._note_agent_pid()
-        self.tether.record_event("agent_restart", "supervisor", argv=argv)
-        self.rehydrate(reason="restart after crash", payload=payload)
-
-    def _note_agent_pid(self) -> None:
-        """The lock names the running agent, for the next start if this tether dies."""
-        host = self.session.host
-        if self.lock is not None and host is not None:
-            self.lock.record_agent(host.pid)
-
     @property
     def orphan(self) -> LockInfo | None:
         """The dead tether's agent, still running (orphaned), if there is one."""
@@ -265,9 +234,7 @@ class Supervision:
                 f"is empty (sent or cleared) · {key} again: send anyway"
             )
         if not self.state.ready_for_input(now):
-            state = self.state.state(now)
-            doing = "busy" if state in ("busy", "unknown") else state
-            return f"the agent is {doing}; it is sent when the agent waits for input"
+            return self.not_ready_reason(now)
         if now - self._last_input < USER_QUIET:
             return "you are typing to the agent; it is sent after a pause"
         return None
@@ -305,7 +272,7 @@ class Supervision:
             recorder.record(data)
             if result.scrolled_off:
                 recorder.scrolled_off(result.scrolled_off)
-        self.state.note_output(now)
+        self.state.note_output(now, drew=bool(result.dirty))
         observations = self.stream.feed(data, now)
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
@@ -366,22 +333,6 @@ class Supervision:
     def _meter_changed(self) -> None:
         for notify in self.on_meter:
             notify(self.meter)
-
-    def _on_exit(self, status: ExitStatus) -> None:
-        now = self.clock()
-        self.observe(exit_observation(status.code, status.signal, now, requested=self._stopping))
-        try:
-            self.tether.record_event(
-                "agent_exit",
-                "process",
-                code=status.code,
-                signal=status.signal,
-                description=status.describe(),
-            )
-        except TetherError as error:
-            self._problem(str(error))
-        self.checkpoint(f"agent {status.describe()}")
-        self._report_state()
 
     # -- checkpoints -------------------------------------------------------------
 

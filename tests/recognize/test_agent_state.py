@@ -51,3 +51,37 @@ def test_a_restarted_agent_is_not_idle_until_it_has_spoken():
     assert not state.ready_for_input(50.0)
     state.note_output(51.0)
     assert state.ready_for_input(54.5)
+
+
+def test_nothing_is_ready_before_the_first_frame_however_long_the_silence():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(1.0, drew=False)  # a terminal query, a title: nothing drawn
+    report(state, WAITING, 1.0, HOOK)
+    assert not state.ready_for_input(60.0)
+    assert state.waits_for() == "first frame"
+    state.note_output(61.0)
+    assert state.ready_for_input(61.5)
+
+
+def test_with_cues_silence_counts_only_after_the_process_said_it_waits():
+    state = AgentState(quiet_after=0.4, idle_after=3.0, needs_cue=True)
+    state.note_output(1.0)  # a partial frame of a slow start, then silence
+    assert not state.ready_for_input(30.0)
+    assert state.waits_for() == "cue"
+    report(state, WAITING, 31.0)
+    state.note_output(31.0)
+    assert state.ready_for_input(31.5)
+    report(state, BUSY, 32.0)  # later, a stale busy cue is outlived by silence as before
+    state.note_output(32.0)
+    assert state.ready_for_input(35.1)
+
+
+def test_a_restart_forgets_the_old_processs_frame_and_cue():
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(1.0)
+    report(state, WAITING, 1.0)
+    state.observe(Observation(CRASH, HOOK, 2.0))
+    state.restart(needs_cue=True)
+    state.note_output(3.0)
+    assert not state.ready_for_input(50.0)
+    assert (state.drawn, state.cued, state.waits_for()) == (True, False, "cue")
