@@ -359,6 +359,44 @@ def test_8_codex_three_compacts_are_three_incidents_each_f6_payload_names_it(
         assert [i["number"] for i in compactions] == [1, 2, 3], run.incidents()
 
 
+def test_9_codex_sigkill_is_a_crash_then_f6_resumes_and_rehydrates(
+    make_codex_env, fake_server, tether_run
+):
+    """Codex draws on the alternate screen with mouse tracking and bracketed paste on;
+    killed, it resets none of it. F6 runs `codex resume --last`, and the payload goes in
+    only once the new Codex shows its own prompt: the first request after the restart
+    is the payload, bracketed because the new Codex asked for it."""
+    with Timer("9 codex SIGKILL, F6 restart resume --last"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.type_line(DECISION)
+        run.wait_screen(r"ack 'DECISION: refresh tokens in Redis")
+        run.wait_screen(XM["ready"])
+        pid = run.wait_agent_pid()
+        os.killpg(pid, signal.SIGKILL)  # the node launcher and the native binary under it
+        incident = run.wait_incident("crash", what="a crash incident")
+        assert "process" in incident["sources"], incident
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+
+        after = run.last_seq()
+        run.press("F6")
+        restart = run.wait_event("agent_restart")
+        assert restart["argv"][-2:] == ["resume", "--last"], restart
+        run.wait_agent_pid(other_than=pid)
+        injection = run.wait_event("injection", reason="restart after crash", timeout=45)
+        assert injection["bracketed"] is True, injection
+        request = run.wait_request(
+            lambda e: e["rule"] == "reply", after=after, what="the request after the restart"
+        )
+        prompt = codex_last_prompt(request["body"])
+        if not (prompt.startswith(PREAMBLE) and has_all_specifics(prompt)):
+            run.fail(f"the first request after the restart is not the payload: {prompt[:400]!r}")
+        assert "hello codex" in request_text(request)  # resume brought the conversation back
+        run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)
+        assert len(run.incidents_of("crash")) == 1, run.incidents()
+
+
 def test_nothing_left_running(tmp_path_factory):
     """Runs last in the e2e tier (the files run in name order): no tether, agent, hook, fake
     server or tmux server of this session is alive: they carry its temp dir or socket."""
