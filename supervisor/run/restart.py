@@ -17,11 +17,13 @@ from typing import Any
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.observations import AGENT_STATE, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.run.run_config import agent_argv
 from supervisor.terminal.pty_host import ExitStatus
+from supervisor.times import epoch
 
 OSC_STATE = "osc7501"
 
@@ -69,6 +71,7 @@ class Restarts:
     clock: Callable[[], float]
     _stopping: bool
     restarts = 0  # how many times the agent was started again
+    _restarted_at: float | None = None  # epoch seconds of the last restart
 
     def stop_agent(self) -> None:
         """Hang up on the agent because the user asked (quit, restart): not a crash."""
@@ -93,8 +96,16 @@ class Restarts:
         self.transcript.forget()
         self.session.start(argv=argv)
         self._note_agent_pid()
-        self.tether.record_event("agent_restart", "supervisor", argv=argv)
+        event = self.tether.record_event("agent_restart", "supervisor", argv=argv)
+        self._restarted_at = epoch(event["at"])
         self.rehydrate(reason="restart after crash", payload=payload)
+
+    def old_state_report(self, record: dict, observation: Observation) -> bool:
+        """A state the dead process's hook recorded before the restart, read after it (a
+        hook call still in flight when the agent was killed): not the new process's."""
+        at = epoch(record.get("at"))
+        restarted = self._restarted_at
+        return observation.kind == AGENT_STATE and None not in (at, restarted) and at < restarted
 
     def not_ready_reason(self, now: float) -> str:
         return not_ready_reason(self.state, self.profile, now, restarted=self.restarts > 0)

@@ -442,7 +442,8 @@ class Supervision(Restarts):
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):
-                self.observe(observation)
+                if not self.old_state_report(record, observation):
+                    self.observe(observation)
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,11 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.run.restart import needs_cue
 from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.session import AgentSession
+from supervisor.times import iso
 from tests.conftest import until
 from tests.locations import CAPTURES
 
@@ -118,7 +121,9 @@ def reads(tmp_path: Path) -> list[tuple[str, bytes]]:
     return [(phase, ast.literal_eval(data)) for phase, data in pairs]
 
 
-async def crash_and_restart(tmp_path: Path, supervision: Supervision) -> list[str]:
+async def crash_and_restart(
+    tmp_path: Path, supervision: Supervision, *, late_hook: bool = False
+) -> list[str]:
     """Kill the first agent, restart it, tick as the app does until the payload and its
     submit key arrive; return what the banner said meanwhile."""
     session = supervision.session
@@ -127,6 +132,10 @@ async def crash_and_restart(tmp_path: Path, supervision: Supervision) -> list[st
     os.kill(session.host.pid, signal.SIGKILL)
     await until(lambda: session.exit_status is not None, "the crash")
     supervision.restart()
+    if late_hook:  # the dead agent's Stop hook, recorded before the restart, read after it
+        before = iso(time.time() - 1)
+        line = {"at": before, "kind": "hook", "source": "hook", "event": "Stop", "payload": {}}
+        fsio.append_jsonl(supervision.tether.events, line)
     said: list[str] = []
 
     def arrived() -> bool:
@@ -148,10 +157,15 @@ async def _tick(seconds: float) -> None:
     await asyncio.sleep(0.1)
 
 
-@pytest.mark.parametrize("role", ["starter", "starter-bracketed"])
-async def test_the_payload_waits_for_the_restarted_agents_own_prompt_and_paste_mode(tmp_path, role):
+@pytest.mark.parametrize(
+    ("role", "late_hook"),
+    [("starter", False), ("starter-bracketed", False), ("starter", True)],
+)
+async def test_the_payload_waits_for_the_restarted_agents_own_prompt_and_paste_mode(
+    tmp_path, role, late_hook
+):
     supervision = make_supervision(tmp_path, role, prompt=True)
-    said = await crash_and_restart(tmp_path, supervision)
+    said = await crash_and_restart(tmp_path, supervision, late_hook=late_hook)
 
     got = reads(tmp_path)
     assert {phase for phase, _ in got} == {"prompt"}, got  # nothing before its prompt
