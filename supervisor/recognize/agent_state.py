@@ -73,6 +73,8 @@ class AgentState:
             self.needs_cue = needs_cue
 
     def state(self, now: float) -> str:
+        if self._reported == WAITING and not self.drawn:
+            return UNKNOWN  # it cannot wait for input on a screen it has not drawn
         if self._reported == WAITING and now - self._last_output < self._quiet_after:
             return BUSY if self._last_output > self._reported_at + self._quiet_after else WAITING
         if self._idle(now):

@@ -62,7 +62,9 @@ def not_ready_reason(state: AgentState, profile: Profile, now: float, *, restart
 
 
 class Restarts:
-    """The process half of :class:`~supervisor.run.supervision.Supervision` (a mixin)."""
+    """The process half of :class:`~supervisor.run.supervision.Supervision` (a mixin):
+    it uses the supervision's session, config, tether, lock and transcript, and its
+    observe, checkpoint and rehydrate."""
 
     profile: Profile
     state: AgentState

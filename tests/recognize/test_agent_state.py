@@ -58,7 +58,7 @@ def test_nothing_is_ready_before_the_first_frame_however_long_the_silence():
     state.note_output(1.0, drew=False)  # a terminal query, a title: nothing drawn
     report(state, WAITING, 1.0, HOOK)
     assert not state.ready_for_input(60.0)
-    assert state.waits_for() == "first frame"
+    assert state.waits_for() == "first frame" and state.state(60.0) == "unknown"
     state.note_output(61.0)
     assert state.ready_for_input(61.5)
 
