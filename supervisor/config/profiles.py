@@ -37,7 +37,9 @@ MARKER_KINDS: dict[str, str] = {
 }
 _PERCENT_KINDS = ("context_low", "context_used")
 
-INTEGRATIONS = frozenset({"claude_hooks", "claude_transcript", "codex_rollout", "osc7501"})
+INTEGRATIONS = frozenset(
+    {"claude_hooks", "claude_transcript", "codex_hooks", "codex_rollout", "osc7501"}
+)
 
 # key -> (python type(s), description of the TOML type for messages)
 _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {

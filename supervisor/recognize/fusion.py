@@ -10,6 +10,10 @@ the banner is immediate) and adds later sightings to it as sources:
   incident's first sighting and that incident has not yet heard from the same
   (source, channel) — a second screen sighting is a second compaction, while
   a hook's PostCompact and SessionStart(compact) are two channels of one;
+* a sighting marked ``AT_NEXT_TURN`` (Codex fires SessionStart compact/clear only
+  when the next turn starts, minutes later perhaps) joins the newest incident of
+  its kind that lacks its channel, outside the window, if no other incident was
+  opened since; otherwise it opens one, as for a /clear nothing else saw;
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
   kept for a compaction that follows within the window;
 * the trigger and the summary are filled in by whichever source knows them;
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from supervisor.recognize.loss_audit import audit_summary
 from supervisor.recognize.observations import (
     AGENT_STATE,
+    AT_NEXT_TURN,
     COMPACTION,
     COMPACTION_STARTED,
     CONTEXT_USED,
@@ -43,6 +48,8 @@ DEFAULT_WINDOW = 10.0
 # The meter and the agent's state change constantly: the status bar shows them, the
 # event log would drown in them.
 _NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
+# Observation details about the sighting, not the incident.
+_NOT_DETAILS = frozenset({"channel", AT_NEXT_TURN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +108,10 @@ class Fusion:
         if kind is None:
             return None
         channel = (observation.source, str(observation.details.get("channel", "")))
-        incident = self._joinable(kind, observation.at, channel)
+        if observation.details.get(AT_NEXT_TURN):
+            incident = self._joinable_late(kind, channel)
+        else:
+            incident = self._joinable(kind, observation.at, channel)
         if incident is None:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
@@ -128,6 +138,12 @@ class Fusion:
                 return incident
         return None
 
+    def _joinable_late(self, kind: str, channel: tuple[str, str]) -> Incident | None:
+        newest = self._incidents[-1] if self._incidents else None
+        if newest is None or newest.kind != kind or channel in self._channels[newest.number]:
+            return None
+        return newest
+
     def _trigger_for(self, observation: Observation) -> str | None:
         if observation.trigger:
             return observation.trigger
@@ -145,7 +161,7 @@ class Fusion:
             sources=[observation.source],
             at=observation.at,
             summary=observation.summary,
-            details={k: v for k, v in observation.details.items() if k != "channel"},
+            details={k: v for k, v in observation.details.items() if k not in _NOT_DETAILS},
         )
         self._audit(incident)
         incident.number = self._record_incident(incident)
@@ -172,7 +188,7 @@ class Fusion:
             self._audit(incident)
             changed = True
         for key, value in observation.details.items():
-            if key != "channel" and key not in incident.details:
+            if key not in _NOT_DETAILS and key not in incident.details:
                 incident.details[key] = value
         return changed
 

@@ -46,6 +46,11 @@ INCIDENT_KINDS = {
 MANUAL = "manual"
 AUTO = "auto"
 
+# A detail (True) on a sighting the agent reports only when the next turn starts, however
+# long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest
+# incident of its kind that lacks its channel, outside the usual window.
+AT_NEXT_TURN = "at_next_turn"
+
 
 def iso(at: float) -> str:
     """Epoch seconds as the UTC ISO-8601 text used in `.tether/` files."""

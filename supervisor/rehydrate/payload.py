@@ -174,7 +174,8 @@ def latest_incident(tether: TetherDir) -> dict[str, Any] | None:
     return None
 
 
-AUTO_SOURCES = ("compact", "clear")
+# SessionStart sources answered with the payload, and the incident type each follows.
+AUTO_SOURCES = {"compact": "compaction", "clear": "wipe"}
 PROFILE_ENV = "TETHER_PROFILE"
 DEFAULT_HOOK_PROFILE = "claude"
 
@@ -205,6 +206,10 @@ def session_start_answer(
         return None
     tether = TetherDir.at(work_dir)
     incident = latest_incident(tether)
+    if incident is not None and incident.get("type") != AUTO_SOURCES[source]:
+        # Codex fires SessionStart(clear) before anything else saw the wipe: the latest
+        # incident is an older one, which this payload must not describe as the loss.
+        incident = None
     number = incident.get("number") if incident else None
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)

@@ -1,0 +1,140 @@
+"""Codex with tether's hooks (issue 17): `tether run codex` against the fake server, in tmux.
+
+tether passes its hooks and their trust as `-c` overrides (supervisor/agents/codex_hooks.py),
+so no "Hooks need review" screen appears and nothing is written into the user's CODEX_HOME.
+Each scenario checks that last: Codex's own bookkeeping in config.toml (the `[tui]` table it
+rewrites at every start) is allowed, anything else that changed there is tether's fault.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.fake_server import codex_last_prompt
+from tests.e2e.tether_driver import (
+    DECISION,
+    TetherRun,
+    Timer,
+    cmdline,
+    has_all_specifics,
+    tether_run_fixture,  # noqa: F401  (the tether_run fixture)
+)
+
+pytestmark = pytest.mark.e2e
+
+PREAMBLE = "Context check from tether"
+REVIEW_SCREEN = r"Hooks need review"
+# What Codex 0.171.0 itself writes into config.toml at every TUI start.
+CODEX_BOOKKEEPING = ("tui",)
+
+
+# --------------------------------------------------------------------------- the user's files
+
+
+def user_codex_state(codex_home: Path) -> dict:
+    """What tether must never change: config.toml without Codex's own bookkeeping, and the
+    hooks, auth and instruction files at the top of CODEX_HOME."""
+    config = tomllib.loads((codex_home / "config.toml").read_text())
+    for key in CODEX_BOOKKEEPING:
+        config.pop(key, None)
+    files = {}
+    for name in ("hooks.json", "auth.json", "AGENTS.md", "requirements.toml"):
+        path = codex_home / name
+        files[name] = path.read_bytes() if path.exists() else None
+    return {"config": config, "files": files}
+
+
+def assert_tether_wrote_nothing(run: TetherRun, before: dict) -> None:
+    codex_home = run.setup.codex_home
+    after = user_codex_state(codex_home)
+    text = (codex_home / "config.toml").read_text()
+    if "hooks" in after["config"] or "tether" in text:
+        run.fail(f"tether's hooks or their trust landed in the user's config.toml:\n{text}")
+    if after != before:
+        run.fail(f"the user's Codex files changed beyond Codex's own [tui] bookkeeping:\n{text}")
+
+
+def start(make_codex_env, fake_server, tether_run, *args: str) -> tuple[TetherRun, dict]:
+    setup = make_codex_env()
+    before = user_codex_state(setup.codex_home)
+    run = tether_run(setup, fake_server, "codex", *args, ready=XM["ready"])
+    if re.search(REVIEW_SCREEN, run.agent_screen()):
+        run.fail("Codex asks to review tether's hooks: the inline trust hash is wrong")
+    return run, before
+
+
+# --------------------------------------------------------------------------- the model's side
+
+
+def developer_texts(entry: dict) -> list[str]:
+    """Texts of the request's developer items (where Codex puts a hook's additionalContext)."""
+    out = []
+    for item in entry["body"].get("input") or []:
+        if isinstance(item, dict) and item.get("role") == "developer":
+            for part in item.get("content") or []:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    out.append(part["text"])
+    return out
+
+
+def carries_payload(entry: dict) -> bool:
+    return any(PREAMBLE in t and has_all_specifics(t) for t in developer_texts(entry))
+
+
+def prompt_and_reply(run: TetherRun, text: str, timeout: float = 30.0) -> dict:
+    """Type ``text``; wait for its reply on screen; the model request that carried it."""
+    after = run.last_seq()
+    run.type_line(text)
+    request = run.wait_request(
+        lambda e: e["rule"] == "reply" and codex_last_prompt(e["body"]) == text,
+        after=after,
+        timeout=timeout,
+        what=f"the request for {text!r}",
+    )
+    run.wait_screen(rf"ack '{re.escape(text[:40])}", timeout=timeout)
+    run.wait_screen(XM["ready"])
+    return request
+
+
+def converse(run: TetherRun) -> None:
+    prompt_and_reply(run, "hello codex")
+    prompt_and_reply(run, DECISION)
+    assert run.events_of("decision"), "the typed DECISION line was not pinned"
+    hooks = {e["event"] for e in run.events_of("hook")}
+    assert {"SessionStart", "UserPromptSubmit", "Stop"} <= hooks, hooks
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def test_codex_clear_is_a_wipe_rehydrated_at_the_next_prompt(
+    make_codex_env, fake_server, tether_run
+):
+    with Timer("codex /clear, auto rehydrate"):
+        run, before = start(make_codex_env, fake_server, tether_run)
+        converse(run)
+        run.type_line("/clear", enter_delay=1.0)
+        run.wait_screen(XM["ready"])
+        # Codex says nothing of a /clear until the next prompt: SessionStart(clear) with a
+        # new session, and a new rollout file, both when that prompt is submitted.
+        request = prompt_and_reply(run, "what now")
+        wipe = run.wait_incident(
+            "wipe",
+            where=lambda i: {"hook", "transcript"} <= set(i.get("sources", [])),
+            what="a wipe incident from the hook and the new rollout",
+        )
+        auto = run.wait_event("auto_rehydrate", hook_source="clear")
+        assert auto["incident"] in (None, wipe["number"]), (auto, wipe)
+        if not carries_payload(request):
+            run.fail(f"the prompt after /clear lacks the payload: {developer_texts(request)}")
+        assert not run.events_of("injection"), "a key was pressed for the payload"
+        assert len(run.incidents_of("wipe")) == 1, run.incidents()
+        assert not run.incidents_of("compaction"), run.incidents()
+        assert_tether_wrote_nothing(run, before)
