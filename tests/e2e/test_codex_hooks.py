@@ -93,7 +93,7 @@ def prompt_and_reply(run: TetherRun, text: str, timeout: float = 30.0) -> dict:
     after = run.last_seq()
     run.type_line(text)
     request = run.wait_request(
-        lambda e: e["rule"] == "reply" and codex_last_prompt(e["body"]) == text,
+        lambda e: codex_last_prompt(e["body"]) == text,
         after=after,
         timeout=timeout,
         what=f"the request for {text!r}",
@@ -137,4 +137,98 @@ def test_codex_clear_is_a_wipe_rehydrated_at_the_next_prompt(
         assert not run.events_of("injection"), "a key was pressed for the payload"
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert not run.incidents_of("compaction"), run.incidents()
+        assert_tether_wrote_nothing(run, before)
+
+
+def _one_compaction(run: TetherRun, trigger: str, other_than: int | None = None) -> dict:
+    every_source = {"hook", "screen", "transcript"}
+    incident = run.wait_incident(
+        "compaction",
+        where=lambda i: (
+            i["number"] != other_than
+            and every_source <= set(i.get("sources", []))
+            and i.get("trigger") == trigger
+            and i.get("audit")
+        ),
+        what=f"a {trigger} compaction incident from hook, screen and rollout, with its audit",
+    )
+    assert "FAKE-CODEX-COMPACT-SUMMARY" in incident["summary"], incident
+    return incident
+
+
+def test_codex_manual_and_auto_compaction_rehydrate_with_no_key(
+    make_codex_env, fake_server, tether_run
+):
+    with Timer("codex /compact + auto-compact, SessionStart rehydrate"):
+        run, before = start(
+            make_codex_env, fake_server, tether_run, "-c", "model_auto_compact_token_limit=200000"
+        )
+        converse(run)
+
+        run.type_line("/compact", enter_delay=1.0)
+        run.wait_screen(XM["compacted"], timeout=30)
+        run.wait_screen(XM["ready"])
+        manual = _one_compaction(run, "manual")
+        # The next request (the next prompt: Codex fires SessionStart(compact) at the first
+        # turn after the compaction) carries the payload; nobody pressed F6.
+        request = prompt_and_reply(run, "carry on")
+        if not carries_payload(request):
+            run.fail(f"the turn after /compact lacks the payload: {developer_texts(request)}")
+        run.wait_event("auto_rehydrate", hook_source="compact")
+
+        # Auto: a turn reporting 250k input tokens; the next turn compacts before its request.
+        prompt_and_reply(run, "FILLCTX=250000 fill the context")
+        after = run.last_seq()
+        request = prompt_and_reply(run, "next step please")
+        auto = _one_compaction(run, "auto", other_than=manual["number"])
+        rules = [e["rule"] for e in run.main_requests() if e["seq"] > after]
+        assert rules[:2] == ["codex-compact", "reply"], rules  # compacted first, then the turn
+        if not carries_payload(request):
+            run.fail(f"the turn after the auto compaction lacks the payload: {rules}")
+        assert len(run.events_of("auto_rehydrate", hook_source="compact")) == 2
+        assert not run.events_of("injection"), "a key was pressed for the payload"
+        assert len(run.incidents_of("compaction")) == 2, run.incidents()
+        assert auto["number"] == manual["number"] + 1, run.incidents()
+        assert_tether_wrote_nothing(run, before)
+
+
+def test_codex_resume_after_sigkill_keeps_tethers_hooks(make_codex_env, fake_server, tether_run):
+    with Timer("codex SIGKILL, F6 resume --last with hooks"):
+        run, before = start(make_codex_env, fake_server, tether_run)
+        converse(run)
+        session = run.events_of("hook", event="SessionStart")[0]["payload"]["session_id"]
+        pid = run.wait_agent_pid()
+        assert "codex" in cmdline(pid), cmdline(pid)
+        os.kill(pid, signal.SIGKILL)
+        run.wait_incident("crash", what="a crash incident")
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+
+        after = run.last_seq()
+        mark = len(run.events())
+        run.press("F6")
+        restart = run.wait_event("agent_restart")
+        argv = restart["argv"]
+        assert argv[:3] == ["codex", "resume", "--last"], argv
+        assert any(a.startswith("hooks.state=") for a in argv), argv
+        run.wait_event("injection", reason="restart after crash", timeout=45)
+        request = run.wait_request(
+            lambda e: codex_last_prompt(e["body"]).startswith(PREAMBLE), after=after
+        )
+        assert DECISION in str(request["body"]), "resume --last did not bring the conversation"
+        if re.search(REVIEW_SCREEN, run.agent_screen()):
+            run.fail("the resumed Codex asks to review tether's hooks")
+        # The resumed session runs tether's hooks: SessionStart(resume) and the payload's turn.
+        run.poll(
+            lambda: (
+                {"SessionStart", "UserPromptSubmit", "Stop"}
+                <= {e["event"] for e in run.events()[mark:] if e.get("kind") == "hook"}
+            ),
+            timeout=20,
+            what="tether's hooks in the resumed session",
+        )
+        resumed = [e for e in run.events()[mark:] if e.get("event") == "SessionStart"]
+        assert resumed[0]["payload"]["source"] == "resume", resumed
+        assert resumed[0]["payload"]["session_id"] == session, (resumed, session)
+        assert len(run.incidents_of("crash")) == 1, run.incidents()
+        assert not run.incidents_of("wipe"), run.incidents()
         assert_tether_wrote_nothing(run, before)
