@@ -122,3 +122,22 @@ def test_claude_paths_follow_its_naming(tmp_path: Path) -> None:
     new.write_text("{}\n")
     os.utime(old, (1, 1))
     assert newest_jsonl(folder) == new
+
+
+def test_a_codex_rollout_of_another_session_is_a_wipe_but_history_and_sub_agents_are_not():
+    data = (captures_dir() / "cx-clear.session-meta.jsonl").read_bytes()
+    before, after = JsonlBuffer().feed(data)
+    rollout = CodexRollout()
+    assert rollout.feed(before, 1.0) == [] and rollout.session_id == before["payload"]["id"]
+    assert rollout.feed(before, 2.0) == []  # the same session again (a resume)
+    sub_agent = {**after, "payload": {**after["payload"], "thread_source": "subagent"}}
+    assert rollout.feed(sub_agent, 3.0) == []
+    assert rollout.feed(after, 4.0, history=True) == []  # read from before tether looked
+    rollout.session_id = before["payload"]["id"]
+    (wipe,) = rollout.feed(after, 5.0)
+    assert wipe.kind == "wipe" and wipe.source == "transcript"
+    assert wipe.details == {
+        "channel": "new_session",
+        "session": after["payload"]["id"],
+        "previous_session": before["payload"]["id"],
+    }

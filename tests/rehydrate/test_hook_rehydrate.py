@@ -66,6 +66,8 @@ def session_start(source: str) -> dict:
 
 @pytest.mark.parametrize("source", ["compact", "clear"])
 def test_session_start_after_a_loss_answers_with_the_payload(work, source):
+    if source == "clear":
+        TetherDir.at(work).record_incident("wipe", "hook", sources=["hook"])
     done = hook(work, session_start(source))
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)  # stdout is only that JSON
@@ -77,7 +79,8 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     profile = load_profile("claude")
     assert context.startswith(profile.preamble)
     assert DECISION in context and "write artifact 12" in context
-    assert "- LOST: decision 1 (missing: 250 ms)" in context
+    if source == "compact":
+        assert "- LOST: decision 1 (missing: 250 ms)" in context
     # Exactly the payload of the checkpoint taken just before answering.
     seq = checkpoints.latest_seq(tether)
     assert checkpoints.load(tether, seq).reason == "before auto rehydration"
@@ -87,8 +90,20 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     auto = [e for e in events if e["kind"] == "auto_rehydrate"]
     assert len(auto) == 1
     assert auto[0]["hook_source"] == source and auto[0]["tokens"] == expected.tokens
-    assert auto[0]["incident"] == 1 and auto[0]["checkpoint"] == seq
+    assert auto[0]["incident"] == (1 if source == "compact" else 2)
+    assert auto[0]["checkpoint"] == seq
     assert any(e["kind"] == "hook" and e.get("event") == "SessionStart" for e in events)
+
+
+def test_a_clear_nothing_else_saw_yet_is_not_described_as_the_last_compaction(work):
+    """Codex fires SessionStart(clear) before any other source saw the wipe: the payload
+    must not present the earlier compaction (and its audit) as what was just lost."""
+    done = hook(work, session_start("clear"), profile="codex")
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert DECISION in context and "LOST" not in context
+    auto = [e for e in read_jsonl(TetherDir.at(work).events)[0] if e["kind"] == "auto_rehydrate"]
+    assert auto[0]["incident"] is None and auto[0]["profile"] == "codex"
 
 
 @pytest.mark.parametrize("source", ["startup", "resume"])
