@@ -1,8 +1,8 @@
 """Everything tether does around one agent run, without a UI.
 
 The app composes this with its widgets; tests and benchmarks drive it
-headless. Data flows one way: each PTY read goes to the recorder, the stream
-and screen detectors and the agent state; hook events (appended to
+headless. Data flows one way: each PTY read goes to the recorder, the screen
+detector and the agent state (with Codex's OSC 7501 reports); hook events (appended to
 events.jsonl by `tether hook`), transcript tails and the process exit become
 observations too; fusion turns observations into incidents; the injector puts
 the rehydrate payload into the agent when it waits for input. Listeners (the
@@ -24,7 +24,7 @@ from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
-from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import (
     COMPACTION,
@@ -38,7 +38,6 @@ from supervisor.recognize.observations import (
 )
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.recognize.transcripts import (
     ClaudeTranscript,
     CodexRollout,
@@ -152,7 +151,7 @@ class Supervision:
 
         self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
         self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
-        self.stream = StreamDetector()
+        self.status_reports = StatusReports()
         self.state = AgentState()
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
@@ -263,8 +262,7 @@ class Supervision:
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.stream = StreamDetector()
-        self.state.restart()
+        self.state.restart()  # status_reports stay: only a report the new process makes counts
         self._transcript_tail, self._transcript = None, None
         self.session.start(argv=argv)
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
@@ -339,7 +337,7 @@ class Supervision:
             if result.scrolled_off:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
-        observations = self.stream.feed(data, now)
+        observations = self.status_reports.read(self.session.emulator.agent_status, now)
         # Only the seam is joined: copying the whole read would cost every read.
         if b"DECISION:" in data or b"DECISION:" in self._tail_bytes + data[:8]:
             self._decisions_until = now + 1.0  # the line may be finished in the next reads

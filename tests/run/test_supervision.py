@@ -349,3 +349,34 @@ async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
         supervision.close()
     assert len(heard) == 1 and isinstance(heard[0], TetherError)
     assert supervision.problems == []  # told to the one who asked, not as a problem
+
+
+async def test_codexs_osc7501_state_reaches_the_agent_state(tmp_path):
+    """A real child reporting its state the way Codex does (OSC 7501, split across writes):
+    the supervision reads it from the terminal's pre-filter and reports busy, then waiting."""
+    script = (
+        "import sys, time\n"
+        "w = sys.stdout.write\n"
+        "w('\\x1b]7501;state=work'); sys.stdout.flush(); time.sleep(0.2)\n"
+        "w('ing:app=codex\\x1b\\\\working...\\r\\n'); sys.stdout.flush(); time.sleep(0.5)\n"
+        "w('\\x1b]7501;state=idle:app=codex\\x07> '); sys.stdout.flush()\n"
+        "sys.stdin.readline()\n"
+    )
+    argv = [sys.executable, "-c", script]
+    session = AgentSession(argv, cols=80, rows=20, cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name="codex"), session)
+    seen: list[str] = []
+    supervision.on_state.append(seen.append)
+    supervision.open()
+    session.start()
+    try:
+        for _ in range(300):
+            supervision.tick()
+            if "waiting" in seen:
+                break
+            await asyncio.sleep(0.02)
+        assert [s for s in seen if s != "unknown"][:2] == ["busy", "waiting"], seen
+        assert session.emulator.agent_status == "state=idle:app=codex"
+    finally:
+        supervision.stop_agent()
+        supervision.close()
