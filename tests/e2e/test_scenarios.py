@@ -184,9 +184,11 @@ def test_4_claude_sigkill_is_a_crash_then_f6_restarts_and_rehydrates(
         run.wait_tether_screen(r"F6 restart and rehydrate")
 
         after = run.last_seq()
+        mark = len(run.events())
         run.press("F6")
         restart = run.wait_event("agent_restart")
         assert "--continue" in restart["argv"], restart
+        assert "--settings" in restart["argv"], restart  # native resume keeps tether's hooks
         new_pid = run.wait_agent_pid(other_than=pid)
         assert "--continue" in cmdline(new_pid), cmdline(new_pid)
         run.wait_event("injection", reason="restart after crash", timeout=45)
@@ -198,6 +200,20 @@ def test_4_claude_sigkill_is_a_crash_then_f6_restarts_and_rehydrates(
             run.fail(f"the first request after the restart is not the payload: {prompt!r}")
         # --continue brought the conversation back: the DECISION turn is in the history too
         assert DECISION in request_text(request)
+        # ...and its hooks run: SessionStart of the resumed session (source "resume", or
+        # "fork" in some versions: neither is a loss), then the payload's turn.
+        hooks = run.poll(
+            lambda: (
+                [e for e in run.events()[mark:] if e.get("kind") == "hook"]
+                if "UserPromptSubmit" in {e.get("event") for e in run.events()[mark:]}
+                else None
+            ),
+            timeout=20,
+            what="tether's hooks in the resumed Claude session",
+        )
+        starts = [e["payload"].get("source") for e in hooks if e["event"] == "SessionStart"]
+        assert starts and set(starts) <= {"resume", "fork", "startup"}, starts
+        print(f"\n[claude --continue] SessionStart sources: {starts}")
         assert len(run.incidents_of("crash")) == 1, run.incidents()
 
 
