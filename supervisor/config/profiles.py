@@ -34,6 +34,7 @@ MARKER_KINDS: dict[str, str] = {
     "prompt_ready": "the agent waits for input",
     "busy": "the agent is working",
     "exit_hint": "printed on a clean exit; optional named group `session`",
+    "hooks_review": "the agent asks the user to review (trust) hooks before it runs them",
 }
 _PERCENT_KINDS = ("context_low", "context_used")
 
@@ -71,6 +72,7 @@ class MarkerRules:
     prompt_ready: tuple[re.Pattern[str], ...] = ()
     busy: tuple[re.Pattern[str], ...] = ()
     exit_hint: tuple[re.Pattern[str], ...] = ()
+    hooks_review: tuple[re.Pattern[str], ...] = ()
 
     def items(self) -> list[tuple[str, tuple[re.Pattern[str], ...]]]:
         return [(kind, getattr(self, kind)) for kind in MARKER_KINDS]

@@ -24,6 +24,7 @@ CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
 EXIT_HINT = "exit_hint"
+HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
 # Sources, most trusted first.

@@ -30,6 +30,7 @@ from supervisor.recognize.observations import (
     COMPACTION,
     CONTEXT_LOW,
     CONTEXT_USED,
+    HOOKS_REVIEW,
     LOCK,
     UNCLEAN_EXIT,
     USAGE,
@@ -59,6 +60,12 @@ Scheduler = Callable[[float, Callable[[], None]], Any]
 Taken = Callable[[checkpoints.Checkpoint | TetherError], None]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
+HOOKS_REVIEW_PROBLEM = (
+    "the agent asks to review hooks: it does not trust the ones tether passed for this run "
+    "(a version tether does not know?). Trusting them writes into your own agent config; "
+    "continuing without trusting leaves it untouched, and tether then works from the "
+    "screen and the transcript"
+)
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
@@ -406,6 +413,8 @@ class Supervision:
 
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""
+        if observation.kind == HOOKS_REVIEW:
+            self._problem(HOOKS_REVIEW_PROBLEM)
         self.state.observe(observation)
         self._update_meter(observation)
         change = self.fusion.observe(observation)

@@ -380,3 +380,21 @@ async def test_codexs_osc7501_state_reaches_the_agent_state(tmp_path):
     finally:
         supervision.stop_agent()
         supervision.close()
+
+
+def test_codex_asking_to_review_tethers_hooks_is_said_plainly(tmp_path):
+    """Should a Codex version hash hooks differently, its review screen comes back: tether
+    says what it is and what each answer does, instead of leaving it unexplained."""
+    config = RunConfig(argv=["codex"], workdir=tmp_path, profile_name="codex")
+    session = AgentSession(["codex"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    problems: list[str] = []
+    supervision.on_problem.append(problems.append)
+    supervision.open()
+    try:
+        session.process_output(b"\r\n  Hooks need review\r\n  5 hooks are new or changed.\r\n")
+        assert len(problems) == 1 and "does not trust the ones tether passed" in problems[0]
+        session.process_output(b"  1. Review hooks\r\n")  # the same screen, redrawn
+        assert len(problems) == 1
+    finally:
+        supervision.close()
