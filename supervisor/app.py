@@ -274,9 +274,17 @@ class TetherApp(App[int], inherit_bindings=False):
             parts.append(incident.audit.headline())
         if incident.kind == "crash":
             parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
+        elif self._rehydrates_at_next_prompt():
+            parts.append(f"rehydrated with your next prompt · {keys.rehydrate.upper()} now")
         else:
             parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
         return " — ".join(parts)
+
+    def _rehydrates_at_next_prompt(self) -> bool:
+        """Codex answers its SessionStart hook only when the next turn starts, and tether's
+        hook then sends the payload with it: F6 before that would send it twice."""
+        profile = self.supervision.profile
+        return profile.auto_rehydrate and "codex_hooks" in profile.integrations
 
     @_while_mounted
     def _incident(self, change: IncidentChange) -> None:

@@ -15,7 +15,8 @@ the banner is immediate) and adds later sightings to it as sources:
   its kind that lacks its channel, outside the window, if no other incident was
   opened since; otherwise it opens one, as for a /clear nothing else saw;
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
-  kept for a compaction that follows within the window;
+  kept for a compaction that follows within the window, or given to the recent
+  compaction it was read after (hooks are read a tick after the screen);
 * the trigger and the summary are filled in by whichever source knows them;
   with a summary and pinned decisions, the loss audit is computed.
 
@@ -77,7 +78,8 @@ class Fusion:
         self._decisions = decisions
         self._incidents: list[Incident] = []
         self._channels: dict[int, set[tuple[str, str]]] = {}
-        self._pending_trigger: tuple[float, str] | None = None
+        self._pending_trigger: tuple[float, str, str] | None = None  # at, trigger, source
+        self._started: dict[int, set[str]] = {}  # compaction -> sources of its "started"
         self._next_number = 1
 
     @property
@@ -101,9 +103,17 @@ class Fusion:
         if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
             self._record(observation.kind, source=observation.source, **observation.to_event())
         if observation.kind == COMPACTION_STARTED:
-            if observation.trigger:
-                self._pending_trigger = (observation.at, observation.trigger)
-            return None
+            if not observation.trigger:
+                return None
+            incident = self._started_late(observation)
+            if incident is None:
+                self._pending_trigger = (observation.at, observation.trigger, observation.source)
+                return None
+            if incident.trigger:
+                return None
+            incident.trigger = observation.trigger
+            self._record("incident_update", number=incident.number, trigger=incident.trigger)
+            return IncidentChange(incident, new=False)
         kind = INCIDENT_KINDS.get(observation.kind)
         if kind is None:
             return None
@@ -144,14 +154,37 @@ class Fusion:
             return None
         return newest
 
+    def _started_late(self, observation: Observation) -> Incident | None:
+        """The compaction this "started" sighting belongs to, if it came after the incident.
+
+        Hooks are read a tick later than the screen: a PreCompact may be read after the
+        screen opened its compaction. It belongs to that incident when the incident is
+        recent and has not heard a start from that source; otherwise it announces the
+        next compaction (a stale one would give the next its trigger).
+        """
+        for incident in reversed(self._incidents):
+            if incident.kind != "compaction":
+                continue
+            if abs(observation.at - incident.at) > self._window:
+                return None
+            started = self._started.setdefault(incident.number, set())
+            if observation.source in started:
+                return None
+            started.add(observation.source)
+            return incident
+        return None
+
+    def _pending(self, at: float) -> tuple[float, str, str] | None:
+        pending = self._pending_trigger
+        if pending is not None and abs(at - pending[0]) <= self._window:
+            return pending
+        return None
+
     def _trigger_for(self, observation: Observation) -> str | None:
         if observation.trigger:
             return observation.trigger
-        if observation.kind == COMPACTION and self._pending_trigger:
-            at, trigger = self._pending_trigger
-            if abs(observation.at - at) <= self._window:
-                return trigger
-        return None
+        pending = self._pending(observation.at) if observation.kind == COMPACTION else None
+        return pending[1] if pending else None
 
     def _open(self, kind: str, observation: Observation, channel: tuple[str, str]) -> Incident:
         incident = Incident(
@@ -168,6 +201,8 @@ class Fusion:
         self._channels[incident.number] = {channel}
         self._incidents.append(incident)
         if kind == "compaction":
+            pending = self._pending(observation.at)
+            self._started[incident.number] = {pending[2]} if pending else set()
             self._pending_trigger = None
         return incident
 

@@ -169,6 +169,7 @@ def test_codex_manual_and_auto_compaction_rehydrate_with_no_key(
         run.wait_screen(XM["compacted"], timeout=30)
         run.wait_screen(XM["ready"])
         manual = _one_compaction(run, "manual")
+        run.wait_tether_screen(r"rehydrated with your next prompt · F6 now")
         # The next request (the next prompt: Codex fires SessionStart(compact) at the first
         # turn after the compaction) carries the payload; nobody pressed F6.
         request = prompt_and_reply(run, "carry on")

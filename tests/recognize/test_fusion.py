@@ -168,3 +168,29 @@ def test_a_late_sighting_after_another_incident_opens_its_own() -> None:
     )
     assert fusion.observe(again).new  # that channel was heard: a second compaction
     assert [i.kind for i in fusion.incidents] == ["compaction", "crash", "compaction", "compaction"]
+
+
+def test_a_precompact_read_after_the_screen_saw_its_compaction_is_not_kept_for_the_next():
+    """Seen in the e2e tier: the screen opened Codex's /compact incident, its PreCompact
+    (manual) was read a tick later, and the auto compaction three seconds after took that
+    stale trigger. It belongs to the incident it was read after."""
+    fusion = Fusion()
+    calls = _codex_hooks()
+    pre = next(c for c in calls if c["event"] == "PreCompact")["payload"]
+    post = next(c for c in calls if c["event"] == "PostCompact")["payload"]
+    auto_pre = {**pre, "trigger": "auto"}
+    auto_post = {**post, "trigger": "auto"}
+    fusion.observe(screen("compaction", 10.0))
+    (started,) = observations_from_hook("PreCompact", pre, 10.1)
+    change = fusion.observe(started)
+    assert change is not None and change.incident.trigger == "manual"
+    for observation in observations_from_hook("PostCompact", post, 10.2):
+        fusion.observe(observation)
+    for observation in observations_from_hook("PreCompact", auto_pre, 13.0):
+        assert fusion.observe(observation) is None  # it announces the next one
+    fusion.observe(screen("compaction", 13.1))
+    for observation in observations_from_hook("PostCompact", auto_post, 13.2):
+        fusion.observe(observation)
+    first, second = fusion.incidents
+    assert (first.trigger, second.trigger) == ("manual", "auto")
+    assert first.sources == second.sources == ["screen", "hook"]
