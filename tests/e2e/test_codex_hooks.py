@@ -8,6 +8,7 @@ rewrites at every start) is allowed, anything else that changed there is tether'
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -16,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.agents.codex_hooks import EVENT_LABELS, toml_string, trusted_hash
 from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.agents import hook_logger, read_hook_log
 from tests.e2e.fake_server import codex_last_prompt
 from tests.e2e.tether_driver import (
     DECISION,
@@ -233,3 +236,37 @@ def test_codex_resume_after_sigkill_keeps_tethers_hooks(make_codex_env, fake_ser
         assert len(run.incidents_of("crash")) == 1, run.incidents()
         assert not run.incidents_of("wipe"), run.incidents()
         assert_tether_wrote_nothing(run, before)
+
+
+def test_the_users_own_trusted_hooks_run_beside_tethers(make_codex_env, fake_server, tether_run):
+    """A user with hooks of their own in CODEX_HOME/hooks.json, trusted in their config.toml:
+    both sets run, nothing asks for review, and their files stay as they were."""
+    with Timer("codex with the user's own hooks"):
+        setup = make_codex_env()
+        log = setup.project.parent / "user-hooks.jsonl"
+        theirs = hook_logger(log, ("SessionStart", "Stop"))
+        hooks = {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in theirs.items()}
+        (setup.codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+        source = setup.codex_home / "hooks.json"
+        trust = "".join(
+            f"\n[hooks.state.{toml_string(f'{source}:{EVENT_LABELS[e]}:0:0')}]\n"
+            f"trusted_hash = {toml_string(trusted_hash(e, c, 600))}\n"
+            for e, c in theirs.items()
+        )
+        with (setup.codex_home / "config.toml").open("a") as config:
+            config.write(trust)
+        before = user_codex_state(setup.codex_home)
+        run = tether_run(setup, fake_server, "codex", ready=XM["ready"])
+        prompt_and_reply(run, "hello codex")
+        if re.search(REVIEW_SCREEN, run.agent_screen()):
+            run.fail("Codex asks to review hooks")
+        run.poll(
+            lambda: {e["event"] for e in read_hook_log(log)} == {"SessionStart", "Stop"},
+            timeout=15,
+            what="the user's own hooks",
+        )
+        assert {"SessionStart", "UserPromptSubmit", "Stop"} <= {
+            e["event"] for e in run.events_of("hook")
+        }
+        after = user_codex_state(setup.codex_home)
+        assert after == before, "the user's hooks, trust or config changed"
