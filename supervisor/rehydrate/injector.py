@@ -20,10 +20,9 @@ text is sent with ``newline`` in place of each line break: by default the
 lines are joined into one line with " / "; a caller may pass the key that
 inserts a newline in that agent instead (ESC CR for Claude Code and Codex).
 
-Acknowledgement: the payload asks the agent to write a rehydration summary
-with ``tether note phase``. The injection counts as acknowledged when the
-``## Phase`` section of notes.md differs from what it was when the payload was
-sent, or a ``note`` event lands in events.jsonl after the injection.
+Acknowledgement (the agent wrote its rehydration summary) is read from disk by
+:mod:`supervisor.rehydrate.acknowledgement`; the injector records it and tells
+the banner.
 """
 
 from __future__ import annotations
@@ -36,10 +35,11 @@ from typing import Any, Protocol
 
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
+from supervisor.rehydrate.acknowledgement import acknowledged_by, live_phase
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
-from supervisor.store import checkpoints, fsio, notes
-from supervisor.store.tether_dir import TetherDir, parse_time, utc_now
+from supervisor.store import checkpoints, notes
+from supervisor.store.tether_dir import TetherDir, utc_now
 from supervisor.terminal.keys import encode_paste
 
 SENT = "sent"
@@ -198,13 +198,6 @@ class Injector:
         self._send(item)
         return SENT
 
-    def cancel_queued(self) -> int:
-        """Forget queued requests (the user dismissed the banner); returns how many."""
-        dropped, self.queue = len(self.queue), []
-        if dropped:
-            self._notify()
-        return dropped
-
     def _can_send(self) -> bool:
         if self.sending is not None or not self.is_waiting():
             return False
@@ -251,11 +244,11 @@ class Injector:
                 self.tether, "before injection", incident=item.incident, git=git
             )
             checkpoint_seq = snapshot.seq
-            phase_before = _phase(snapshot.notes)
+            phase_before = notes.phase(snapshot.notes)
         except TetherError as error:  # the payload matters more than the snapshot
             checkpoint_error = str(error)
             self.problems.append(f"no checkpoint before injection: {error}")
-            phase_before = self._live_phase()
+            phase_before = live_phase(self.tether)
         data, bracketed = self.encode(item.text)
         at_iso = utc_now()
         self.session.write(data)
@@ -318,29 +311,20 @@ class Injector:
         )
         phase_before = event.get("phase_before")
         if not isinstance(phase_before, str):
-            phase_before = self._live_phase()
+            phase_before = live_phase(self.tether)
         self.last = _Sent(request, at_iso, self.clock(), phase_before, event=dict(event))
         self._notify()
 
     # -- acknowledgement -----------------------------------------------------------------
 
     def check_acknowledged(self) -> bool:
-        """Whether the agent wrote its rehydration summary since the last send.
-
-        Cheap enough for a one-second timer: notes.md and the tail of events.jsonl
-        back to the injection, never the whole file.
-        """
+        """Whether the agent wrote its rehydration summary since the last send (reads files)."""
         sent = self.last
         if sent is None or not sent.request.expect_ack:
             return False
         if sent.acknowledged_after is not None:
             return True
-        phase = self._live_phase()
-        how = None
-        if phase is not None and sent.phase_before is not None and phase != sent.phase_before:
-            how = "phase"
-        elif self._note_event_since(sent.at_iso, sent.event or None):
-            how = "note event"
+        how = acknowledged_by(self.tether, sent.phase_before, sent.at_iso, sent.event or None)
         if how is None:
             return False
         sent.acknowledged_after = self.clock() - sent.at
@@ -358,34 +342,6 @@ class Injector:
             self.problems.append(f"acknowledgement not recorded: {error}")
         self._notify()
         return True
-
-    def _live_phase(self) -> str | None:
-        try:
-            return _phase(self.tether.read_notes())
-        except TetherError:
-            return None
-
-    def _note_event_since(self, at_iso: str, marker: dict[str, Any] | None) -> bool:
-        """A `note` event after the injection: read back from the end of events.jsonl.
-
-        Order in the file decides, stopping at the injection's own event: times are
-        stamped to the millisecond, and a note in the same millisecond as the
-        injection happened after it. Without that event, time decides.
-        """
-        since = parse_time(at_iso)
-        for event in fsio.iter_jsonl_reversed(self.tether.events):
-            if marker is not None:
-                if event == marker:
-                    return False
-            else:
-                at = parse_time(event.get("at"))
-                if at is None or since is None:
-                    continue
-                if at <= since:
-                    return False
-            if event.get("kind") == "note":
-                return True
-        return False
 
     # -- status --------------------------------------------------------------------------
 
@@ -414,8 +370,3 @@ class Injector:
         status = self.status()
         for listener in self.listeners:
             listener(status)
-
-
-def _phase(notes_text: str) -> str:
-    section = notes.Document.parse(notes_text).find("Phase")
-    return section.body.strip() if section is not None else ""
