@@ -265,8 +265,13 @@ def test_the_users_own_trusted_hooks_run_beside_tethers(make_codex_env, fake_ser
             timeout=15,
             what="the user's own hooks",
         )
-        assert {"SessionStart", "UserPromptSubmit", "Stop"} <= {
-            e["event"] for e in run.events_of("hook")
-        }
+        run.poll(
+            lambda: (
+                {"SessionStart", "UserPromptSubmit", "Stop"}
+                <= {e["event"] for e in run.events_of("hook")}
+            ),
+            timeout=15,
+            what="tether's hooks beside the user's",
+        )
         after = user_codex_state(setup.codex_home)
         assert after == before, "the user's hooks, trust or config changed"
