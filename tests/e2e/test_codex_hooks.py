@@ -110,8 +110,14 @@ def converse(run: TetherRun) -> None:
     prompt_and_reply(run, "hello codex")
     prompt_and_reply(run, DECISION)
     assert run.events_of("decision"), "the typed DECISION line was not pinned"
-    hooks = {e["event"] for e in run.events_of("hook")}
-    assert {"SessionStart", "UserPromptSubmit", "Stop"} <= hooks, hooks
+    run.poll(
+        lambda: (
+            {"SessionStart", "UserPromptSubmit", "Stop"}
+            <= {e["event"] for e in run.events_of("hook")}
+        ),
+        timeout=15,
+        what="tether's SessionStart, UserPromptSubmit and Stop hooks",
+    )
 
 
 # --------------------------------------------------------------------------- scenarios
