@@ -28,10 +28,13 @@ def session_start_answer(
     hook_input: dict[str, Any],
     *,
     profile_name: str | None = None,
+    new_session: bool = False,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
-    Only when the profile (``$TETHER_PROFILE``, else "claude") has
+    ``new_session``: a ``startup`` the caller found to be a new conversation in the
+    running agent (Codex's ``/new``), answered as a wipe. Only when the profile
+    (``$TETHER_PROFILE``, else "claude") has
     ``auto_rehydrate``; a checkpoint is taken first, as before every injection,
     and an ``auto_rehydrate`` event records what was sent, with the phase at that
     moment so the supervisor can watch for the agent's acknowledgement.
@@ -39,14 +42,15 @@ def session_start_answer(
     from supervisor.config.profiles import load_profile
 
     source = hook_input.get("source")
-    if source not in AUTO_SOURCES:
+    if source not in AUTO_SOURCES and not new_session:
         return None
     profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
         return None
     tether = TetherDir.at(work_dir)
     incident = latest_incident(tether)
-    if incident is not None and incident.get("type") != AUTO_SOURCES[source]:
+    follows = "wipe" if new_session else AUTO_SOURCES[source]
+    if incident is not None and incident.get("type") != follows:
         # Codex fires SessionStart(clear) before anything else saw the wipe: the latest
         # incident is an older one, which this payload must not describe as the loss.
         incident = None
@@ -57,6 +61,7 @@ def session_start_answer(
         "auto_rehydrate",
         "hook",
         hook_source=source,
+        **({"new_session": True} if new_session else {}),
         session_id=hook_input.get("session_id"),
         profile=profile.name,
         incident=number,

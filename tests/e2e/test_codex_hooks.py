@@ -281,3 +281,23 @@ def test_the_users_own_trusted_hooks_run_beside_tethers(make_codex_env, fake_ser
         )
         after = user_codex_state(setup.codex_home)
         assert after == before, "the user's hooks, trust or config changed"
+
+
+def test_codex_new_is_a_wipe_rehydrated_at_the_next_prompt(make_codex_env, fake_server, tether_run):
+    """Codex reports /new as SessionStart(startup) with a new session id: tether tells it
+    from a real start and answers as for /clear; the new rollout file makes the wipe."""
+    with Timer("codex /new, auto rehydrate"):
+        run, before = start(make_codex_env, fake_server, tether_run)
+        converse(run)
+        run.type_line("/new", enter_delay=1.0)
+        run.wait_screen(XM["ready"])
+        request = prompt_and_reply(run, "what now")
+        wipe = run.wait_incident("wipe", what="a wipe incident from the new rollout")
+        assert "transcript" in wipe["sources"], wipe
+        auto = run.wait_event("auto_rehydrate", hook_source="startup")
+        assert auto["new_session"] is True, auto
+        if not carries_payload(request):
+            run.fail(f"the prompt after /new lacks the payload: {developer_texts(request)}")
+        assert len(run.events_of("auto_rehydrate")) == 1, run.events_of("auto_rehydrate")
+        assert len(run.incidents_of("wipe")) == 1, run.incidents()
+        assert_tether_wrote_nothing(run, before)
