@@ -194,3 +194,15 @@ def test_a_precompact_read_after_the_screen_saw_its_compaction_is_not_kept_for_t
     first, second = fusion.incidents
     assert (first.trigger, second.trigger) == ("manual", "auto")
     assert first.sources == second.sources == ["screen", "hook"]
+
+
+def test_session_start_of_a_resume_or_a_fork_is_no_loss() -> None:
+    """Newer Claude Code reports a resumed session as source "fork", older ones and Codex as
+    "resume": both start a session, neither is a compaction or a wipe."""
+    fusion = Fusion()
+    for source in ("resume", "fork", "startup"):
+        payload = {"session_id": "s", "source": source, "hook_event_name": "SessionStart"}
+        (observation,) = observations_from_hook("SessionStart", payload, 1.0)
+        assert observation.kind == "session" and observation.details["start"] == source
+        assert fusion.observe(observation) is None
+    assert fusion.incidents == []
