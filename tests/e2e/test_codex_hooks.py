@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import time
 import tomllib
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def assert_tether_wrote_nothing(run: TetherRun, before: dict) -> None:
     codex_home = run.setup.codex_home
     after = user_codex_state(codex_home)
     text = (codex_home / "config.toml").read_text()
-    if "hooks" in after["config"] or "tether" in text:
+    if "hooks" in after["config"] or " hook " in text or "session-flags" in text:
         run.fail(f"tether's hooks or their trust landed in the user's config.toml:\n{text}")
     if after != before:
         run.fail(f"the user's Codex files changed beyond Codex's own [tui] bookkeeping:\n{text}")
@@ -92,15 +93,27 @@ def carries_payload(entry: dict) -> bool:
 
 
 def prompt_and_reply(run: TetherRun, text: str, timeout: float = 30.0) -> dict:
-    """Type ``text``; wait for its reply on screen; the model request that carried it."""
+    """Type ``text``; wait for its reply on screen; the model request that carried it.
+
+    On a loaded machine Codex may read the Enter as part of the typed burst (its paste
+    heuristic) and put a newline in the composer instead of submitting: one more Enter,
+    once, if no request came.
+    """
     after = run.last_seq()
-    run.type_line(text)
-    request = run.wait_request(
-        lambda e: codex_last_prompt(e["body"]) == text,
-        after=after,
-        timeout=timeout,
-        what=f"the request for {text!r}",
-    )
+    run.type_line(text, enter_delay=1.0)
+
+    def sent() -> dict | None:
+        for entry in run.main_requests():
+            if entry["seq"] > after and codex_last_prompt(entry["body"]).strip() == text:
+                return entry
+        return None
+
+    deadline = time.monotonic() + 8.0
+    while not sent() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not sent():
+        run.press("Enter")
+    request = run.poll(sent, timeout, f"the request for {text!r}")
     run.wait_screen(rf"ack '{re.escape(text[:40])}", timeout=timeout)
     run.wait_screen(XM["ready"])
     return request
