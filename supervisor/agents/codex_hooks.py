@@ -19,7 +19,8 @@ or linked and kept in step. The overrides leave all of that where it is.
 The hash is Codex's own (0.171.0, ``codex-rs/hooks`` discovery): SHA-256 of
 the canonical JSON (sorted keys, no spaces) of the hook's normalized
 identity ``{"event_name": <snake_case event>, "hooks": [{"type": "command",
-"command": ..., "timeout": <seconds>, "async": false}]}``; the key is the
+"command": ..., "timeout": <seconds>, "async": false}]}`` (plus
+``"additionalContextLimit"`` when it is set); the key is the
 session-flags layer's synthetic path, the event, the group and handler index.
 The e2e tier proves it against the real binary: a wrong hash brings the review
 screen back and no hook runs.
@@ -45,6 +46,12 @@ EVENT_LABELS = {
 }
 # Where Codex says hooks given with -c come from (its synthetic session-flags layer).
 SESSION_FLAGS_SOURCE = "/<session-flags>/config.toml"
+# Codex writes an additionalContext over about 2,500 tokens to $CODEX_HOME/hook_outputs/
+# and gives the model a head-and-tail preview: the payload (up to the profile's budget)
+# would lose its middle, and tether's answer would write into the user's folder. A limit
+# of 0 hands the whole text to the model. Only the events that answer get it (Codex
+# warns about the option on the others).
+FULL_CONTEXT_EVENTS = frozenset({"SessionStart"})
 
 
 def toml_string(text: str) -> str:
@@ -63,12 +70,19 @@ def toml_string(text: str) -> str:
     return "".join(out)
 
 
-def trusted_hash(event: str, command: str, timeout: int = HOOK_TIMEOUT_S) -> str:
+def trusted_hash(
+    event: str, command: str, timeout: int = HOOK_TIMEOUT_S, context_limit: int | None = None
+) -> str:
     """The ``trusted_hash`` Codex computes for one command hook with no matcher."""
-    identity = {
-        "event_name": EVENT_LABELS[event],
-        "hooks": [{"type": "command", "command": command, "timeout": timeout, "async": False}],
+    handler: dict[str, object] = {
+        "type": "command",
+        "command": command,
+        "timeout": timeout,
+        "async": False,
     }
+    if context_limit is not None:
+        handler["additionalContextLimit"] = context_limit
+    identity = {"event_name": EVENT_LABELS[event], "hooks": [handler]}
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -84,10 +98,13 @@ def config_overrides(work_dir: Path, argv: list[str] | None = None) -> list[str]
     trust: list[str] = []
     for event in HOOK_EVENTS:
         command = hook_command(event, work_dir, argv)
-        handler = f"{{type={toml_string('command')},command={toml_string(command)},"
-        handler += f"timeout={HOOK_TIMEOUT_S}}}"
-        args += ["-c", f"hooks.{event}=[{{hooks=[{handler}]}}]"]
-        state = f"{{trusted_hash={toml_string(trusted_hash(event, command))}}}"
+        limit = 0 if event in FULL_CONTEXT_EVENTS else None
+        handler = f"type={toml_string('command')},command={toml_string(command)},"
+        handler += f"timeout={HOOK_TIMEOUT_S}"
+        if limit is not None:
+            handler += f",additionalContextLimit={limit}"
+        args += ["-c", f"hooks.{event}=[{{hooks=[{{{handler}}}]}}]"]
+        state = f"{{trusted_hash={toml_string(trusted_hash(event, command, context_limit=limit))}}}"
         trust.append(f"{toml_string(trust_key(event))}={state}")
     args += ["-c", "hooks.state={" + ",".join(trust) + "}"]
     return args

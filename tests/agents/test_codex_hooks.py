@@ -34,20 +34,17 @@ def test_every_event_runs_tether_hook_and_is_trusted_by_its_own_hash(tmp_path):
     assert list(overrides) == [*codex_hooks.HOOK_EVENTS, "state"]
     state = overrides.pop("state")
     for event, groups in overrides.items():
-        assert groups == [
-            {
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": hook_command(event, work, ["/opt/tether"]),
-                        "timeout": 10,
-                    }
-                ]
-            }
-        ]
-        command = groups[0]["hooks"][0]["command"]
-        key = codex_hooks.trust_key(event)
-        assert state[key] == {"trusted_hash": codex_hooks.trusted_hash(event, command)}
+        handler = {
+            "type": "command",
+            "command": hook_command(event, work, ["/opt/tether"]),
+            "timeout": 10,
+        }
+        limit = 0 if event == "SessionStart" else None  # its answer goes to the model whole
+        if limit is not None:
+            handler["additionalContextLimit"] = limit
+        assert groups == [{"hooks": [handler]}]
+        expected = codex_hooks.trusted_hash(event, handler["command"], context_limit=limit)
+        assert state[codex_hooks.trust_key(event)] == {"trusted_hash": expected}
     assert sorted(state) == sorted(map(codex_hooks.trust_key, codex_hooks.HOOK_EVENTS))
     assert codex_hooks.trust_key("PreCompact") == "/<session-flags>/config.toml:pre_compact:0:0"
 
@@ -60,6 +57,10 @@ def test_the_hash_is_sha256_of_codexs_canonical_identity():
     expected = "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert codex_hooks.trusted_hash("UserPromptSubmit", "tether hook X", 600) == expected
     assert codex_hooks.trusted_hash("Stop", "tether hook X", 600) != expected
+    limited = canonical.replace('"async":false,', '"additionalContextLimit":0,"async":false,')
+    assert codex_hooks.trusted_hash("UserPromptSubmit", "tether hook X", 600, context_limit=0) == (
+        "sha256:" + hashlib.sha256(limited.encode()).hexdigest()
+    )
 
 
 @pytest.mark.parametrize("text", ['a "b" c', "back\\slash", "tab\there", "del\x7f", "é ☃ 😀", ""])

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from supervisor.agents.codex_hooks import EVENT_LABELS, toml_string, trusted_hash
+from supervisor.store.tether_dir import TetherDir
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.agents import hook_logger, read_hook_log
 from tests.e2e.fake_server import codex_last_prompt
@@ -142,6 +143,11 @@ def test_codex_clear_is_a_wipe_rehydrated_at_the_next_prompt(
     with Timer("codex /clear, auto rehydrate"):
         run, before = start(make_codex_env, fake_server, tether_run)
         converse(run)
+        # A payload over Codex's 2,500-token hook-output limit, which would otherwise be cut
+        # to a preview and written to CODEX_HOME/hook_outputs/.
+        tether = TetherDir.at(run.project)
+        for n in range(60):
+            tether.add_note("done", f"DONE-{n:02d} " + "wrote and tested one more module " * 7)
         run.type_line("/clear", enter_delay=1.0)
         run.wait_screen(XM["ready"])
         # Codex says nothing of a /clear until the next prompt: SessionStart(clear) with a
@@ -156,6 +162,10 @@ def test_codex_clear_is_a_wipe_rehydrated_at_the_next_prompt(
         assert auto["incident"] in (None, wipe["number"]), (auto, wipe)
         if not carries_payload(request):
             run.fail(f"the prompt after /clear lacks the payload: {developer_texts(request)}")
+        context = next(t for t in developer_texts(request) if PREAMBLE in t)
+        assert "DONE-00" in context and "DONE-59" in context and len(context) > 12_000
+        assert "Full hook output saved to" not in context
+        assert not (run.setup.codex_home / "hook_outputs").exists()
         assert not run.events_of("injection"), "a key was pressed for the payload"
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert not run.incidents_of("compaction"), run.incidents()
