@@ -57,10 +57,11 @@ Scheduler = Callable[[float, Callable[[], None]], Any]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 HOOKS_REVIEW_PROBLEM = (
-    "the agent asks to review hooks: it does not trust the ones tether passed for this run "
-    "(a version tether does not know?). Trusting them writes into your own agent config; "
-    "continuing without trusting leaves it untouched, and tether then works from the "
-    "screen and the transcript"
+    "the agent asks to review hooks before it runs them. tether passes its own already "
+    "trusted, for this run only: if the list shows `tether hook` commands, this agent "
+    "version computes trust differently. Trusting writes into your own agent config; "
+    "continuing without trusting leaves it as it is (tether then works from the screen "
+    "and the transcript)"
 )
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.

@@ -324,3 +324,29 @@ def test_codex_new_is_a_wipe_rehydrated_at_the_next_prompt(make_codex_env, fake_
         assert len(run.events_of("auto_rehydrate")) == 1, run.events_of("auto_rehydrate")
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert_tether_wrote_nothing(run, before)
+
+
+def test_only_the_users_untrusted_hook_is_up_for_review(make_codex_env, fake_server, tether_run):
+    """A user hook nobody trusted brings up Codex's review screen: it lists that one hook
+    only (tether's are trusted), tether says what the screen is, and continuing without
+    trusting leaves the user's files as they were."""
+    with Timer("codex review screen for the user's own hook"):
+        setup = make_codex_env()
+        log = setup.project.parent / "user-hooks.jsonl"
+        theirs = hook_logger(log, ("Stop",))
+        hooks = {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in theirs.items()}
+        (setup.codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+        before = user_codex_state(setup.codex_home)
+        run = tether_run(setup, fake_server, "codex", ready=REVIEW_SCREEN)
+        run.wait_screen(r"1 hook is new or changed")
+        run.wait_tether_screen(r"review hooks|passes its own already trusted")
+        run.press("Down", "Down", "Enter")  # 3. Continue without trusting
+        run.wait_screen(XM["ready"])
+        prompt_and_reply(run, "hello codex")
+        run.poll(
+            lambda: "Stop" in {e["event"] for e in run.events_of("hook")},
+            timeout=15,
+            what="tether's hooks, which need no review",
+        )
+        assert not read_hook_log(log), "the untrusted user hook ran"
+        assert user_codex_state(setup.codex_home) == before

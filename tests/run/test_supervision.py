@@ -393,7 +393,7 @@ def test_codex_asking_to_review_tethers_hooks_is_said_plainly(tmp_path):
     supervision.open()
     try:
         session.process_output(b"\r\n  Hooks need review\r\n  5 hooks are new or changed.\r\n")
-        assert len(problems) == 1 and "does not trust the ones tether passed" in problems[0]
+        assert len(problems) == 1 and "passes its own already trusted" in problems[0]
         session.process_output(b"  1. Review hooks\r\n")  # the same screen, redrawn
         assert len(problems) == 1
     finally:
