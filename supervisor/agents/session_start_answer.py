@@ -57,6 +57,14 @@ def session_start_answer(
     number = incident.get("number") if incident else None
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
+    limit = profile.hook_context_limit
+    for _ in range(4):  # a smaller budget drops older Done, Unproven, Rejected items first
+        if not limit or len(payload.text) <= limit or payload.tokens <= 1:
+            break
+        budget = max(1, payload.tokens * limit * 95 // (len(payload.text) * 100))
+        payload = build_payload(
+            tether, profile, checkpoint=snapshot, incident=incident, budget=budget
+        )
     tether.record_event(
         "auto_rehydrate",
         "hook",

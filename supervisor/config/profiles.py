@@ -52,6 +52,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "integrations": (list, "an array of strings"),
     "preamble": (str, "a string"),
     "payload_budget": (int, "an integer (tokens)"),
+    "hook_context_limit": (int, "an integer (characters, 0 = none)"),
     "auto_rehydrate": (bool, "true or false"),
     "initial_brief": (bool, "true or false"),
     "markers": (dict, "a table [markers]"),
@@ -93,6 +94,7 @@ class Profile:
     integrations: frozenset[str]
     preamble: str
     payload_budget: int
+    hook_context_limit: int  # the agent cuts a hook's additionalContext past this many chars
     auto_rehydrate: bool
     initial_brief: bool
     markers: MarkerRules
@@ -242,7 +244,7 @@ def parse_profile(
                 "integrations",
                 f"unknown integration {item!r} ({', '.join(sorted(INTEGRATIONS))})",
             )
-    for key in ("context_window", "payload_budget"):
+    for key in ("context_window", "payload_budget", "hook_context_limit"):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
     submit = data.get("submit_key", "\r")
@@ -268,6 +270,7 @@ def parse_profile(
         integrations=frozenset(integrations),
         preamble=data["preamble"].strip(),
         payload_budget=data.get("payload_budget", 4000),
+        hook_context_limit=data.get("hook_context_limit", 0),
         auto_rehydrate=data.get("auto_rehydrate", False),
         initial_brief=data.get("initial_brief", False),
         markers=MarkerRules(**rules),

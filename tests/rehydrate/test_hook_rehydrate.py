@@ -150,3 +150,22 @@ def test_only_the_answering_branch_imports_the_tokenizer(work):
         [sys.executable, "-c", code, str(work)], capture_output=True, text=True, cwd=REPO, env=env
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_answer_fits_claudes_limit_and_codex_gets_it_whole(work):
+    """Claude Code 2.1.332 cuts a SessionStart additionalContext over 10,000 characters to a
+    preview (seen in the e2e tier); Codex is told to take it whole (codex_hooks)."""
+    tether = TetherDir.at(work)
+    for n in range(60):
+        tether.add_note("done", f"DONE-{n:02d} " + "wrote and tested one more module " * 7)
+    answers = {}
+    for profile in ("claude", "codex"):
+        done = hook(work, session_start("compact"), profile=profile)
+        assert done.returncode == 0, done.stderr
+        answers[profile] = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    limit = load_profile("claude").hook_context_limit
+    assert 0 < len(answers["claude"]) <= limit < len(answers["codex"])
+    for context in answers.values():
+        assert DECISION in context and "write artifact 12" in context
+    assert "DONE-59" in answers["claude"] and "DONE-00" not in answers["claude"]  # older go
+    assert "DONE-00" in answers["codex"]
