@@ -157,6 +157,32 @@ def test_2_claude_auto_compact_rehydrates_through_session_start(
         assert len(run.incidents_of("compaction")) == 1, run.incidents()
 
 
+def test_2b_claude_session_start_answer_fits_its_context_limit(
+    make_claude_env, fake_server, tether_run
+):
+    """Claude Code 2.1.332 replaces an additionalContext over 10,000 characters with a 2 KB
+    preview (8,993 characters arrived whole, 10,600 did not): with a long Done list the
+    answer is built to fit, whole, the pinned decision in it and the oldest items out."""
+    from supervisor.store.tether_dir import TetherDir
+
+    with Timer("2b claude auto-compact, a long state, SessionStart within the limit"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        tether = TetherDir.at(run.project)
+        for n in range(60):
+            tether.add_note("done", f"DONE-{n:02d} " + "wrote and tested one more module " * 7)
+        _claude_conversation(run)
+        run.type_line("please TOOLONG now")
+        run.wait_screen(r"FAKE-REPLY \d+: ack 'please TOOLONG now'", timeout=40)
+        run.wait_event("auto_rehydrate", hook_source="compact")
+        contexts = [c for c in map(_session_start_context, run.main_requests()) if c]
+        if not contexts:
+            run.fail("no SessionStart additional context in any request")
+        context = contexts[-1]
+        assert "persisted-output" not in context, context[-600:]
+        assert PREAMBLE in context and has_all_specifics(context), context[:2000]
+        assert "DONE-59" in context and "DONE-00" not in context
+
+
 def test_3_claude_clear_is_a_wipe_then_rehydrate_key(make_claude_env, fake_server, tether_run):
     with Timer("3 claude /clear, F6"):
         run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
