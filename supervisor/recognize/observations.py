@@ -8,8 +8,9 @@ Times are float epoch seconds, injected by the caller, never read here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
+
+from supervisor.times import iso
 
 # Observation kinds. The first four are losses; the rest inform the meter and state.
 COMPACTION_STARTED = "compaction_started"
@@ -51,11 +52,6 @@ AUTO = "auto"
 # long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest
 # incident of its kind that lacks its channel, outside the usual window.
 AT_NEXT_TURN = "at_next_turn"
-
-
-def iso(at: float) -> str:
-    """Epoch seconds as the UTC ISO-8601 text used in `.tether/` files."""
-    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)

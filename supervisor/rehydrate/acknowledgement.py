@@ -13,7 +13,8 @@ from typing import Any
 
 from supervisor.errors import TetherError
 from supervisor.store import fsio, notes
-from supervisor.store.tether_dir import TetherDir, parse_time
+from supervisor.store.tether_dir import TetherDir
+from supervisor.times import parse_time
 
 BY_PHASE = "phase"
 BY_NOTE_EVENT = "note event"

@@ -39,8 +39,9 @@ from supervisor.rehydrate.acknowledgement import acknowledged_by, live_phase
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, notes
-from supervisor.store.tether_dir import TetherDir, utc_now
+from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.keys import encode_paste
+from supervisor.times import utc_now
 
 SENT = "sent"
 QUEUED = "queued"
@@ -319,14 +320,29 @@ class Injector:
 
     def check_acknowledged(self) -> bool:
         """Whether the agent wrote its rehydration summary since the last send (reads files)."""
+        sent = self.awaiting_acknowledgement()
+        if sent is not None:
+            how = acknowledged_by(self.tether, sent.phase_before, sent.at_iso, sent.event or None)
+            if how is not None:
+                self.acknowledge(sent, how)
+        return self.acknowledged
+
+    def awaiting_acknowledgement(self) -> _Sent | None:
+        """The last send, while it waits for the agent's summary (read it with acknowledged_by)."""
         sent = self.last
-        if sent is None or not sent.request.expect_ack:
-            return False
-        if sent.acknowledged_after is not None:
-            return True
-        how = acknowledged_by(self.tether, sent.phase_before, sent.at_iso, sent.event or None)
-        if how is None:
-            return False
+        if sent is None or not sent.request.expect_ack or sent.acknowledged_after is not None:
+            return None
+        return sent
+
+    @property
+    def acknowledged(self) -> bool:
+        sent = self.last
+        return sent is not None and sent.request.expect_ack and sent.acknowledged_after is not None
+
+    def acknowledge(self, sent: _Sent, how: str) -> None:
+        """The agent acknowledged ``sent`` (``how``: phase, note event); recorded once."""
+        if sent is not self.last or sent.acknowledged_after is not None:
+            return  # a newer send, or already recorded
         sent.acknowledged_after = self.clock() - sent.at
         try:
             self.tether.record_event(
@@ -341,7 +357,6 @@ class Injector:
         except TetherError as error:
             self.problems.append(f"acknowledgement not recorded: {error}")
         self._notify()
-        return True
 
     # -- status --------------------------------------------------------------------------
 
