@@ -14,7 +14,9 @@ only::
 Why not a private ``CODEX_HOME`` under ``.tether/agent/``: Codex keeps its
 sessions, auth and bookkeeping there, so ``codex resume`` outside tether
 would not find tether's sessions, and auth and config would have to be copied
-or linked and kept in step. The overrides leave all of that where it is.
+or linked and kept in step. The overrides leave all of that where it is. Why
+not ``--dangerously-bypass-hook-trust``: it would run every hook the user has
+not trusted, not only tether's.
 
 The hash is Codex's own (0.171.0, ``codex-rs/hooks`` discovery): SHA-256 of
 the canonical JSON (sorted keys, no spaces) of the hook's normalized
