@@ -15,6 +15,7 @@ import functools
 import gc
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -23,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
 from supervisor.config.keymap import Keymap
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
@@ -39,12 +41,16 @@ from widgets.loss_banner import LossBanner
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
+if TYPE_CHECKING:
+    from supervisor.rehydrate.payload import Payload
+    from widgets.side_pane import SidePane
+
 # The side pane, the payload preview and the quit dialog are imported when first shown:
 # the side pane mounts after the first frame, so the agent's terminal is up sooner.
 
 __all__ = ["RunConfig", "TetherApp", "run_app"]
 
-TICK_SECONDS = 0.25
+TICK_SECONDS = 0.25  # the poll; the side pane's watcher wakes a read sooner (see below)
 # tether's keys: priority bindings, checked before the terminal gets the key. The keys
 # here are the defaults; the user's keys.toml reaches them by id through set_keymap.
 KEYS = Keymap()
@@ -202,9 +208,9 @@ class TetherApp(App[int], inherit_bindings=False):
         """Move what start-up built out of the garbage collector's way.
 
         Textual's styles and widgets and the tokenizer's 100,000-entry table live as
-        long as the app, yet every full collection walked them: 40-50 ms, at whatever
-        moment a flood's allocations set one off (bench: the app under a plain-text
-        flood stalled 57-97 ms; 28 ms with them frozen). Unfrozen when the app ends.
+        long as the app, yet every full collection walked them, at whatever moment a
+        flood's allocations set one off (the stalls: bench/README.md). Unfrozen when
+        the app ends.
         """
         if self._heap_frozen or not self.is_running:
             return
@@ -264,6 +270,13 @@ class TetherApp(App[int], inherit_bindings=False):
 
     class Ticked(Message):
         """The supervision applied a tick's reads: time to refresh what shows an age."""
+
+    @_while_running
+    def on_side_pane_file_changed(self, message: SidePane.FileChanged) -> None:
+        """The side pane's watcher saw a file change: read what the tick reads now."""
+        tether = self.supervision.tether
+        if message.path in (tether.events, tether.progress, tether.artifacts):
+            self._tick()
 
     @_while_running
     def on_tether_app_ticked(self, _message: Ticked) -> None:
@@ -375,13 +388,39 @@ class TetherApp(App[int], inherit_bindings=False):
     def action_rehydrate(self) -> None:
         if not self.session.running:
             self.banner.show("Restarting the agent with its resume command…", "info")
-            try:
-                self.supervision.restart()
-            except TetherError as error:
-                self.banner.show(str(error), "error")
+            self._build_payload(self._restart_with)
             return
+        self._build_payload(self._send_payload)
+
+    def _restart_with(self, payload: Payload) -> None:
         try:
-            result = self.supervision.rehydrate()
+            self.supervision.restart(payload=payload)
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+
+    @work(thread=True, exclusive=True, group="payload")
+    def _build_payload(self, then: Callable[[Payload], None]) -> None:
+        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it.
+
+        A newer F6/F7 cancels this one (``exclusive``): only the newest is delivered.
+        """
+        try:
+            payload = self.supervision.build_payload()
+        except TetherError as error:
+            self._from_thread(self.banner.show, str(error), "error")
+            return
+        if not get_current_worker().is_cancelled:
+            self._from_thread(then, payload)
+
+    def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        try:
+            self.call_from_thread(callback, *args)
+        except RuntimeError:  # the app has already stopped
+            pass
+
+    def _send_payload(self, payload: Payload) -> None:
+        try:
+            result = self.supervision.rehydrate(payload=payload)
         except TetherError as error:
             self.banner.show(str(error), "error")
             return
@@ -389,13 +428,10 @@ class TetherApp(App[int], inherit_bindings=False):
             self.banner.show("Nothing to send: the payload is empty", "warning")
 
     def action_preview(self) -> None:
-        from widgets.payload_preview import PayloadPreview
+        self._build_payload(self._preview_payload)
 
-        try:
-            payload = self.supervision.build_payload()
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-            return
+    def _preview_payload(self, payload: Payload) -> None:
+        from widgets.payload_preview import PayloadPreview
 
         def send(text: str | None) -> None:
             if text is not None:

@@ -15,13 +15,10 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
-from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -40,6 +37,7 @@ from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
 from supervisor.store import invariant, notes
@@ -66,41 +64,6 @@ HOOKS_REVIEW_PROBLEM = (
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
-
-
-@dataclass
-class RunConfig:
-    """What `tether run` decided: the command, the folder, the profile."""
-
-    argv: list[str]
-    workdir: Path
-    profile_name: str = "shell"
-    title: str = "tether"
-    env: dict[str, str] | None = None
-    shift_enter: str = "\x1b\r"
-    keymap: Keymap = field(default_factory=Keymap)
-    side_pane: bool = True
-    record: bool = True
-    checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
-    extra_args: list[str] = field(default_factory=list)
-    resume: bool = False  # started with the profile's resume command
-
-
-def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
-    """The agent's command line: the profile's (or resume) command, hook settings, extras."""
-    argv = profile.argv(extra, resume=resume)
-    if "claude_hooks" in profile.integrations:
-        from supervisor.agents.claude_settings import write_settings
-
-        settings = write_settings(tether.root)
-        argv[1:1] = ["--settings", str(settings)]
-    if "codex_hooks" in profile.integrations:
-        from supervisor.agents.codex_hooks import config_overrides
-
-        # After the command's own words (`codex resume --last` takes -c too), before extras.
-        at = len(argv) - len(extra)
-        argv[at:at] = config_overrides(tether.work_dir)
-    return argv
 
 
 class Supervision:
@@ -226,8 +189,11 @@ class Supervision:
         self._stopping = True
         self.session.stop()
 
-    def restart(self) -> None:
-        """Start the agent again with the profile's resume command; rehydrate once it waits."""
+    def restart(self, *, payload: Any = None) -> None:
+        """Start the agent again with the profile's resume command; rehydrate once it waits.
+
+        ``payload``: one already built (the app builds it on a worker thread).
+        """
         self._stopping = False
         if self.profile.command:
             argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
@@ -238,7 +204,7 @@ class Supervision:
         self.transcript.forget()
         self.session.start(argv=argv)
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
-        self.rehydrate(reason="restart after crash")
+        self.rehydrate(reason="restart after crash", payload=payload)
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
@@ -265,19 +231,20 @@ class Supervision:
         )
 
     def note_input(self, data: bytes) -> None:
-        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
+        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines wait
+        for the screen to show them (see :mod:`supervisor.recognize.decision_capture`)."""
         self._last_input = self.clock()
         self.screen.note_input()
-        self._capture_decisions(self.decisions.keys(data))
+        self.decisions.keys(data, self._last_input)
 
-    def _capture_decisions(self, lines: list[str]) -> None:
-        found = notes.decision_lines(lines) if lines else []
-        if not found:
-            return
-        try:
-            self.tether.add_decisions(found, "screen")
-        except TetherError as error:
-            self._problem(str(error))
+    def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
+        """Pin each ``(text, source)``, recording its true source (typed or screen)."""
+        for source in dict.fromkeys(source for _, source in found):
+            texts = [text for text, from_ in found if from_ == source]
+            try:
+                self.tether.add_decisions(texts, source)
+            except TetherError as error:
+                self._problem(str(error))
 
     def _pinned_decisions(self) -> list[str]:
         try:
@@ -302,9 +269,9 @@ class Supervision:
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
                 observations += self._scan_screen(now)
-        printed = self.decisions.output(data, now, result.dirty, self.session.emulator)
-        if printed:
-            self._capture_decisions(printed)
+        found = self.decisions.output(data, now, result.dirty, self.session.emulator)
+        if found:
+            self._pin_decisions(found)
         for observation in observations:
             self.observe(observation)
 
@@ -492,15 +459,20 @@ class Supervision:
             self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
         )
 
-    def rehydrate(self, text: str | None = None, *, reason: str = "rehydrate") -> str:
-        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits."""
+    def rehydrate(
+        self, text: str | None = None, *, reason: str = "rehydrate", payload: Any = None
+    ) -> str:
+        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
+
+        ``payload``: one already built (the app builds it on a worker thread).
+        """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         from supervisor.rehydrate.tokens import TokenCount
 
         number = self.current_incident.number if self.current_incident else None
         if text is None:
-            payload = self.build_payload()
+            payload = payload if payload is not None else self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
             result = self.injector.request(payload.text, reason, incident=number, tokens=tokens)
         else:
