@@ -43,13 +43,16 @@ async def shoot(
     script: Callable[[TetherApp, object], Awaitable[None]],
     env: dict[str, str],
     workdir: Path,
+    size: tuple[int, int] = SIZE,
 ) -> Path:
     profile = "demo" if "demo-agent" in argv else "shell"
+    if profile == "demo":  # as `tether demo` runs it: the agent says where its state is
+        env = dict(env, TETHER_DEMO_FOLDER=str(workdir))
     config = RunConfig(
         argv=argv, workdir=workdir, env=env, title=f"tether · {name}", profile_name=profile
     )
     app = TetherApp(config)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await script(app, pilot)
         svg = app.export_screenshot(title=f"tether · {name}")
     path = OUT / f"{name}.svg"
@@ -96,7 +99,7 @@ async def main() -> list[Path]:
         await _wait_for(app, pilot, "Conversation compacted")
 
     async def demo_session(app, pilot):
-        await _wait_for(app, pilot, "? for shortcuts")
+        await _wait_for(app, pilot, "Understood: I will keep my state")  # the brief, first
         await _type(pilot, "add a login endpoint")
         await _wait_for(app, pilot, "Working on it: add a login")
         await _decide_and_compact(app, pilot)
@@ -108,6 +111,12 @@ async def main() -> list[Path]:
         await _decide_and_compact(app, pilot)
         app.query_one(SidePane).show_tab("events")
         await pilot.pause(1.0)
+
+    async def narrow(app, pilot):
+        await _wait_for(app, pilot, "Understood: I will keep my state")
+        await _type(pilot, "/compact")
+        await _wait_for(app, pilot, "Conversation compacted")
+        await pilot.pause(0.5)
 
     async def preview(app, pilot):
         await compacted(app, pilot)
@@ -137,6 +146,7 @@ async def main() -> list[Path]:
         await shoot("recognize-compaction", demo, compacted, env, demo_folder("compacted")),
         await shoot("rehydrate-preview", demo, preview, env, demo_folder("preview")),
         await shoot("rehydrate-sent", demo, rehydrated, env, demo_folder("sent")),
+        await shoot("narrow-80x24", demo, narrow, env, demo_folder("narrow"), size=(80, 24)),
     ]
     if shutil.which("vim"):
         written.append(await shoot("terminal-vim", bash, vim_session, env, work))

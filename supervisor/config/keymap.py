@@ -1,8 +1,8 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F6–F10. A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f5"``.
+binds many ctrl and alt keys, so tether keeps to F5–F10. A user changes them
+in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ class Keymap:
     checkpoint: str = "f8"
     switch_focus: str = "f9"
     quit: str = "f10"
+    side_pane: str = "f5"
 
 
 def load_keymap(path: Path | None = None) -> Keymap:

@@ -102,13 +102,13 @@ class InjectorStatus:
 
     def describe(self) -> str:
         if self.state == QUEUED:
-            return "payload queued: the agent is busy; it is sent when the agent waits for input"
+            return "Payload queued: the agent is busy; it goes in when the agent waits for input"
         if self.state == SENT:
-            return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
+            return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
         if self.state == UNACKNOWLEDGED:
-            return f"payload not acknowledged after {self.seconds:.0f} s"
+            return f"Payload not acknowledged after {self.seconds:.0f} s: no summary from the agent"
         if self.state == ACKNOWLEDGED:
-            return "payload acknowledged: the agent wrote its rehydration summary"
+            return "Payload acknowledged: the agent wrote its rehydration summary"
         return ""
 
 

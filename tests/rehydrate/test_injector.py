@@ -414,7 +414,7 @@ def test_acknowledged_when_the_agent_writes_its_phase_summary(tether, profile):
     clock.now += 31
     status = injector.status()
     assert status.state == UNACKNOWLEDGED
-    assert status.describe() == "payload not acknowledged after 31 s"
+    assert status.describe() == "Payload not acknowledged after 31 s: no summary from the agent"
     tether.add_note("phase", "rehydrated: at cursor 0, next is artifact 0")
     assert injector.check_acknowledged()
     assert injector.status().state == ACKNOWLEDGED
