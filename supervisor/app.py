@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
@@ -317,17 +318,11 @@ class TetherApp(App[int], inherit_bindings=False):
             parts.append(incident.audit.headline())
         if incident.kind == "crash":
             parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
-        elif self._rehydrates_at_next_prompt():
+        elif rehydrates_at_next_prompt(self.supervision.profile):
             parts.append(f"rehydrated with your next prompt · {keys.rehydrate.upper()} now")
         else:
             parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
         return " — ".join(parts)
-
-    def _rehydrates_at_next_prompt(self) -> bool:
-        """Codex answers its SessionStart hook only when the next turn starts, and tether's
-        hook then sends the payload with it: F6 before that would send it twice."""
-        profile = self.supervision.profile
-        return profile.auto_rehydrate and "codex_hooks" in profile.integrations
 
     @_while_running
     def on_engine_link_incident_changed(self, message: EngineLink.IncidentChanged) -> None:

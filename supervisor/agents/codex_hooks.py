@@ -33,8 +33,12 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from supervisor.agents.claude_settings import HOOK_TIMEOUT_S, hook_command
+
+if TYPE_CHECKING:
+    from supervisor.config.profiles import Profile
 
 # Codex 0.171.0 fires all five; SessionEnd and Notification do not exist there.
 HOOK_EVENTS = ("SessionStart", "PreCompact", "PostCompact", "UserPromptSubmit", "Stop")
@@ -54,6 +58,12 @@ SESSION_FLAGS_SOURCE = "/<session-flags>/config.toml"
 # of 0 hands the whole text to the model. Only the events that answer get it (Codex
 # warns about the option on the others).
 FULL_CONTEXT_EVENTS = frozenset({"SessionStart"})
+
+
+def rehydrates_at_next_prompt(profile: Profile) -> bool:
+    """Codex answers its SessionStart hook only when the next turn starts, and tether's
+    hook then sends the payload with it: F6 before that would send it twice."""
+    return profile.auto_rehydrate and "codex_hooks" in profile.integrations
 
 
 def toml_string(text: str) -> str:

@@ -101,3 +101,10 @@ def test_the_hook_command_records_codexs_event_through_a_shell(tmp_path):
     lines = Path(tether.events).read_text().splitlines()
     recorded = [json.loads(line) for line in lines if '"hook"' in line]
     assert recorded[-1]["event"] == "Stop" and recorded[-1]["payload"] == stdin
+
+
+def test_only_codex_is_rehydrated_at_the_next_prompt():
+    """Its banner says so instead of asking for F6, which would send the payload twice."""
+    assert codex_hooks.rehydrates_at_next_prompt(load_profile("codex"))
+    assert not codex_hooks.rehydrates_at_next_prompt(load_profile("claude"))
+    assert not codex_hooks.rehydrates_at_next_prompt(load_profile("demo"))
