@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from supervisor.agents import hook_client
+from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.profiles import Profile, load_profile
@@ -84,6 +86,7 @@ class Supervision:
         self.clock = clock
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
+        self.hook_server: HookServer | None = None
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.started_at = clock()
@@ -126,11 +129,15 @@ class Supervision:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def open(self, scheduler: Scheduler | None = None) -> None:
-        """Create `.tether/` if needed, take the folder's lock, start listening."""
+    def open(
+        self, scheduler: Scheduler | None = None, lock: supervisor_lock.SupervisorLock | None = None
+    ) -> None:
+        """Create `.tether/` if needed, take the folder's lock (or the one `tether run` took
+        before spawning the agent), start listening."""
         if not self.tether.exists():
             init(self.config.workdir)
-        self.lock = supervisor_lock.acquire(self.tether)
+        self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
+        self._serve_hooks()
         self.reader.open()
         previous = self.lock.previous
         if previous is not None:
@@ -177,9 +184,25 @@ class Supervision:
             except OSError as error:
                 self._problem(f"recording not closed cleanly: {error}")
             self.recorder = None
+        if self.hook_server is not None:
+            self.hook_server.stop()
+            self.hook_server = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    def _serve_hooks(self) -> None:
+        """Answer the agent's `tether hook` calls from this process (the fast path)."""
+        try:  # `tether run` may have reserved its socket for an agent spawned before this
+            server = self.hook_server or HookServer(self.config.workdir)
+            path = server.start()
+        except OSError as error:  # the hooks then build their answers themselves
+            self._problem(f"hook calls are answered the slow way: {error}")
+            return
+        self.hook_server = server
+        if self.session.base_env is None:
+            self.session.base_env = dict(os.environ)
+        self.session.base_env[hook_client.SOCKET_ENV] = path
 
     def resized(self, cols: int, rows: int) -> None:
         if self.recorder is not None:

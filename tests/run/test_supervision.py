@@ -50,6 +50,26 @@ async def test_a_run_is_recorded_and_checkpointed_at_exit(tmp_path):
     assert any(e["kind"] == "agent_exit" and e["code"] == 4 for e in events)
 
 
+async def test_the_agents_hook_calls_are_answered_by_its_supervisor(tmp_path):
+    hook = f"echo '{{\"n\": 7}}' | {sys.executable} -m supervisor.cli hook Stop --dir ."
+    argv = ["sh", "-c", f"{hook}; echo hook-exit=$?"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    socket_path = supervision.hook_server.path
+    assert session.base_env["TETHER_HOOK_SOCKET"] == socket_path
+    await run_to_exit(session)
+    served = supervision.hook_server.served
+    supervision.close()
+
+    assert served == 1
+    assert "hook-exit=0" in "\n".join(session.emulator.display())
+    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    assert [e["payload"] for e in events if e["kind"] == "hook"] == [{"n": 7}]
+    assert supervision.hook_server is None and not os.path.exists(socket_path)
+
+
 def test_a_second_tether_on_the_same_folder_is_refused(tmp_path):
     config = RunConfig(argv=["true"], workdir=tmp_path)
     first = Supervision(config, AgentSession(["true"], cwd=str(tmp_path)))
