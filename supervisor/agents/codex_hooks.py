@@ -60,6 +60,16 @@ SESSION_FLAGS_SOURCE = "/<session-flags>/config.toml"
 FULL_CONTEXT_EVENTS = frozenset({"SessionStart"})
 
 
+# What tether says when the agent asks to review hooks (its profile's hooks_review marker).
+REVIEW_PROBLEM = (
+    "The agent asks to review hooks before it runs them. tether passes its own already "
+    "trusted, for this run only: if the list shows `tether hook` commands, this agent "
+    "version computes trust differently. Trusting writes into your own agent config; "
+    "continuing without trusting leaves it as it is (tether then works from the screen "
+    "and the transcript)."
+)
+
+
 def rehydrates_at_next_prompt(profile: Profile) -> bool:
     """Codex answers its SessionStart hook only when the next turn starts, and tether's
     hook then sends the payload with it: F6 before that would send it twice."""

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.codex_hooks import REVIEW_PROBLEM
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
@@ -57,13 +58,6 @@ __all__ = ["ContextMeter", "RunConfig", "Scheduler", "Supervision", "Taken", "ag
 Scheduler = Callable[[float, Callable[[], None]], Any]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
-HOOKS_REVIEW_PROBLEM = (
-    "the agent asks to review hooks before it runs them. tether passes its own already "
-    "trusted, for this run only: if the list shows `tether hook` commands, this agent "
-    "version computes trust differently. Trusting writes into your own agent config; "
-    "continuing without trusting leaves it as it is (tether then works from the screen "
-    "and the transcript)"
-)
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
@@ -329,7 +323,7 @@ class Supervision:
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""
         if observation.kind == HOOKS_REVIEW:
-            self._problem(HOOKS_REVIEW_PROBLEM)
+            self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
