@@ -1,7 +1,8 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F5–F10. A user changes them
+binds many ctrl and alt keys, so tether keeps to F5–F10 (and F4, bound only while
+a dead tether's orphaned agent is left to end). A user changes them
 in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``.
 """
 
@@ -22,6 +23,8 @@ class Keymap:
     switch_focus: str = "f9"
     quit: str = "f10"
     side_pane: str = "f5"
+    # Bound only while a dead tether's agent still runs (orphaned): ends it.
+    end_orphan: str = "f4"
 
 
 def load_keymap(path: Path | None = None) -> Keymap:

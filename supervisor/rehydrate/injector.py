@@ -99,9 +99,12 @@ class InjectorStatus:
     seconds: float = 0.0  # how long the state has lasted
     queued: int = 0
     incident: int | str | None = None
+    why: str = ""  # queued: why it waits, from the supervisor (busy, a typed line...)
 
     def describe(self) -> str:
         if self.state == QUEUED:
+            if self.why:
+                return f"Payload queued: {self.why}"
             return "Payload queued: the agent is busy; it goes in when the agent waits for input"
         if self.state == SENT:
             return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
@@ -140,6 +143,7 @@ class Injector:
         ack_warn_seconds: float = ACK_WARN_SECONDS,
         source: str = "supervisor",
         ask_git: AskGit | None = None,
+        why_waiting: Callable[[], str | None] | None = None,
     ) -> None:
         """``ask_git``: how to find the git position for the checkpoint before each send
         (:meth:`Supervision.ask_git` asks off the event loop); by default, at once."""
@@ -155,6 +159,7 @@ class Injector:
         self.ack_warn_seconds = ack_warn_seconds
         self.source = source
         self.ask_git = ask_git or self._ask_git_at_once
+        self.why_waiting = why_waiting  # the banner says truly why a payload is queued
         self.queue: list[_Request] = []
         self.sending: _Request | None = None  # between asking git and writing the paste
         self.last: _Sent | None = None
@@ -365,8 +370,9 @@ class Injector:
         now = self.clock()
         if self.queue:
             first = self.queue[0]
+            why = (self.why_waiting() if self.why_waiting is not None else None) or ""
             return InjectorStatus(
-                QUEUED, first.reason, now - first.queued_at, len(self.queue), first.incident
+                QUEUED, first.reason, now - first.queued_at, len(self.queue), first.incident, why
             )
         sent = self.last
         if sent is None:

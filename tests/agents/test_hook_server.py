@@ -78,6 +78,8 @@ def test_the_answer_is_the_one_the_hook_process_gives_alone(work: Path, server: 
     def without_checkpoint(answer: dict) -> str:  # each call takes a checkpoint of its own
         text = answer["hookSpecificOutput"]["additionalContext"]
         text = re.sub(r"checkpoint #\d+ \([^)]*\)\)?", "checkpoint #N", text)
+        # ...and each SessionStart(compact) is a compaction of its own: #1, then #2
+        text = re.sub(r"compacted \(#\d+\), seen by hook, at [\d:.TZ-]+", "compacted (#N)", text)
         return re.sub(r"checkpoints/\d+\.json", "checkpoints/N.json", text)
 
     assert without_checkpoint(served) == without_checkpoint(alone)

@@ -66,8 +66,6 @@ def session_start(source: str) -> dict:
 
 @pytest.mark.parametrize("source", ["compact", "clear"])
 def test_session_start_after_a_loss_answers_with_the_payload(work, source):
-    if source == "clear":
-        TetherDir.at(work).record_incident("wipe", "hook", sources=["hook"])
     done = hook(work, session_start(source))
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)  # stdout is only that JSON
@@ -79,8 +77,12 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     profile = load_profile("claude")
     assert context.startswith(profile.preamble)
     assert DECISION in context and "write artifact 12" in context
-    if source == "compact":
+    if source == "compact":  # the compaction recorded a moment ago, with its audit
+        assert "Context compacted (#1, auto)" in context
         assert "- LOST: decision 1 (missing: 250 ms)" in context
+    else:  # a /clear is a new loss: the hook records it, and the payload is about it
+        assert "Context wiped (#2), seen by hook" in context and "LOST" not in context
+    number = 1 if source == "compact" else 2
     # Exactly the payload of the checkpoint taken just before answering.
     seq = checkpoints.latest_seq(tether)
     assert checkpoints.load(tether, seq).reason == "before auto rehydration"
@@ -90,8 +92,7 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     auto = [e for e in events if e["kind"] == "auto_rehydrate"]
     assert len(auto) == 1
     assert auto[0]["hook_source"] == source and auto[0]["tokens"] == expected.tokens
-    assert auto[0]["incident"] == (1 if source == "compact" else 2)
-    assert auto[0]["checkpoint"] == seq
+    assert auto[0]["incident"] == number and auto[0]["checkpoint"] == seq
     assert any(e["kind"] == "hook" and e.get("event") == "SessionStart" for e in events)
 
 
@@ -101,9 +102,9 @@ def test_a_clear_nothing_else_saw_yet_is_not_described_as_the_last_compaction(wo
     done = hook(work, session_start("clear"), profile="codex")
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert DECISION in context and "LOST" not in context
+    assert DECISION in context and "LOST" not in context and "Context wiped (#2)" in context
     auto = [e for e in read_jsonl(TetherDir.at(work).events)[0] if e["kind"] == "auto_rehydrate"]
-    assert auto[0]["incident"] is None and auto[0]["profile"] == "codex"
+    assert auto[0]["incident"] == 2 and auto[0]["profile"] == "codex"
 
 
 @pytest.mark.parametrize("source", ["startup", "resume"])
