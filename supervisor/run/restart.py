@@ -16,11 +16,10 @@ from typing import Any
 
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
-from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.observations import AGENT_STATE, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.run.run_config import agent_argv
 from supervisor.terminal.pty_host import ExitStatus
 from supervisor.times import epoch
@@ -69,7 +68,7 @@ class Restarts:
     profile: Profile
     state: AgentState
     screen: ScreenDetector
-    stream: StreamDetector
+    status_reports: StatusReports
     clock: Callable[[], float]
     _stopping: bool
     restarts = 0  # how many times the agent was started again
@@ -92,7 +91,7 @@ class Restarts:
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.stream = StreamDetector()
+        self.status_reports = StatusReports()  # the dead one's last report ended with it
         self.state.restart(needs_cue=needs_cue(self.profile))
         self.restarts += 1
         self.transcript.forget()

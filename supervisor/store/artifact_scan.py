@@ -9,11 +9,11 @@ file that shrank or was replaced is read again from the start.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
-from supervisor.store.fsio import BadLine
+from supervisor.store.fsio import BadLine, loads_why
+from supervisor.store.progress import is_count
 from supervisor.store.tether_dir import TetherDir
 
 
@@ -91,9 +91,8 @@ class ArtifactScan:
         result = ScanResult(list(self._result.gaps), list(self._result.bad_lines))
         if tail.strip():
             torn = BadLine(path, self._line + 1, "torn last line (a write was cut short)")
-            try:
-                json.loads(tail)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            _, why = loads_why(tail)
+            if why is not None:
                 result.bad_lines.append(torn)
         return result
 
@@ -101,13 +100,12 @@ class ArtifactScan:
         if not raw.strip():
             return
         path = self.tether.artifacts
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            self._result.bad_lines.append(BadLine(path, self._line, "not valid JSON"))
+        record, why = loads_why(raw)
+        if why is not None:
+            self._result.bad_lines.append(BadLine(path, self._line, why))
             return
         index = record.get("index") if isinstance(record, dict) else None
-        if isinstance(index, bool) or not isinstance(index, int):
+        if not is_count(index):
             self._result.bad_lines.append(BadLine(path, self._line, 'no whole-number "index"'))
             return
         last = self._last_index

@@ -21,9 +21,8 @@ from pathlib import Path
 import pytest
 
 from supervisor.config.profiles import load_profile, parse_profile
-from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.run.restart import needs_cue
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import fsio
@@ -228,7 +227,7 @@ def test_the_real_resumed_agents_are_ready_only_after_drawing_their_own_prompt(
     emulator.process_ended()
     emulator.new_page()
     emulator.take_dirty()
-    screen, stream = ScreenDetector(profile.markers, replaying=True), StreamDetector()
+    screen, reports = ScreenDetector(profile.markers, replaying=True), StatusReports()
     state = AgentState()
     state.restart(needs_cue=needs_cue(profile))
     assert state.needs_cue
@@ -239,7 +238,7 @@ def test_the_real_resumed_agents_are_ready_only_after_drawing_their_own_prompt(
         emulator.feed(data)
         dirty = emulator.take_dirty()
         state.note_output(t, drew=bool(dirty))
-        for observation in screen.scan(emulator, t, dirty) + stream.feed(data, t):
+        for observation in screen.scan(emulator, t, dirty) + reports.read(emulator.agent_status, t):
             state.observe(observation)
         if prompt_at is None and screen.visible("prompt_ready"):
             prompt_at = t
