@@ -309,7 +309,13 @@ class TetherApp(App[int], inherit_bindings=False):
                 self.banner.hide()
             return
         tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
-        self._show(status.describe(), tone, "injection")
+        text = status.describe()
+        recall = status.recall
+        if recall is not None and recall.result != "complete":
+            tone = "warning"
+            again = "re-sends them" if recall.result == "partial" else "sends the payload again"
+            text += f": {self.config.keymap.rehydrate.upper()} {again}"
+        self._show(text, tone, "injection")
 
     def _show(self, text: str, tone: str, source: str) -> None:
         """The banner shows one thing at a time; ``source`` says whose it is."""

@@ -43,6 +43,11 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
     elif kind == "decision":
         head = f"decision pinned: {event.get('text', '')}"
         style = "cyan"
+    elif kind == "recall_check":
+        head, style = _recall_words(event)
+    elif kind == "ack":
+        head = f"ack: {event.get('text', '')}"
+        style = "dim"
     elif kind == "hook":
         head = f"hook {event.get('event') or event.get('name') or ''}".rstrip()
         style = "dim"
@@ -55,6 +60,7 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
         if key not in _SHOWN_KEYS
         and not (kind == "invariant-fix" and key != "message")
         and not (kind == "decision" and key == "text")
+        and not (kind in ("recall_check", "ack") and key not in ("incident",))
     ]
     line = f"{when} {head}"
     if source and kind != INCIDENT_KIND:
@@ -62,6 +68,20 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
     if extras:
         line += "  " + " ".join(extras)
     return line, style
+
+
+def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
+    """ "recall check: complete, 3 of 3 decisions restated", or the missing ones and terms."""
+    restated = event.get("restated") if isinstance(event.get("restated"), list) else []
+    missing = [row for row in event.get("missing") or [] if isinstance(row, dict)]
+    result = str(event.get("result", "?"))
+    asked = len(restated) + len(missing)
+    head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
+    for row in missing:
+        terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"
+        head += f"; decision {row.get('decision', '?')} missing: {terms}"
+    style = {"complete": "green", "partial": "yellow"}.get(result, "bold yellow")
+    return head, style
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("supervisor.cli.store", "section-by-section diff of two checkpoints"),
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
+    "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
     "hook": ("supervisor.cli.hook", "called by agent hooks: records the event, may answer"),
     "profiles": ("supervisor.cli.profiles", "list agent profiles and where each was loaded from"),
     "demo-agent": ("supervisor.agents.demo_agent", "the scripted demo agent itself"),

@@ -20,10 +20,13 @@ text is sent with ``newline`` in place of each line break: by default the
 lines are joined into one line with " / "; a caller may pass the key that
 inserts a newline in that agent instead (ESC CR for Claude Code and Codex).
 
-Acknowledgement: the payload asks the agent to write a rehydration summary
-with ``tether note phase``. The injection counts as acknowledged when the
-``## Phase`` section of notes.md differs from what it was when the payload was
-sent, or a ``note`` event lands in events.jsonl after the injection.
+Acknowledgement belongs to one injection: the payload asks the agent to
+restate the pinned decisions with `tether ack`, which records a
+``recall_check`` event naming the injection it answers
+(:mod:`supervisor.rehydrate.recall_check`). The injection counts as
+acknowledged when its own check appears in events.jsonl, whatever the agent
+wrote before; after the profile's ``recall_timeout`` without one, the injector
+records the check as ``none``.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ from typing import Any, Protocol
 
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
+from supervisor.rehydrate import recall_check
+from supervisor.rehydrate.recall_check import RecallCheck, Recovery
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
-from supervisor.store import checkpoints, fsio, notes
-from supervisor.store.tether_dir import TetherDir, parse_time, utc_now
+from supervisor.store import checkpoints, fsio
+from supervisor.store.tether_dir import TetherDir, utc_now
 from supervisor.terminal.keys import encode_paste
 
 SENT = "sent"
@@ -87,6 +92,7 @@ class _Request:
     expect_ack: bool
     tokens: TokenCount | None
     queued_at: float
+    details: dict[str, Any] = field(default_factory=dict)  # more fields for its event
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,16 +104,17 @@ class InjectorStatus:
     seconds: float = 0.0  # how long the state has lasted
     queued: int = 0
     incident: int | str | None = None
+    recall: RecallCheck | None = None  # the recall check of the last send, once recorded
 
     def describe(self) -> str:
         if self.state == QUEUED:
             return "payload queued: the agent is busy; it is sent when the agent waits for input"
+        if self.recall is not None:
+            return self.recall.describe()
         if self.state == SENT:
-            return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
+            return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
         if self.state == UNACKNOWLEDGED:
-            return f"payload not acknowledged after {self.seconds:.0f} s"
-        if self.state == ACKNOWLEDGED:
-            return "payload acknowledged: the agent wrote its rehydration summary"
+            return f"payload not acknowledged after {self.seconds:.0f} s (no `tether ack` yet)"
         return ""
 
 
@@ -116,9 +123,9 @@ class _Sent:
     request: _Request
     at_iso: str
     at: float
-    phase_before: str | None
     acknowledged_after: float | None = None
-    event: dict[str, Any] = field(default_factory=dict)
+    event: dict[str, Any] = field(default_factory=dict)  # the injection's own event
+    recall: RecallCheck | None = None
 
 
 class Injector:
@@ -137,6 +144,7 @@ class Injector:
         newline: str | None = None,
         settle_seconds: float = SETTLE_SECONDS,
         ack_warn_seconds: float = ACK_WARN_SECONDS,
+        recall_timeout: float | None = None,
         source: str = "supervisor",
         ask_git: AskGit | None = None,
     ) -> None:
@@ -152,6 +160,9 @@ class Injector:
         self.newline = newline
         self.settle_seconds = settle_seconds
         self.ack_warn_seconds = ack_warn_seconds
+        self.recall_timeout = float(
+            profile.recall_timeout if recall_timeout is None else recall_timeout
+        )
         self.source = source
         self.ask_git = ask_git or self._ask_git_at_once
         self.queue: list[_Request] = []
@@ -171,16 +182,20 @@ class Injector:
         incident: int | str | None = None,
         expect_ack: bool = True,
         tokens: TokenCount | None = None,
+        details: dict[str, Any] | None = None,
     ) -> str:
         """Send ``text`` now if the agent waits for input, else queue it; returns sent/queued.
 
         A newer request for the same ``reason`` replaces a queued one: a payload
         is the state on disk, and only the newest state is worth sending.
+        ``details`` go into its ``injection`` event (a recovery's ``restate``).
         """
         clean = sanitize(text).strip("\n")
         if not clean.strip():
             return EMPTY
-        item = _Request(clean, reason, incident, expect_ack, tokens, self.clock())
+        item = _Request(
+            clean, reason, incident, expect_ack, tokens, self.clock(), dict(details or {})
+        )
         if self.queue or not self._can_send():
             self.queue = [queued for queued in self.queue if queued.reason != reason]
             self.queue.append(item)
@@ -245,17 +260,14 @@ class Injector:
         """Checkpoint with git's answer, then the paste: nothing runs between the two."""
         checkpoint_seq: int | None = None
         checkpoint_error: str | None = None
-        phase_before: str | None = None
         try:
             snapshot = checkpoints.take(
                 self.tether, "before injection", incident=item.incident, git=git
             )
             checkpoint_seq = snapshot.seq
-            phase_before = _phase(snapshot.notes)
         except TetherError as error:  # the payload matters more than the snapshot
             checkpoint_error = str(error)
             self.problems.append(f"no checkpoint before injection: {error}")
-            phase_before = self._live_phase()
         data, bracketed = self.encode(item.text)
         at_iso = utc_now()
         self.session.write(data)
@@ -280,7 +292,8 @@ class Injector:
         }
         if checkpoint_error:
             details["checkpoint_error"] = checkpoint_error
-        sent = _Sent(item, at_iso, self.clock(), phase_before)
+        details.update(item.details)
+        sent = _Sent(item, at_iso, self.clock())
         try:
             sent.event = self.tether.record_event("injection", self.source, **details)
         except TetherError as error:
@@ -304,8 +317,8 @@ class Injector:
         """Watch for the acknowledgement of an injection made elsewhere.
 
         The SessionStart hook rehydrates Claude Code without us (its
-        ``auto_rehydrate`` event carries the time and the phase at that moment);
-        the banner should still say whether the agent wrote its summary.
+        ``auto_rehydrate`` event is the recovery); the banner should still say
+        what the agent restated.
         """
         at_iso = str(event.get("at") or utc_now())
         request = _Request(
@@ -316,33 +329,40 @@ class Injector:
             None,
             self.clock(),
         )
-        phase_before = event.get("phase_before")
-        if not isinstance(phase_before, str):
-            phase_before = self._live_phase()
-        self.last = _Sent(request, at_iso, self.clock(), phase_before, event=dict(event))
+        self.last = _Sent(request, at_iso, self.clock(), event=dict(event))
         self._notify()
 
     # -- acknowledgement -----------------------------------------------------------------
 
     def check_acknowledged(self) -> bool:
-        """Whether the agent wrote its rehydration summary since the last send.
+        """Whether the last send's own recall check has just been recorded (True once).
 
-        Cheap enough for a one-second timer: notes.md and the tail of events.jsonl
-        back to the injection, never the whole file.
+        Cheap enough for a one-second timer: the tail of events.jsonl back to the
+        injection's own event, never the whole file. After ``recall_timeout``
+        seconds without a check, the check is recorded as ``none``.
         """
         sent = self.last
-        if sent is None or not sent.request.expect_ack:
+        if sent is None or not sent.request.expect_ack or sent.acknowledged_after is not None:
             return False
-        if sent.acknowledged_after is not None:
-            return True
-        phase = self._live_phase()
-        how = None
-        if phase is not None and sent.phase_before is not None and phase != sent.phase_before:
-            how = "phase"
-        elif self._note_event_since(sent.at_iso, sent.event or None):
-            how = "note event"
-        if how is None:
+        if sent.recall is not None:  # "none" was recorded; a late ack does not change it
             return False
+        recovery = Recovery.of(sent.event) if sent.event else None
+        if recovery is None:
+            return False
+        event = self._recall_event(recovery.at, sent.event)
+        if event is None:
+            if self.clock() - sent.at < self.recall_timeout:
+                return False
+            try:
+                event = recall_check.record_none(self.tether, recovery, source=self.source)
+            except TetherError as error:
+                self.problems.append(f"recall check not recorded: {error}")
+                return False
+            sent.recall = RecallCheck.from_event(event)
+            if sent.recall.result == recall_check.NONE:
+                self._notify()
+                return False
+        sent.recall = RecallCheck.from_event(event)
         sent.acknowledged_after = self.clock() - sent.at
         try:
             self.tether.record_event(
@@ -350,42 +370,30 @@ class Injector:
                 self.source,
                 incident=sent.request.incident,
                 reason=sent.request.reason,
-                injection_at=sent.at_iso,
+                injection_at=recovery.at,
                 seconds=round(sent.acknowledged_after, 3),
-                by=how,
+                by="tether ack",
+                recall=sent.recall.result,
             )
         except TetherError as error:
             self.problems.append(f"acknowledgement not recorded: {error}")
         self._notify()
         return True
 
-    def _live_phase(self) -> str | None:
-        try:
-            return _phase(self.tether.read_notes())
-        except TetherError:
-            return None
-
-    def _note_event_since(self, at_iso: str, marker: dict[str, Any] | None) -> bool:
-        """A `note` event after the injection: read back from the end of events.jsonl.
-
-        Order in the file decides, stopping at the injection's own event: times are
-        stamped to the millisecond, and a note in the same millisecond as the
-        injection happened after it. Without that event, time decides.
-        """
-        since = parse_time(at_iso)
+    def _recall_event(self, injection_at: str, marker: dict[str, Any]) -> dict[str, Any] | None:
+        """The recall check of the injection at ``injection_at``, read back from the end of
+        events.jsonl down to the injection's own event (``marker``)."""
         for event in fsio.iter_jsonl_reversed(self.tether.events):
-            if marker is not None:
-                if event == marker:
-                    return False
-            else:
-                at = parse_time(event.get("at"))
-                if at is None or since is None:
-                    continue
-                if at <= since:
-                    return False
-            if event.get("kind") == "note":
-                return True
-        return False
+            if event == marker:
+                return None
+            if event.get("kind") == recall_check.KIND and event.get("injection_at") == injection_at:
+                return event
+        return None
+
+    @property
+    def last_recall(self) -> RecallCheck | None:
+        """The recall check of the last send, once there is one."""
+        return self.last.recall if self.last is not None else None
 
     # -- status --------------------------------------------------------------------------
 
@@ -403,9 +411,18 @@ class Injector:
         request = sent.request
         if sent.acknowledged_after is not None:
             return InjectorStatus(
-                ACKNOWLEDGED, request.reason, sent.acknowledged_after, 0, request.incident
+                ACKNOWLEDGED,
+                request.reason,
+                sent.acknowledged_after,
+                0,
+                request.incident,
+                sent.recall,
             )
         age = now - sent.at
+        if sent.recall is not None:  # "none": no ack within the timeout
+            return InjectorStatus(
+                UNACKNOWLEDGED, request.reason, age, 0, request.incident, sent.recall
+            )
         if request.expect_ack and age >= self.ack_warn_seconds:
             return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)
         return InjectorStatus(SENT, request.reason, age, 0, request.incident)
@@ -414,8 +431,3 @@ class Injector:
         status = self.status()
         for listener in self.listeners:
             listener(status)
-
-
-def _phase(notes_text: str) -> str:
-    section = notes.Document.parse(notes_text).find("Phase")
-    return section.body.strip() if section is not None else ""

@@ -537,8 +537,10 @@ class Supervision:
             if waiting and not self._was_waiting and injector.agent_became_waiting():
                 self.screen.note_input()
             self._was_waiting = waiting
-            if injector.check_acknowledged() and self.current_incident is not None:
-                self.fusion.acknowledge(self.current_incident.number)
+            if injector.check_acknowledged() and injector.last is not None:
+                number = injector.last.request.incident  # the injection's own incident
+                if isinstance(number, int):
+                    self.fusion.acknowledge(number)
         if self.recorder is not None:
             self.recorder.flush()
         if monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every:
@@ -675,18 +677,47 @@ class Supervision:
         )
 
     def rehydrate(self, text: str | None = None, *, reason: str = "rehydrate") -> str:
-        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits."""
+        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
+
+        After a partial recall check, only the decisions the agent did not restate are
+        sent again (reason ``resend-missing``); every payload asks for `tether ack`.
+        """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         from supervisor.rehydrate.tokens import TokenCount
 
         number = self.current_incident.number if self.current_incident else None
+        recovery = {"restate": "all"}  # the injection is a recovery: its recall is checked
         if text is None:
+            resent = self._resend_missing(number)
+            if resent is not None:
+                return resent
             payload = self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
-            result = self.injector.request(payload.text, reason, incident=number, tokens=tokens)
+            result = self.injector.request(
+                payload.text, reason, incident=number, tokens=tokens, details=recovery
+            )
         else:
-            result = self.injector.request(text, reason, incident=number)
+            result = self.injector.request(text, reason, incident=number, details=recovery)
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def _resend_missing(self, number: int | None) -> str | None:
+        """After a partial recall of this incident's recovery: send only what is missing."""
+        from supervisor.rehydrate import recall_check
+
+        injector = self.injector
+        recall = injector.last_recall if injector is not None else None
+        if injector is None or recall is None or recall.result != recall_check.PARTIAL:
+            return None
+        if recall.incident != number or not recall.missing:
+            return None  # a newer incident wants the whole payload
+        text = recall_check.resend_text(self._pinned_decisions(), recall)
+        restate = [decision for decision, _terms in recall.missing]
+        result = injector.request(
+            text, recall_check.RESEND_REASON, incident=number, details={"restate": restate}
+        )
         if result == "sent":
             self.screen.note_input()
         return result

@@ -60,7 +60,7 @@ def test_every_bundled_profile_loads(name: str) -> None:
     assert profile.name == name
     assert profile.origin == "bundled"
     assert profile.preamble
-    assert "tether check" in profile.preamble and "tether note phase" in profile.preamble
+    assert "tether check" in profile.preamble and "tether ack" in profile.preamble
 
 
 def test_demo_profile_matches_what_the_demo_agent_prints() -> None:
