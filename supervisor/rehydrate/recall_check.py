@@ -115,10 +115,17 @@ class RecallCheck:
         if self.result == NONE:
             return f"no `tether ack` from the agent: {asked} decisions not restated"
         count = len(self.missing)
-        terms = [", ".join(t[:2]) for _n, t in self.missing if t]
+        terms = [", ".join(sorted(t, key=_telling)[:2]) for _n, t in self.missing if t]
         which = f" ({'; '.join(terms)})" if terms else ""
         plural = "s" * (count != 1)
         return f"{count} decision{plural} not restated{which}"
+
+
+def _telling(term: str) -> int:
+    """Sort key: a value (15 minute) says more than a name (Redis), a name more than words."""
+    if any(char.isdigit() for char in term):
+        return 0
+    return 1 if any(char.isupper() for char in term) else 2
 
 
 def compare(pins: list[str], restatement: str, asked: tuple[int, ...] | None = None) -> tuple:

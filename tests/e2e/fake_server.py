@@ -21,6 +21,10 @@ Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user
                                "checkpoint compaction" or "handoff summary")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
+tether's recovery payload      a tool call running ``tether ack '<restatement>'``: the pinned
+(asks for ``tether ack``)      decisions it lists, except decision ``--ack-drop N`` in a full
+                               payload (a re-send is restated whole). Claude: ``Bash``; Codex:
+                               ``exec_command``
 ``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
@@ -44,6 +48,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -198,7 +203,14 @@ def codex_last_prompt(body: dict) -> str:
 
 
 class State:
-    def __init__(self, log_path: str | None, reply_delay: float, compact_delay: float):
+    def __init__(
+        self,
+        log_path: str | None,
+        reply_delay: float,
+        compact_delay: float,
+        ack_drop: int | None = None,
+    ):
+        self.ack_drop = ack_drop
         self.lock = threading.Lock()
         self.seq = itertools.count(1)
         self.log_path = log_path
@@ -229,6 +241,35 @@ def _fill_tokens(text: str) -> int | None:
     return int(m.group(1) or os.environ.get("FAKE_FILL_TOKENS", "990000"))
 
 
+_NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.+)$")
+
+
+def recall_ack_command(text: str, drop: int | None) -> str | None:
+    """``tether ack '<restatement>'`` when ``text`` is tether's payload asking for one.
+
+    The restatement is the pinned decisions the payload lists, word for word, without
+    decision ``drop`` in a full recovery payload; a re-send ("Recall check from
+    tether") is restated whole.
+    """
+    if "tether ack" not in text:
+        return None
+    resend = "Recall check from tether" in text
+    if not resend and "## Pinned decisions" not in text:
+        return None
+    decisions: list[tuple[int, str]] = []
+    section = resend
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = line.startswith("## Pinned decisions")
+            continue
+        match = _NUMBERED.match(line)
+        if section and match:
+            decisions.append((int(match.group(1)), match.group(2).strip()))
+    kept = [d for n, d in decisions if resend or n != drop]
+    restatement = "Restated: " + " | ".join(kept or ["(no decisions)"])
+    return "tether ack " + shlex.quote(restatement)
+
+
 def decide_claude(body: dict, state: State) -> dict:
     """Pick the reply for an Anthropic Messages request: a dict with 'rule' and details."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -251,6 +292,9 @@ def decide_claude(body: dict, state: State) -> dict:
             "text": "TOOL-RESULT-SEEN: " + _one_line(_tool_result_text(last), 80),
         }
     text = _claude_user_text(last)
+    ack = recall_ack_command(text, state.ack_drop)
+    if ack:
+        return {"rule": "ack", "tool_command": ack}
     m = re.search(r"RUN:(.+)", text)
     if m:
         return {"rule": "run", "tool_command": m.group(1).strip()}
@@ -712,9 +756,15 @@ def serve(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--compact-delay", type=float, default=0.0, help="seconds before each compaction reply"
     )
+    ap.add_argument(
+        "--ack-drop",
+        type=int,
+        metavar="N",
+        help="leave decision N out of the restatement a recovery payload is answered with",
+    )
     args = ap.parse_args(argv)
 
-    Handler.state = State(args.log, args.reply_delay, args.compact_delay)
+    Handler.state = State(args.log, args.reply_delay, args.compact_delay, args.ack_drop)
     httpd = ThreadingHTTPServer((args.host, args.port), Handler)
     httpd.daemon_threads = True
     port = httpd.server_address[1]

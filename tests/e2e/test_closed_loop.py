@@ -1,0 +1,131 @@
+"""The closed loop with the real Claude Code and Codex (issue 16): the summarizer is told
+what to keep (PreCompact), the agent's restatement after a recovery is checked
+(`tether ack`, run by the CLI itself as a tool call of the fake model), and F6 after a
+partial recall re-sends only the missing decisions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.agents import CLAUDE_MARKERS as CM
+from tests.e2e.fake_server import claude_last_prompt
+from tests.e2e.tether_driver import (
+    TetherRun,
+    Timer,
+    request_text,
+    tether_run_fixture,  # noqa: F401  (the tether_run fixture)
+)
+from tests.locations import REPO
+
+pytestmark = pytest.mark.e2e
+
+# Two decisions that exist only in .tether/notes.md: never typed, never said to the model.
+REDIS = (
+    "refresh tokens in Redis, 15 minute TTL, rotate on use, "
+    "because the mobile client cannot persist tokens"
+)
+KIOSK = "sessions expire after 30 minutes idle because the kiosks are shared"
+# Claude may run `tether ack` without asking: the one tool call the fake model makes.
+CLAUDE_ARGS = ("--allowedTools", "Bash(tether ack:*)")
+
+
+def pin(project: Path, *decisions: str) -> None:
+    tether = REPO / ".venv" / "bin" / "tether"
+    for decision in decisions:
+        subprocess.run(
+            [str(tether), "note", "decision", decision, "--dir", str(project)],
+            check=True, capture_output=True, timeout=30,
+        )  # fmt: skip
+
+
+def claude_run(tether_run, setup, server) -> TetherRun:
+    run = tether_run(setup, server, "claude", *CLAUDE_ARGS, ready=CM["ready"])
+    pin(run.project, REDIS, KIOSK)
+    run.type_line("hello fake model")
+    run.wait_screen(r"FAKE-REPLY 1: ack 'hello fake model'")
+    return run
+
+
+def compact(run: TetherRun) -> dict:
+    after = run.last_seq()
+    run.type_line("/compact", enter_delay=1.0)
+    run.wait_screen(CM["compacted"], timeout=30)
+    request = run.wait_request(
+        lambda e: e.get("rule") == "claude-compact", after=after, what="the compaction request"
+    )
+    run.wait_incident("compaction")
+    return request
+
+
+def f6_recall(run: TetherRun, reason: str = "rehydrate") -> dict:
+    """F6 → the model answers with `tether ack` as a Bash tool call → the recall check."""
+    before = len(run.events_of("recall_check"))
+    run.press("F6")
+    injection = run.wait_event("injection", reason=reason)
+    run.poll(lambda: len(run.events_of("recall_check")) > before, 60, "the recall check of the ack")
+    check = run.events_of("recall_check")[-1]
+    assert check["injection_at"] == injection["at"], (check, injection)
+    return check
+
+
+def test_claude_precompact_puts_a_decision_only_in_notes_into_the_compaction_request(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("closed loop: PreCompact on /compact"):
+        run = claude_run(tether_run, make_claude_env(), fake_server)
+        for entry in run.main_requests():
+            assert "15 minute TTL" not in request_text(entry)  # the model never heard it
+        request = compact(run)
+        text = request_text(request)
+        assert "Additional Instructions:" in text, text[-2000:]
+        assert f"1. {REDIS}" in text and f"2. {KIOSK}" in text
+        # the hook's echo on screen is not pinned again
+        assert len(run.events_of("decision")) == 0
+        notes = (run.project / ".tether" / "notes.md").read_text()
+        assert notes.count("refresh tokens in Redis") == 1
+
+
+def test_claude_complete_recall_after_f6(make_claude_env, fake_server, tether_run):
+    with Timer("closed loop: Claude complete recall"):
+        run = claude_run(tether_run, make_claude_env(), fake_server)
+        compact(run)
+        check = f6_recall(run)
+        assert check["result"] == "complete", check
+        assert check["restated"] == [1, 2] and check["missing"] == []
+        ack = run.events_of("ack")[-1]
+        assert ack["text"].startswith("Restated: " + REDIS)
+        run.wait_tether_screen(r"recovered: 2 of 2 decisions restated")
+
+
+def test_claude_partial_recall_then_f6_resends_only_the_missing_decision(
+    make_claude_env, fake_server_factory, tether_run
+):
+    with Timer("closed loop: Claude partial recall, re-send"):
+        server = fake_server_factory("--ack-drop", "1")
+        setup = make_claude_env()
+        setup.env["ANTHROPIC_BASE_URL"] = server.url
+        run = claude_run(tether_run, setup, server)
+        compact(run)
+        check = f6_recall(run)
+        assert check["result"] == "partial", check
+        assert check["restated"] == [2]
+        assert [m["decision"] for m in check["missing"]] == [1]
+        assert "15 minute" in check["missing"][0]["terms"]
+        run.wait_tether_screen(r"1 decision not restated \(.*15 minute.*\): F6 re-sends them")
+        after = run.last_seq()
+        again = f6_recall(run, reason="resend-missing")
+        resend = run.events_of("injection", reason="resend-missing")[-1]
+        assert resend["restate"] == [1]
+        request = run.wait_request(
+            lambda e: "Recall check from tether" in claude_last_prompt(e["body"]),
+            after=after,
+            what="the re-send in a model request",
+        )
+        prompt = claude_last_prompt(request["body"])
+        assert REDIS in prompt and KIOSK not in prompt
+        assert again["result"] == "complete" and again["restated"] == [1]
+        run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
