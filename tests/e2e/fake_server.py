@@ -180,6 +180,18 @@ def _codex_user_items(body: dict) -> list[str]:
     ]
 
 
+def _codex_tool_output(body: dict) -> str | None:
+    """The output of the tool call the request answers, when its last input item is one."""
+    inp = body.get("input")
+    last = inp[-1] if isinstance(inp, list) and inp else None
+    if not isinstance(last, dict) or last.get("type") != "function_call_output":
+        return None
+    output = last.get("output")
+    if isinstance(output, list):
+        return " ".join(o.get("text", "") for o in output if isinstance(o, dict))
+    return str(output or "")
+
+
 def _is_codex_context(text: str) -> bool:
     s = text.strip()
     return not s or bool(_TAG_WRAPPED.match(s)) or s.startswith("# AGENTS.md")
@@ -328,6 +340,12 @@ def decide_codex(body: dict, state: State) -> dict:
         return {"rule": "title", "text": TITLE}
     typed = [t for t in items if not _is_codex_context(t)]
     text = typed[-1] if typed else ""
+    output = _codex_tool_output(body)
+    if output is not None:
+        return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + _one_line(output, 80)}
+    ack = recall_ack_command(text, state.ack_drop)
+    if ack:
+        return {"rule": "ack", "tool_command": ack}
     reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
     if fill is not None:
@@ -600,6 +618,9 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         time.sleep(d.get("delay", self.state.reply_delay) or 0)
+        if "tool_command" in d:
+            self._codex_tool_call(base, d["tool_command"])
+            return
         text = d["text"]
         in_tok = int(d.get("input_tokens") or self._approx_tokens)
         out_tok = max(1, len(text) // 4)
@@ -661,6 +682,52 @@ class Handler(BaseHTTPRequestHandler):
                     "total_tokens": in_tok + out_tok,
                 },
             ),
+        )
+        self._sse_end()
+
+    def _codex_tool_call(self, base: dict, command: str) -> None:
+        """One ``exec_command`` function call (Codex 0.171.0's shell tool), streamed."""
+        item_id = "fc_fake_" + uuid.uuid4().hex[:20]
+        call_id = "call_fake_" + uuid.uuid4().hex[:16]
+        args = json.dumps({"cmd": command, "login": False})  # keep the PATH tether runs it with
+        item = {
+            "id": item_id,
+            "type": "function_call",
+            "status": "in_progress",
+            "name": "exec_command",
+            "call_id": call_id,
+            "arguments": "",
+        }
+        done_item = dict(item, status="completed", arguments=args)
+        seq = itertools.count()
+
+        def ev(kind: str, **fields: Any) -> None:
+            self._sse(kind, {"type": kind, "sequence_number": next(seq), **fields})
+
+        self._sse_start()
+        ev("response.created", response=base)
+        ev("response.in_progress", response=base)
+        ev("response.output_item.added", output_index=0, item=item)
+        for chunk in _chunks(args, 2):
+            ev(
+                "response.function_call_arguments.delta",
+                item_id=item_id,
+                output_index=0,
+                delta=chunk,
+            )
+        ev("response.function_call_arguments.done", item_id=item_id, output_index=0, arguments=args)
+        ev("response.output_item.done", output_index=0, item=done_item)
+        in_tok, out_tok = self._approx_tokens, max(1, len(args) // 4)
+        usage = {
+            "input_tokens": in_tok,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": out_tok,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": in_tok + out_tok,
+        }
+        ev(
+            "response.completed",
+            response=dict(base, status="completed", output=[done_item], usage=usage),
         )
         self._sse_end()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.agents import CLAUDE_MARKERS as CM
+from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.fake_server import claude_last_prompt
 from tests.e2e.tether_driver import (
     TetherRun,
@@ -129,3 +130,55 @@ def test_claude_partial_recall_then_f6_resends_only_the_missing_decision(
         assert REDIS in prompt and KIOSK not in prompt
         assert again["result"] == "complete" and again["restated"] == [1]
         run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
+
+
+def codex_run(tether_run, setup, server) -> TetherRun:
+    """Codex with the two pins, one exchange and a /compact: incident #1, then the prompt."""
+    run = tether_run(setup, server, "codex", ready=XM["ready"])
+    pin(run.project, REDIS, KIOSK)
+    run.type_line("hello codex")
+    run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+    run.wait_screen(XM["ready"])
+    run.type_line("/compact", enter_delay=1.0)
+    run.wait_screen(XM["compacted"], timeout=30)
+    run.wait_incident("compaction")
+    run.wait_screen(XM["ready"])
+    return run
+
+
+def test_codex_complete_recall_after_f6(make_codex_env, fake_server, tether_run):
+    with Timer("closed loop: Codex complete recall"):
+        run = codex_run(tether_run, make_codex_env(), fake_server)
+        check = f6_recall(run)
+        assert check["result"] == "complete", check
+        assert check["restated"] == [1, 2] and check["missing"] == []
+        assert check["incident"] == run.incidents_of("compaction")[-1]["number"]
+        run.wait_tether_screen(r"recovered: 2 of 2 decisions restated")
+
+
+def test_codex_partial_recall_then_f6_resends_only_the_missing_decision(
+    make_codex_env, fake_server_factory, tether_run
+):
+    with Timer("closed loop: Codex partial recall, re-send"):
+        server = fake_server_factory("--ack-drop", "2")
+        setup = make_codex_env()
+        config = setup.codex_home / "config.toml"
+        config.write_text(config.read_text().replace(fake_server_url(setup), server.url))
+        run = codex_run(tether_run, setup, server)
+        check = f6_recall(run)
+        assert check["result"] == "partial", check
+        assert check["restated"] == [1] and [m["decision"] for m in check["missing"]] == [2]
+        run.wait_tether_screen(r"1 decision not restated \(30 minutes.*\): F6 re-sends them")
+        run.wait_screen(XM["ready"])
+        again = f6_recall(run, reason="resend-missing")
+        assert run.events_of("injection", reason="resend-missing")[-1]["restate"] == [2]
+        assert again["result"] == "complete" and again["restated"] == [2]
+        run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
+
+
+def fake_server_url(setup) -> str:
+    """The fake server URL written into the setup's Codex config (``base_url = ".../v1"``)."""
+    import re
+
+    text = (setup.codex_home / "config.toml").read_text()
+    return re.search(r'base_url = "(http://[^"/]+)', text).group(1)
