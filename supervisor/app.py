@@ -87,10 +87,13 @@ class TetherApp(App[int], inherit_bindings=False):
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._banner_source = ""
+        self._compact_offer_shown = False
         keys = config.keymap
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview payload")
         self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
+        self._bind(keys.compact, "compact", "Compact now")
+        self._bind(keys.pin_dropped, "pin_dropped", "Pin dropped")
         self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
         self._bind(keys.quit, "request_quit", "Quit")
 
@@ -272,6 +275,12 @@ class TetherApp(App[int], inherit_bindings=False):
         parts = [incident.title()]
         if incident.audit is not None:
             parts.append(incident.audit.headline())
+        if incident.dropped:
+            count = len(incident.dropped)
+            parts.append(
+                f"{count} specific{'s' * (count != 1)} dropped, not pinned "
+                f"({keys.pin_dropped.upper()} pins)"
+            )
         if incident.kind == "crash":
             parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
         else:
@@ -293,6 +302,16 @@ class TetherApp(App[int], inherit_bindings=False):
     @_while_mounted
     def _meter(self, meter: ContextMeter) -> None:
         self.status_bar.context = meter.describe()
+        offered = self.supervision.compact_offered()
+        if offered and not self._compact_offer_shown and self._banner_source != "incident":
+            key = self.config.keymap.compact.upper()
+            self._show(
+                f"Context {meter.describe()}: {key} compacts now, at this break, keeping the "
+                "pinned decisions (before the agent compacts by itself mid-task)",
+                "info",
+                "compact-offer",
+            )
+        self._compact_offer_shown = offered
 
     @_while_mounted
     def _injection(self, status: InjectorStatus) -> None:
@@ -369,6 +388,38 @@ class TetherApp(App[int], inherit_bindings=False):
             self.terminal.focus()
 
         self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
+
+    def action_compact(self) -> None:
+        """Compact the agent now (Claude Code's `/compact <instructions>` with the pins)."""
+        try:
+            result = self.supervision.compact_now()
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+            return
+        if result == "queued":
+            self._show("Compaction queued: sent when the agent waits for input", "info", "compact")
+
+    def action_pin_dropped(self) -> None:
+        """Pick from what the last compaction dropped that nobody pinned, and pin it."""
+        incident = self.supervision.current_incident
+        dropped = incident.dropped if incident is not None else ()
+        if not dropped:
+            self.banner.show("Nothing to pin: no compaction dropped an unpinned specific", "info")
+            return
+        from widgets.pin_dropped import PinDropped
+
+        def pin(sentences: list[str] | None) -> None:
+            self.terminal.focus()
+            if not sentences:
+                return
+            try:
+                pinned = self.supervision.tether.add_decisions(sentences, "pinned from the audit")
+            except TetherError as error:
+                self.banner.show(str(error), "error")
+                return
+            self.notify(f"{len(pinned)} decision(s) pinned", title="tether", timeout=3)
+
+        self.push_screen(PinDropped(dropped), pin)
 
     def action_checkpoint(self) -> None:
         """Git is asked off the loop (it can take seconds); the toast comes once it is written."""

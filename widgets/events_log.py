@@ -19,7 +19,9 @@ from widgets.store_changed import StoreChanged
 
 INITIAL_EVENTS = 200
 # Keys every event has, or that describe_event already put into words.
-_SHOWN_KEYS = {"at", "kind", "source", "number", "type", "trigger", "sources", "summary"}
+_SHOWN_KEYS = {
+    "at", "kind", "source", "number", "type", "trigger", "sources", "summary", "dropped_unpinned",
+}  # fmt: skip
 
 
 def describe_event(event: dict[str, Any]) -> tuple[str, str]:
@@ -62,6 +64,10 @@ def describe_event(event: dict[str, Any]) -> tuple[str, str]:
         and not (kind == "decision" and key == "text")
         and not (kind in ("recall_check", "ack") and key not in ("incident",))
     ]
+    dropped = event.get("dropped_unpinned")
+    if kind in (INCIDENT_KIND, "incident_update") and isinstance(dropped, list) and dropped:
+        terms = [str(d.get("term")) for d in dropped if isinstance(d, dict)]
+        head += f"  dropped, not pinned: {', '.join(terms)}"
     line = f"{when} {head}"
     if source and kind != INCIDENT_KIND:
         line += f" [{source}]"

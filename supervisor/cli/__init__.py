@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
     "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
+    "compact": ("supervisor.cli.compact", "compact the running agent now, keeping the pins"),
     "hook": ("supervisor.cli.hook", "called by agent hooks: records the event, may answer"),
     "profiles": ("supervisor.cli.profiles", "list agent profiles and where each was loaded from"),
     "demo-agent": ("supervisor.agents.demo_agent", "the scripted demo agent itself"),

@@ -1,7 +1,7 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F6–F10. A user changes them
+binds many ctrl and alt keys, so tether keeps to F4–F10. A user changes them
 in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f5"``.
 """
 
@@ -16,6 +16,8 @@ from supervisor.errors import TetherError
 
 @dataclass(frozen=True, slots=True)
 class Keymap:
+    pin_dropped: str = "f4"  # pin what the last compaction dropped and nobody pinned
+    compact: str = "f5"  # compact the agent now, with the pins as its instructions
     rehydrate: str = "f6"
     preview: str = "f7"
     checkpoint: str = "f8"

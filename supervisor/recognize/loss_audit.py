@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from supervisor.recognize.observations import DecisionLoss, LossAudit
+from supervisor.recognize.observations import DecisionLoss, Dropped, LossAudit
 
 _UNITS = (
     r"ms|s|sec|secs|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|months?|years?"
@@ -256,3 +256,60 @@ def audit_decision(decision: str, summary: str) -> DecisionLoss:
 def audit_summary(decisions: list[str] | tuple[str, ...], summary: str) -> LossAudit:
     """Audit every pinned decision against one compaction summary."""
     return LossAudit(tuple(audit_decision(decision, summary) for decision in decisions))
+
+
+# ------------------------------------------------------------------ dropped, not pinned
+
+DROPPED_LIMIT = 20
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_REASON = re.compile(r"\b(?:because|since|so that)\b([^.;!?\n]+)", re.IGNORECASE)
+_SAID_CHARS = 300
+
+
+def dropped_specifics(
+    folded: list[str] | tuple[str, ...],
+    summary: str,
+    pinned: list[str] | tuple[str, ...] = (),
+    *,
+    limit: int = DROPPED_LIMIT,
+) -> list[Dropped]:
+    """The specifics said in the folded window that the summary dropped and no pin holds.
+
+    Summaries keep most decision sentences but few of the paths, commands and
+    measured numbers in them: each sentence's exact terms (and the words of a
+    reason it gives) are looked for in the summary and in the pinned decisions;
+    those in neither are listed once, with the sentence they were said in.
+    """
+    pins = " \n ".join(pinned)
+    summary_stems = _stems(summary)
+    found: list[Dropped] = []
+    seen: set[str] = set()
+    for text in folded:
+        for sentence in _SENTENCES.split(text):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            said = sentence if len(sentence) <= _SAID_CHARS else sentence[: _SAID_CHARS - 1] + "…"
+            candidates = [
+                term.text
+                for term in terms_of(sentence)
+                if term.exact and not re.fullmatch(r"--?\w", term.text)  # "-k" alone says nothing
+            ]
+            for reason in _REASON.finditer(sentence):
+                words = tuple(_content_words(reason.group(1)))
+                if words and _missing_words(Term(" ".join(words), words), summary_stems):
+                    candidates.append(" ".join(words))
+            for term in candidates:
+                key = term.lower()
+                if key in seen:
+                    continue
+                seen.add(key)
+                if " " in term and not re.search(r"[\d/A-Z_.-]", term):
+                    gone = True  # a reason's words, already found missing from the summary
+                else:
+                    gone = not _present(term, summary)
+                if gone and not (pins and _present(term, pins)):
+                    found.append(Dropped(term, said))
+                    if len(found) >= limit:
+                        return found
+    return found

@@ -141,6 +141,28 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+WINDOW_ENTRIES = 400  # the folded window kept for the audit: its newest messages...
+WINDOW_CHARS = 4000  # ...each cut to this
+
+
+class _Window:
+    """What the conversation said since its last fold: the user's messages and the agent's
+    DECISION lines, for the audit of what the next summary drops (bounded)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def add(self, text: str) -> None:
+        text = text.strip()
+        if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
+            self.texts.append(text[:WINDOW_CHARS])
+            del self.texts[:-WINDOW_ENTRIES]
+
+    def fold(self) -> tuple[str, ...]:
+        folded, self.texts = tuple(self.texts), []
+        return folded
+
+
 _SUMMARY_BLOCK = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
 
@@ -155,6 +177,7 @@ class ClaudeTranscript:
 
     def __init__(self) -> None:
         self.session_id: str | None = None
+        self.window = _Window()
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -165,6 +188,7 @@ class ClaudeTranscript:
         if isinstance(session, str):
             self.session_id = session
         kind = record.get("type")
+        self._note_window(record)
         if kind == "assistant" and not record.get("isSidechain"):
             usage = (record.get("message") or {}).get("usage")
             if isinstance(usage, dict):
@@ -202,6 +226,7 @@ class ClaudeTranscript:
                     at,
                     summary=summary_text(text) or None,
                     details={**details, "channel": "compact_summary"},
+                    folded=self.window.fold(),
                 )
             ]
         if kind == "user":
@@ -209,6 +234,21 @@ class ClaudeTranscript:
             if "<command-name>/clear</command-name>" in text:
                 return [Observation(WIPE, TRANSCRIPT, at, details={**details, "channel": "clear"})]
         return []
+
+    def _note_window(self, record: dict[str, Any]) -> None:
+        if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
+            return
+        content = (record.get("message") or {}).get("content")
+        if record.get("type") == "user":
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+            ):
+                return
+            self.window.add(_text_of(content))
+        elif record.get("type") == "assistant":
+            for line in _text_of(content).splitlines():
+                if "DECISION:" in line:
+                    self.window.add(line)
 
 
 _CODEX_PREFACE = re.compile(r"^Another language model started.*?analysis:\s*", re.DOTALL)
@@ -226,6 +266,7 @@ class CodexRollout:
     def __init__(self) -> None:
         self.window: int | None = None
         self._turn_by_user = False
+        self.said = _Window()  # the folded window (``window`` is the context size)
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -233,6 +274,13 @@ class CodexRollout:
         at = now if now is not None else (entry_time(record) or 0.0)
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         kind = record.get("type")
+        if kind == "response_item" and payload.get("type") == "message":
+            if payload.get("role") == "user":
+                self.said.add(_text_of(payload.get("content")))
+            elif payload.get("role") == "assistant":
+                for line in _text_of(payload.get("content")).splitlines():
+                    if "DECISION:" in line:
+                        self.said.add(line)
         if kind == "event_msg":
             sub = payload.get("type")
             if sub == "task_started":
@@ -270,6 +318,7 @@ class CodexRollout:
                     trigger=self._trigger(),
                     summary=summary or None,
                     details={"channel": "compacted"},
+                    folded=self.said.fold(),
                 )
             ]
         return []

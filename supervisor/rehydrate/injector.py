@@ -93,6 +93,7 @@ class _Request:
     tokens: TokenCount | None
     queued_at: float
     details: dict[str, Any] = field(default_factory=dict)  # more fields for its event
+    typed: bool = False  # one line sent as keys, not a paste (a slash command)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,18 +184,23 @@ class Injector:
         expect_ack: bool = True,
         tokens: TokenCount | None = None,
         details: dict[str, Any] | None = None,
+        typed: bool = False,
     ) -> str:
         """Send ``text`` now if the agent waits for input, else queue it; returns sent/queued.
 
         A newer request for the same ``reason`` replaces a queued one: a payload
         is the state on disk, and only the newest state is worth sending.
-        ``details`` go into its ``injection`` event (a recovery's ``restate``).
+        ``details`` go into its ``injection`` event (a recovery's ``restate``);
+        ``typed`` sends one line as keys rather than a paste, as an agent's slash
+        command must come (newlines become spaces).
         """
         clean = sanitize(text).strip("\n")
         if not clean.strip():
             return EMPTY
+        if typed:
+            clean = " ".join(clean.split())
         item = _Request(
-            clean, reason, incident, expect_ack, tokens, self.clock(), dict(details or {})
+            clean, reason, incident, expect_ack, tokens, self.clock(), dict(details or {}), typed
         )
         if self.queue or not self._can_send():
             self.queue = [queued for queued in self.queue if queued.reason != reason]
@@ -268,7 +274,10 @@ class Injector:
         except TetherError as error:  # the payload matters more than the snapshot
             checkpoint_error = str(error)
             self.problems.append(f"no checkpoint before injection: {error}")
-        data, bracketed = self.encode(item.text)
+        if item.typed:
+            data, bracketed = item.text.encode("utf-8"), False
+        else:
+            data, bracketed = self.encode(item.text)
         at_iso = utc_now()
         self.session.write(data)
         self._fresh_waiting = False

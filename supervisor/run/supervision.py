@@ -169,6 +169,7 @@ class Supervision:
         self._last_discovery = 0.0
         self.injector: Injector | None = None
         self._invariant_stamp: tuple[float, float] | None = None
+        self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -411,6 +412,7 @@ class Supervision:
             self.current_incident = change.incident
             if change.incident.kind == "compaction":
                 self.meter.stale = True
+                self._compact_sent = False
                 self._meter_changed()
             self.checkpoint(
                 f"incident #{change.incident.number}: {change.incident.title()}",
@@ -537,6 +539,14 @@ class Supervision:
             if waiting and not self._was_waiting and injector.agent_became_waiting():
                 self.screen.note_input()
             self._was_waiting = waiting
+            if (
+                self.profile.compact_at_break
+                and not self._compact_sent
+                and waiting
+                and self.compact_offered()
+            ):
+                self._compact_sent = True  # the user turned it on: compact at this break
+                self.compact_now(by="auto at a break")
             if injector.check_acknowledged() and injector.last is not None:
                 number = injector.last.request.incident  # the injection's own incident
                 if isinstance(number, int):
@@ -607,6 +617,11 @@ class Supervision:
         for record, _history in self._events_tail.poll():
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
                 self.injector.track_external(record)
+            if record.get("kind") == "compact_request" and self.injector is not None:
+                try:
+                    self.compact_now(by=str(record.get("source") or "cli"))
+                except TetherError as error:
+                    self._problem(str(error))
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")
@@ -721,6 +736,40 @@ class Supervision:
         if result == "sent":
             self.screen.note_input()
         return result
+
+    def compact_now(self, *, by: str = "key") -> str:
+        """Compact the agent at this break, with the pins as the summarizer's instructions.
+
+        The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
+        typed into the agent once it waits for input, like any injection; a profile
+        without one cannot be compacted from outside.
+        """
+        if self.injector is None:
+            raise TetherError("the supervisor is not open")
+        template = self.profile.compact_command
+        if not template:
+            raise TetherError(f"profile {self.profile.name} has no compact_command to send")
+        from supervisor.rehydrate.summary_instructions import instructions
+
+        text = template.replace("{instructions}", instructions(self.tether)).strip()
+        return self.injector.request(
+            text, "compact", expect_ack=False, typed=True, details={"by": by}
+        )
+
+    def compact_offered(self) -> bool:
+        """Whether the context meter passed the profile's threshold: the banner offers a
+        compaction now, at a break, before the agent compacts by itself mid-task."""
+        threshold = self.profile.compact_offer_percent
+        if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
+            return False
+        meter = self.meter
+        if meter.used is not None and meter.window:
+            percent = 100 * meter.used / meter.window
+        elif meter.percent is not None:
+            percent = meter.percent
+        else:
+            return False
+        return percent >= threshold
 
     def send_brief(self) -> None:
         """The initial brief, queued until the agent first waits for input."""

@@ -1,0 +1,113 @@
+"""The closed loop's keys in the app, with the demo agent in a real PTY: compact now (F5,
+`tether compact`, offered in the banner past the profile's threshold) and pin what the
+fold dropped that nobody pinned (F4)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from supervisor.recognize.observations import (
+    COMPACTION,
+    CONTEXT_USED,
+    SCREEN,
+    TRANSCRIPT,
+    Observation,
+)
+from supervisor.rehydrate.summary_instructions import instructions
+from supervisor.store import notes
+from supervisor.store.tether_dir import TetherDir
+from tests.conftest import wait_for_screen, wait_until
+from tests.locations import REPO
+from tests.rehydrate.test_rehydrate_flow import demo_app, events, injections
+from widgets.events_log import describe_event
+from widgets.loss_banner import LossBanner
+from widgets.pin_dropped import PinDropped
+
+SAID = (
+    "Put the token code in src/auth/tokens.py and run `pytest -k rotation` first.",
+    "The cache holds 512 MB at most.",
+)
+
+
+async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        await pilot.press("f5")
+        await wait_for_screen(pilot, app, r"❯ /compact tether keeps this project's state")
+        await wait_for_screen(pilot, app, r"Conversation compacted")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "Context compacted (#1" in banner.text, what="incident")
+    (sent,) = injections(tmp_path, "compact")
+    assert sent["bracketed"] is False and sent["by"] == "key" and "restate" not in sent
+    expected = "/compact " + " ".join(instructions(TetherDir.at(tmp_path)).split())
+    assert "1. refresh tokens in Redis, 15 minute TTL" in expected
+    assert sent["chars"] == len(expected)  # one line: a newline would submit half of it
+    assert not [e for e in events(tmp_path) if e["kind"] == "recall_check"]
+
+
+async def test_tether_compact_from_a_shell_asks_the_running_tether(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        done = subprocess.run(
+            [sys.executable, "-m", "supervisor.cli", "compact", "--dir", str(tmp_path)],
+            capture_output=True, text=True, cwd=REPO, timeout=30, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        await wait_for_screen(pilot, app, r"Conversation compacted")
+    (sent,) = injections(tmp_path, "compact")
+    assert sent["by"] == "cli"
+
+
+def test_tether_compact_without_a_running_tether_says_so(tmp_path):
+    from supervisor.store.tether_dir import init
+
+    init(tmp_path, goal="g")
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor.cli", "compact", "--dir", str(tmp_path)],
+        capture_output=True, text=True, cwd=REPO, timeout=30, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "no tether is running" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+async def test_the_banner_offers_a_compaction_past_the_threshold_and_never_sends_it(
+    tmp_path, shell_env
+):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        banner = app.query_one(LossBanner)
+        app.supervision.observe(
+            Observation(CONTEXT_USED, SCREEN, time.time(), details={"percent": 80})
+        )
+        await wait_until(pilot, lambda: "F5 compacts now" in banner.text, what="the offer")
+        assert banner.text.startswith("Context 80% used: F5 compacts now")
+        await pilot.pause(1.0)
+        assert injections(tmp_path, "compact") == []  # offered, not done: it is off by default
+
+
+async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        summary = "The user is setting up the token code."
+        app.supervision.observe(
+            Observation(COMPACTION, TRANSCRIPT, time.time(), summary=summary, folded=SAID)
+        )
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "dropped, not pinned" in banner.text, what="the banner")
+        assert "3 specifics dropped, not pinned (F4 pins)" in banner.text
+        await pilot.press("f4")
+        await wait_until(pilot, lambda: isinstance(app.screen, PinDropped), what="the picker")
+        await pilot.press("down", "down", "space", "p")  # the third: 512 MB
+        await wait_until(pilot, lambda: not isinstance(app.screen, PinDropped), what="closed")
+    pins = notes.pinned_decisions(TetherDir.at(tmp_path).read_notes())
+    assert pins[-1] == SAID[1]
+    incident = next(e for e in events(tmp_path) if e["kind"] == "incident")
+    line, _style = describe_event(incident)
+    assert "dropped, not pinned: src/auth/tokens.py, pytest -k rotation, 512 MB" in line
