@@ -182,3 +182,43 @@ def fake_server_url(setup) -> str:
 
     text = (setup.codex_home / "config.toml").read_text()
     return re.search(r'base_url = "(http://[^"/]+)', text).group(1)
+
+
+def test_claude_compaction_lists_what_it_dropped_that_nobody_pinned(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("closed loop: dropped, not pinned"):
+        run = claude_run(tether_run, make_claude_env(), fake_server)
+        run.type_line("put the token code in src/auth/tokens.py; the cache holds 512 MB at most")
+        run.wait_screen(r"FAKE-REPLY 2: ack 'put the token code in src/auth/tokens.py")
+        compact(run)
+        incident = run.wait_incident(
+            "compaction",
+            where=lambda i: i.get("dropped_unpinned"),
+            what="the incident's list of what was dropped and not pinned",
+        )
+        terms = [d["term"] for d in incident["dropped_unpinned"]]
+        assert "src/auth/tokens.py" in terms and "512 MB" in terms, terms
+        assert not any("Redis" in term for term in terms)  # pinned: the audit covers it
+        run.wait_tether_screen(r"specifics? dropped, not pinned \(F4 pins\)")
+
+
+def test_claude_compact_key_sends_slash_compact_with_the_pins(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("closed loop: F5 compacts with the pins"):
+        run = claude_run(tether_run, make_claude_env(), fake_server)
+        run.wait_screen(CM["ready"])
+        after = run.last_seq()
+        run.press("F5")
+        run.wait_event("injection", reason="compact")
+        request = run.wait_request(
+            lambda e: e.get("rule") == "claude-compact", after=after, what="the compaction"
+        )
+        text = request_text(request)
+        # the typed instructions are one line (the PreCompact hook's, joined to them, are not)
+        assert (
+            f"keep it whole: Pinned decisions, copied word for word with their values "
+            f"and reasons: 1. {REDIS} 2. {KIOSK}" in text
+        ), text[-3000:]
+        run.wait_incident("compaction", where=lambda i: i.get("trigger") == "manual")
