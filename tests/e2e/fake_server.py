@@ -21,10 +21,10 @@ Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user
                                "checkpoint compaction" or "handoff summary")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
-tether's recovery payload      a tool call running ``tether ack '<restatement>'``: the pinned
-(asks for ``tether ack``)      decisions it lists, except decision ``--ack-drop N`` in a full
-                               payload (a re-send is restated whole). Claude: ``Bash``; Codex:
-                               ``exec_command``
+tether's recovery payload      with ``--ack`` (or ``--ack-drop N``): a tool call running
+(asks for ``tether ack``)      ``tether ack '<restatement>'``, the pinned decisions it lists
+                               except decision N in a full payload (a re-send is restated
+                               whole). Claude: ``Bash``; Codex: ``exec_command``
 ``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
@@ -221,7 +221,9 @@ class State:
         reply_delay: float,
         compact_delay: float,
         ack_drop: int | None = None,
+        ack: bool = False,
     ):
+        self.ack = ack or ack_drop is not None  # answer recovery payloads with `tether ack`
         self.ack_drop = ack_drop
         self.lock = threading.Lock()
         self.seq = itertools.count(1)
@@ -304,7 +306,7 @@ def decide_claude(body: dict, state: State) -> dict:
             "text": "TOOL-RESULT-SEEN: " + _one_line(_tool_result_text(last), 80),
         }
     text = _claude_user_text(last)
-    ack = recall_ack_command(text, state.ack_drop)
+    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
     m = re.search(r"RUN:(.+)", text)
@@ -343,7 +345,7 @@ def decide_codex(body: dict, state: State) -> dict:
     output = _codex_tool_output(body)
     if output is not None:
         return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + _one_line(output, 80)}
-    ack = recall_ack_command(text, state.ack_drop)
+    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
     reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
@@ -824,6 +826,9 @@ def serve(argv: list[str] | None = None) -> int:
         "--compact-delay", type=float, default=0.0, help="seconds before each compaction reply"
     )
     ap.add_argument(
+        "--ack", action="store_true", help="answer recovery payloads with a `tether ack` tool call"
+    )
+    ap.add_argument(
         "--ack-drop",
         type=int,
         metavar="N",
@@ -831,7 +836,7 @@ def serve(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
-    Handler.state = State(args.log, args.reply_delay, args.compact_delay, args.ack_drop)
+    Handler.state = State(args.log, args.reply_delay, args.compact_delay, args.ack_drop, args.ack)
     httpd = ThreadingHTTPServer((args.host, args.port), Handler)
     httpd.daemon_threads = True
     port = httpd.server_address[1]

@@ -43,6 +43,23 @@ def pin(project: Path, *decisions: str) -> None:
         )  # fmt: skip
 
 
+def acking_claude(make_claude_env, fake_server_factory, *options: str):
+    """A Claude setup against a fake model that answers recovery payloads with `tether ack`."""
+    server = fake_server_factory("--ack", *options)
+    setup = make_claude_env()
+    setup.env["ANTHROPIC_BASE_URL"] = server.url
+    return setup, server
+
+
+def acking_codex(make_codex_env, fake_server_factory, *options: str):
+    """The same for Codex (its config file names the server)."""
+    server = fake_server_factory("--ack", *options)
+    setup = make_codex_env()
+    config = setup.codex_home / "config.toml"
+    config.write_text(config.read_text().replace(fake_server_url(setup), server.url))
+    return setup, server
+
+
 def claude_run(tether_run, setup, server) -> TetherRun:
     run = tether_run(setup, server, "claude", *CLAUDE_ARGS, ready=CM["ready"])
     pin(run.project, REDIS, KIOSK)
@@ -90,9 +107,10 @@ def test_claude_precompact_puts_a_decision_only_in_notes_into_the_compaction_req
         assert notes.count("refresh tokens in Redis") == 1
 
 
-def test_claude_complete_recall_after_f6(make_claude_env, fake_server, tether_run):
+def test_claude_complete_recall_after_f6(make_claude_env, fake_server_factory, tether_run):
     with Timer("closed loop: Claude complete recall"):
-        run = claude_run(tether_run, make_claude_env(), fake_server)
+        setup, server = acking_claude(make_claude_env, fake_server_factory)
+        run = claude_run(tether_run, setup, server)
         compact(run)
         check = f6_recall(run)
         assert check["result"] == "complete", check
@@ -106,9 +124,7 @@ def test_claude_partial_recall_then_f6_resends_only_the_missing_decision(
     make_claude_env, fake_server_factory, tether_run
 ):
     with Timer("closed loop: Claude partial recall, re-send"):
-        server = fake_server_factory("--ack-drop", "1")
-        setup = make_claude_env()
-        setup.env["ANTHROPIC_BASE_URL"] = server.url
+        setup, server = acking_claude(make_claude_env, fake_server_factory, "--ack-drop", "1")
         run = claude_run(tether_run, setup, server)
         compact(run)
         check = f6_recall(run)
@@ -146,9 +162,10 @@ def codex_run(tether_run, setup, server) -> TetherRun:
     return run
 
 
-def test_codex_complete_recall_after_f6(make_codex_env, fake_server, tether_run):
+def test_codex_complete_recall_after_f6(make_codex_env, fake_server_factory, tether_run):
     with Timer("closed loop: Codex complete recall"):
-        run = codex_run(tether_run, make_codex_env(), fake_server)
+        setup, server = acking_codex(make_codex_env, fake_server_factory)
+        run = codex_run(tether_run, setup, server)
         check = f6_recall(run)
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
@@ -160,10 +177,7 @@ def test_codex_partial_recall_then_f6_resends_only_the_missing_decision(
     make_codex_env, fake_server_factory, tether_run
 ):
     with Timer("closed loop: Codex partial recall, re-send"):
-        server = fake_server_factory("--ack-drop", "2")
-        setup = make_codex_env()
-        config = setup.codex_home / "config.toml"
-        config.write_text(config.read_text().replace(fake_server_url(setup), server.url))
+        setup, server = acking_codex(make_codex_env, fake_server_factory, "--ack-drop", "2")
         run = codex_run(tether_run, setup, server)
         check = f6_recall(run)
         assert check["result"] == "partial", check

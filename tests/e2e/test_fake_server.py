@@ -208,3 +208,15 @@ def test_a_recovery_payload_is_answered_with_tether_ack_of_its_pins() -> None:
     )
     assert shlex.split(recall_ack_command(resend, 1))[2] == "Restated: refresh tokens in Redis"
     assert recall_ack_command("hello, tether ack", None) is None
+
+
+def test_without_ack_a_recovery_payload_gets_the_plain_reply() -> None:
+    from tests.e2e.fake_server import State, decide_claude
+
+    payload = "Context check from tether: `tether ack`\n## Pinned decisions\n\n1. Redis\n"
+    body = {"messages": [{"role": "user", "content": payload}]}
+    assert decide_claude(body, State(None, 0.0, 0.0))["rule"] == "reply"
+    assert decide_claude(body, State(None, 0.0, 0.0, ack=True))["rule"] == "ack"
+    assert decide_claude(body, State(None, 0.0, 0.0, ack_drop=1))["tool_command"] == (
+        "tether ack 'Restated: (no decisions)'"
+    )
