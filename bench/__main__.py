@@ -34,7 +34,7 @@ from bench import (
     startup,
     workloads,
 )
-from supervisor.terminal.session import emulator_class
+from supervisor.terminal.session import default_emulator
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -354,7 +354,7 @@ def _machine() -> dict:
         "platform": platform.platform(),
         "tmux": out(["tmux", "-V"]),
         "git": out(["git", "-C", str(RESULTS.parent.parent), "rev-parse", "--short", "HEAD"]),
-        "emulator": emulator_class().__name__,
+        "emulator": type(default_emulator(2, 2)).__name__,
     }
 
 
@@ -409,7 +409,7 @@ def main() -> int:
             f"# tether benchmarks, {stamp}\n\n"
             f"`make bench` on {machine['cores']} cores ({machine['platform']}), Python "
             f"{machine['python']}, {machine['tmux']}, commit {machine['git']}, "
-            f"emulator {machine['emulator']} (`TETHER_EMULATOR`), load "
+            f"emulator {machine['emulator']}, load "
             f"{', '.join(f'{x:.2f}' for x in machine['loadavg'])} at start; {total:.0f} s in all"
             f"{' (--quick)' if quick else ''}. Raw numbers: `results-{stamp}.json`. "
             "How each is measured: `bench/README.md`.\n\n" + table.markdown() + "\n"

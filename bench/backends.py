@@ -1,4 +1,4 @@
-"""Candidate emulator backends against pyte: fidelity on every real capture, and throughput.
+"""Candidate emulator backends against tether's AvtEmulator: fidelity on real captures, and speed.
 
 Not part of ``make bench``: the candidates are not dependencies of tether.
 Install them somewhere and put that on ``PYTHONPATH``::
@@ -9,13 +9,13 @@ Install them somewhere and put that on ``PYTHONPATH``::
 
 * **pyavt** (asciinema's avt, Rust, through PyO3) and **pyghostty**
   (libghostty-vt through cffi) are fed each capture's raw bytes (they answer or
-  ignore queries themselves); PyteEmulator is fed through tether's pre-filter.
+  ignore queries themselves); tether's AvtEmulator is fed through its pre-filter.
 * Fidelity: the final screen of each capture, row by row, against the tmux
   reference in ``tests/fixtures/captures/screens/`` (text), and cell by cell against
-  PyteEmulator (text and style: colours, bold, dim, italic, underline, reverse,
+  tether's AvtEmulator (text and style: colours, bold, dim, italic, underline, reverse,
   strike), at 120x40.
 * Throughput: parse only (feed in 16 KiB pieces, no rows read back) on the
-  flood workloads, beside PyteEmulator with its pre-filter.
+  flood workloads, beside tether's AvtEmulator with its pre-filter.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from bench.workloads import capture, capture_names, flood_workloads
-from supervisor.terminal.pyte_emulator import PyteEmulator
+from supervisor.terminal.avt_emulator import AvtEmulator
 
 REPO = Path(__file__).resolve().parent.parent
 SCREENS = REPO / "tests" / "fixtures" / "captures" / "screens"
@@ -46,11 +46,11 @@ def _style_key(fg, bg, bold, dim, italic, underline, reverse, strike) -> tuple:
     )
 
 
-# -- pyte ---------------------------------------------------------------------------
+# -- tether --------------------------------------------------------------------------
 
 
-def pyte_cells(data: bytes) -> list[list[Cell]]:
-    emu = PyteEmulator(COLS, ROWS)
+def tether_cells(data: bytes) -> list[list[Cell]]:
+    emu = AvtEmulator(COLS, ROWS)
     emu.feed(data)
     screen = []
     for y in range(ROWS):
@@ -193,12 +193,12 @@ def compare(name: str, ours: list[list[Cell]], theirs: list[list[Cell]]) -> dict
         cells += abs(len(row_a) - len(row_b))
     return {
         "rows_differing_from_tmux": rows_vs_tmux,
-        "cells_vs_pyte": cells,
-        "styles_vs_pyte": style,
+        "cells_vs_tether": cells,
+        "styles_vs_tether": style,
     }
 
 
-BACKENDS = {"pyte": pyte_cells, "avt": avt_cells, "ghostty": ghostty_cells}
+BACKENDS = {"tether": tether_cells, "avt": avt_cells, "ghostty": ghostty_cells}
 
 
 def fidelity() -> dict[str, dict[str, dict]]:
@@ -207,7 +207,7 @@ def fidelity() -> dict[str, dict[str, dict]]:
         if not (SCREENS / f"{name}.txt").exists():
             continue
         data = capture(name).data()
-        ours = pyte_cells(data)
+        ours = tether_cells(data)
         out[name] = {}
         for backend, cells in BACKENDS.items():
             try:
@@ -221,8 +221,8 @@ def fidelity() -> dict[str, dict[str, dict]]:
     return out
 
 
-def _pyte_feed(cols: int, rows: int, data: bytes) -> None:
-    emu = PyteEmulator(cols, rows)
+def _tether_feed(cols: int, rows: int, data: bytes) -> None:
+    emu = AvtEmulator(cols, rows)
     for i in range(0, len(data), 16384):
         emu.feed(data[i : i + 16384])
         emu.take_dirty()
@@ -245,7 +245,7 @@ def _ghostty_feed(cols: int, rows: int, data: bytes) -> None:
         term.feed(data[i : i + 16384])
 
 
-FEEDS = {"pyte": _pyte_feed, "avt": _avt_feed, "ghostty": _ghostty_feed}
+FEEDS = {"tether": _tether_feed, "avt": _avt_feed, "ghostty": _ghostty_feed}
 
 
 def throughput() -> dict[str, dict[str, float]]:
@@ -267,7 +267,7 @@ if __name__ == "__main__":
     results = fidelity()
     print(
         "120x40: rows differing from tmux over every input point / final screen rows differing"
-        " from tmux / cells / styles differing from pyte"
+        " from tmux / cells / styles differing from tether"
     )
     for name, per in results.items():
         cells = []
@@ -277,7 +277,7 @@ if __name__ == "__main__":
             else:
                 cells.append(
                     f"{backend}: {r['checkpoint_rows_vs_tmux']} in {r['checkpoints']} pts, "
-                    f"{r['rows_differing_from_tmux']}/{r['cells_vs_pyte']}/{r['styles_vs_pyte']}"
+                    f"{r['rows_differing_from_tmux']}/{r['cells_vs_tether']}/{r['styles_vs_tether']}"
                 )
         print(f"  {name:24} " + "   ".join(cells))
     print("parse-only throughput, MB/s")

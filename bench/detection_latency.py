@@ -1,7 +1,7 @@
 """Detection latency and `tether hook` cost. Run: python -m bench.detection_latency
 
 1. Marker bytes in -> incident posted: the bytes of the real captures are fed
-   in their real reads through PyteEmulator + ScreenDetector + Fusion, and the
+   in their real reads through AvtEmulator + ScreenDetector + Fusion, and the
    time from the feed of the read that completes the marker to the incident
    coming out of Fusion is measured (CPU time of the pipeline; no PTY, no UI).
 2. `tether hook Stop` as a whole process (interpreter start included), vs
@@ -21,7 +21,7 @@ from pathlib import Path
 from supervisor.config.profiles import load_profile
 from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.terminal.pyte_emulator import PyteEmulator
+from supervisor.terminal.avt_emulator import AvtEmulator
 
 CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "captures"
 
@@ -29,7 +29,7 @@ CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "capture
 def marker_latency(name: str, profile: str) -> list[float]:
     raw = (CAPTURES / f"{name}.raw").read_bytes()
     meta = json.loads((CAPTURES / f"{name}.events.json").read_text())
-    emulator = PyteEmulator(120, 40, 1000)
+    emulator = AvtEmulator(120, 40, 1000)
     detector = ScreenDetector(load_profile(profile).markers)
     fusion = Fusion()
     inputs = sorted(e["raw_offset"] for e in meta["events"] if e["kind"] == "input")
@@ -59,7 +59,7 @@ def process_ms(argv: list[str], stdin: bytes, runs: int) -> list[float]:
 
 
 def main() -> None:
-    print("marker bytes in -> incident posted (real reads, PyteEmulator + detector + fusion):")
+    print("marker bytes in -> incident posted (real reads, AvtEmulator + detector + fusion):")
     for name, profile in (
         ("cc-compact-manual", "claude"),
         ("cc-compact-auto", "claude"),

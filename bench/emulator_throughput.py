@@ -1,9 +1,9 @@
-"""How fast prefilter + PyteEmulator eat output, and what one redraw costs.
+"""How fast prefilter + AvtEmulator eat output, and what one redraw costs.
 
 Measures (a) ~5 MB of plain text lines, (b) the concatenated real captures, and
 (c) per recorded read of the captures: feed + take_dirty + row() of every dirty
 row, which is what the terminal view pays per batch. Also times the prefilter
-alone, so it is visible that pyte, not the filter, is the bottleneck. Times are
+alone, so it is visible which of the two costs more. Times are
 CPU time of this process (``time.process_time``), best of three, so that other
 work on a shared machine does not distort them.
 
@@ -17,8 +17,8 @@ import statistics
 import time
 from pathlib import Path
 
+from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.prefilter import Prefilter
-from supervisor.terminal.pyte_emulator import PyteEmulator
 
 CAPTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "captures"
 READ = 65536  # the PTY host reads up to 64 KiB at a time
@@ -54,7 +54,7 @@ def redraw_cost(names: list[Path]) -> None:
     for raw in names:
         data = raw.read_bytes()
         reads = json.loads(raw.with_suffix(".events.json").read_text())["read_chunks"]["list"]
-        emu = PyteEmulator(120, 40)
+        emu = AvtEmulator(120, 40)
         for _t, offset, length in reads:
             start = time.process_time()
             emu.feed(data[offset : offset + length])
@@ -75,13 +75,11 @@ def redraw_cost(names: list[Path]) -> None:
 def main() -> None:
     text = plain_text()
     throughput(text, Prefilter, "(a) plain text, prefilter alone")
-    throughput(text, lambda: PyteEmulator(120, 40), "(a) plain text, prefilter + PyteEmulator")
+    throughput(text, lambda: AvtEmulator(120, 40), "(a) plain text, prefilter + AvtEmulator")
     raws = sorted(CAPTURES.glob("*.raw"))
     captures = b"".join(r.read_bytes() for r in raws) * 10
     throughput(captures, Prefilter, "(b) captures x10, prefilter alone")
-    throughput(
-        captures, lambda: PyteEmulator(120, 40), "(b) captures x10, prefilter + PyteEmulator"
-    )
+    throughput(captures, lambda: AvtEmulator(120, 40), "(b) captures x10, prefilter + AvtEmulator")
     redraw_cost(raws)
 
 

@@ -4,8 +4,7 @@ Every real capture is replayed by its asciicast ``o`` events (each one is what
 the agent wrote in one go, mostly one Ink frame). Per event we time what the
 app pays: the emulator's ``feed`` and ``take_dirty``, the terminal view's
 ``row_strip`` for the rows it repaints, and compositing those strips into the
-bytes a terminal receives (``Strip.render``), at 120x40, with the default emulator
-backend (``TETHER_EMULATOR=pyte`` for the other).
+bytes a terminal receives (``Strip.render``), at 120x40, with tether's emulator (AvtEmulator).
 
 * cache on: only dirty rows are rebuilt and rendered (what TerminalView does);
 * cache off: every row is rebuilt and rendered on every frame.
@@ -21,7 +20,7 @@ import time
 from rich.console import Console
 
 from bench.workloads import capture_names, cast_frames
-from supervisor.terminal.session import emulator_class
+from supervisor.terminal.session import default_emulator
 from widgets.terminal_view import row_strip
 
 
@@ -40,7 +39,7 @@ def redraw_costs(cache: bool, names: list[str] | None = None) -> list[float]:
     costs: list[float] = []
     clock = time.perf_counter
     for name in names or capture_names():
-        emulator = emulator_class()(120, 40)
+        emulator = default_emulator(120, 40)
         console = _console(120)
         cols, rows = emulator.cols, emulator.rows
         for _at, data in cast_frames(name):

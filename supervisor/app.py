@@ -23,10 +23,11 @@ from textual.css.query import NoMatches
 from textual.widgets import Footer
 
 from supervisor.errors import TetherError
+from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.run.launch import EarlyStart, new_supervision
-from supervisor.run.supervision import ContextMeter, RunConfig
+from supervisor.run.supervision import RunConfig
 from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir

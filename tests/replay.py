@@ -1,6 +1,6 @@
 """Replay a real capture through the whole recognition engine, as the app would run it.
 
-Bytes go through the stream detector and the PyteEmulator + screen detector in
+Bytes go through the stream detector and the AvtEmulator + screen detector in
 the chunks given; inputs end the resume replay window at their byte offsets;
 the capture's transcript (and hook log) are fed at their own times, aligned to
 the capture clock; the process exit is classified; fusion makes incidents.
@@ -22,7 +22,7 @@ from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer, entry_time
-from supervisor.terminal.pyte_emulator import PyteEmulator
+from supervisor.terminal.avt_emulator import AvtEmulator
 from tests.locations import CAPTURES
 
 
@@ -140,7 +140,7 @@ def replay(name: str, seed: int | None = None, *, tether=None) -> Replay:
         return read_times[index]
 
     timed: list[tuple[float, int, Observation]] = []
-    emulator = PyteEmulator(120, 40, 1000, sync_timeout=1.0 if seed is None else 0.0)
+    emulator = AvtEmulator(120, 40, 1000, sync_timeout=1.0 if seed is None else 0.0)
     screen = ScreenDetector(profile.markers, replaying=resuming)
     stream = StreamDetector()
     position = 0

@@ -70,7 +70,7 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
         return None
     if payload_json.get("source") not in ("compact", "clear"):
         return None
-    from supervisor.rehydrate.payload import session_start_answer
+    from supervisor.agents.session_start_answer import session_start_answer
 
     return session_start_answer(work_dir, payload_json)
 

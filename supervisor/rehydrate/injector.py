@@ -20,13 +20,11 @@ text is sent with ``newline`` in place of each line break: by default the
 lines are joined into one line with " / "; a caller may pass the key that
 inserts a newline in that agent instead (ESC CR for Claude Code and Codex).
 
-Acknowledgement belongs to one injection: the payload asks the agent to
-restate the pinned decisions with `tether ack`, which records a
-``recall_check`` event naming the injection it answers
-(:mod:`supervisor.rehydrate.recall_check`). The injection counts as
-acknowledged when its own check appears in events.jsonl, whatever the agent
-wrote before; after the profile's ``recall_timeout`` without one, the injector
-records the check as ``none``.
+Acknowledgement belongs to one injection: its own recall check, the one
+`tether ack` records for it, read from disk by
+:mod:`supervisor.rehydrate.acknowledgement`; after the profile's
+``recall_timeout`` without one, the injector records the check as ``none``.
+The injector records the acknowledgement and tells the banner.
 """
 
 from __future__ import annotations
@@ -40,10 +38,11 @@ from typing import Any, Protocol
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.rehydrate import recall_check
+from supervisor.rehydrate.acknowledgement import BY_ACK, recall_event_of
 from supervisor.rehydrate.recall_check import RecallCheck, Recovery
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
-from supervisor.store import checkpoints, fsio
+from supervisor.store import checkpoints
 from supervisor.store.tether_dir import TetherDir, utc_now
 from supervisor.terminal.keys import encode_paste
 
@@ -219,13 +218,6 @@ class Injector:
         self._send(item)
         return SENT
 
-    def cancel_queued(self) -> int:
-        """Forget queued requests (the user dismissed the banner); returns how many."""
-        dropped, self.queue = len(self.queue), []
-        if dropped:
-            self._notify()
-        return dropped
-
     def _can_send(self) -> bool:
         if self.sending is not None or not self.is_waiting():
             return False
@@ -358,7 +350,7 @@ class Injector:
         recovery = Recovery.of(sent.event) if sent.event else None
         if recovery is None:
             return False
-        event = self._recall_event(recovery.at, sent.event)
+        event = recall_event_of(self.tether, recovery.at, sent.event)
         if event is None:
             if self.clock() - sent.at < self.recall_timeout:
                 return False
@@ -381,23 +373,13 @@ class Injector:
                 reason=sent.request.reason,
                 injection_at=recovery.at,
                 seconds=round(sent.acknowledged_after, 3),
-                by="tether ack",
+                by=BY_ACK,
                 recall=sent.recall.result,
             )
         except TetherError as error:
             self.problems.append(f"acknowledgement not recorded: {error}")
         self._notify()
         return True
-
-    def _recall_event(self, injection_at: str, marker: dict[str, Any]) -> dict[str, Any] | None:
-        """The recall check of the injection at ``injection_at``, read back from the end of
-        events.jsonl down to the injection's own event (``marker``)."""
-        for event in fsio.iter_jsonl_reversed(self.tether.events):
-            if event == marker:
-                return None
-            if event.get("kind") == recall_check.KIND and event.get("injection_at") == injection_at:
-                return event
-        return None
 
     @property
     def last_recall(self) -> RecallCheck | None:

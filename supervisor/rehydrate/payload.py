@@ -17,8 +17,6 @@ the budget, it is all kept and the payload says the budget was exceeded.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -172,60 +170,6 @@ def latest_incident(tether: TetherDir) -> dict[str, Any] | None:
         if event.get("kind") == INCIDENT_KIND:
             return event
     return None
-
-
-AUTO_SOURCES = ("compact", "clear")
-PROFILE_ENV = "TETHER_PROFILE"
-DEFAULT_HOOK_PROFILE = "claude"
-
-
-def session_start_answer(
-    work_dir: str | os.PathLike[str],
-    hook_input: dict[str, Any],
-    *,
-    profile_name: str | None = None,
-) -> str | None:
-    """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
-
-    Claude Code puts ``hookSpecificOutput.additionalContext`` into the model's
-    context (agent-markers.md 1.2 and its Addendum), so the agent is rehydrated
-    before anyone presses a key. Only when the profile (``$TETHER_PROFILE``,
-    else "claude") has ``auto_rehydrate``; a checkpoint is taken first, as
-    before every injection, and an ``auto_rehydrate`` event records what was
-    sent, with the phase at that moment so the supervisor can watch for the
-    agent's acknowledgement.
-    """
-    from supervisor.config.profiles import load_profile
-
-    source = hook_input.get("source")
-    if source not in AUTO_SOURCES:
-        return None
-    profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
-    if not profile.auto_rehydrate:
-        return None
-    tether = TetherDir.at(work_dir)
-    incident = latest_incident(tether)
-    number = incident.get("number") if incident else None
-    snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
-    payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
-    phase = notes.Document.parse(snapshot.notes).find("Phase")
-    tether.record_event(
-        "auto_rehydrate",
-        "hook",
-        hook_source=source,
-        session_id=hook_input.get("session_id"),
-        profile=profile.name,
-        incident=number,
-        checkpoint=snapshot.seq,
-        tokens=payload.tokens,
-        exact=payload.exact,
-        encoding=payload.encoding,
-        dropped=len(payload.dropped),
-        over_budget=payload.over_budget,
-        phase_before=phase.body.strip() if phase is not None else "",
-    )
-    answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
-    return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
 
 
 # ------------------------------------------------------------------ reading the state

@@ -12,7 +12,6 @@ app) hear about incidents, the agent's state, the context meter and problems.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import time
 from collections.abc import Callable
@@ -20,49 +19,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, find_transcript
 from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
 from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.context_meter import ContextMeter
+from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
-from supervisor.recognize.observations import (
-    COMPACTION,
-    CONTEXT_LOW,
-    CONTEXT_USED,
-    LOCK,
-    UNCLEAN_EXIT,
-    USAGE,
-    Incident,
-    Observation,
-)
+from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
-from supervisor.recognize.transcripts import (
-    ClaudeTranscript,
-    CodexRollout,
-    JsonlTail,
-    claude_session_of_pid,
-    claude_transcript_path,
-    newest_jsonl,
-)
+from supervisor.recognize.transcript_follower import TranscriptFollower
+from supervisor.recognize.transcripts import JsonlTail
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
-from supervisor.store import checkpoints, fsio, invariant, notes
+from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.screen_dump import ScreenDump
+from supervisor.store import checkpoints, invariant, notes
 from supervisor.store import lock as supervisor_lock
+from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
 from supervisor.terminal.pty_host import ExitStatus
 from supervisor.terminal.recorder import SessionRecorder
 from supervisor.terminal.session import AgentSession
 
+__all__ = ["ContextMeter", "RunConfig", "Scheduler", "Supervision", "Taken", "agent_argv"]
+
 Scheduler = Callable[[float, Callable[[], None]], Any]
-Taken = Callable[[checkpoints.Checkpoint | TetherError], None]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+DISCOVERY_INTERVAL = 2.0  # seconds between looks for the transcript of an agent without hooks
 
 
 @dataclass
@@ -81,33 +73,6 @@ class RunConfig:
     checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
     extra_args: list[str] = field(default_factory=list)
     resume: bool = False  # started with the profile's resume command
-
-
-@dataclass
-class ContextMeter:
-    """Used / window from the agent's own usage figures, or a percentage from its screen."""
-
-    used: int | None = None
-    window: int | None = None
-    percent: int | None = None
-    stale: bool = False
-
-    def describe(self) -> str:
-        if self.used is not None and self.window:
-            percent = round(100 * self.used / self.window)
-            text = f"{self.used:,}/{self.window:,} ({percent}%)"
-        elif self.percent is not None:
-            text = f"{self.percent}% used"
-        else:
-            return ""
-        return text + (" stale after compaction" if self.stale else "")
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
@@ -151,24 +116,21 @@ class Supervision:
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
         self._was_waiting = False
-        self._typed = ""
+        self.decisions = DecisionCapture()
         self._last_input = 0.0
-        self._tail_bytes = b""
-        self._decisions_until = 0.0
-        self._unfinished_rows: set[int] = set()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._scan_rows: set[int] = set()  # rows changed since then
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
-        # Checkpoints waiting for `git status` on a worker thread: (reason, incident, then).
-        self._asking_git: dict[asyncio.Future, tuple[str, int | str | None, GitAnswer]] = {}
+        self.checkpointer = Checkpointer(self.tether, self._problem)
         self._events_tail: JsonlTail | None = None
-        self._transcript_tail: JsonlTail | None = None
-        self._transcript: ClaudeTranscript | CodexRollout | None = None
+        self.transcript = TranscriptFollower(
+            claude=CLAUDE_TRANSCRIPT in self.profile.integrations, started_at=self.started_at
+        )
         self._last_discovery = 0.0
         self.injector: Injector | None = None
-        self._invariant_stamp: tuple[float, float] | None = None
+        self.invariant = InvariantGuard(self.tether)
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
 
         # Listeners the app subscribes to.
@@ -178,7 +140,7 @@ class Supervision:
         self.on_problem: list[Callable[[str], None]] = []
         self.on_injection: list[Callable[[InjectorStatus], None]] = []
         self._reported_state = ""
-        self._dumped_screen: str | None = None  # TETHER_SCREEN_DUMP: the text last written
+        self._screen_dump = ScreenDump()
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -226,11 +188,7 @@ class Supervision:
         if self._scan_timer is not None:
             self._scan_timer.cancel()
             self._scan_timer = None
-        waiting, self._asking_git = self._asking_git, {}
-        if waiting:  # git has not answered: ask it here, once for all of them
-            git = checkpoints.git_state(self.tether.work_dir)
-            for reason, incident, _then in waiting.values():
-                self._write_checkpoint(reason, incident, git)
+        self.checkpointer.close()
         if self.recorder is not None:
             try:
                 self.recorder.close(self.session.emulator.display())
@@ -260,7 +218,7 @@ class Supervision:
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.stream = StreamDetector()
         self.state.restart()
-        self._transcript_tail, self._transcript = None, None
+        self.transcript.forget()
         self.session.start(argv=argv)
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
         self.rehydrate(reason="restart after crash")
@@ -286,31 +244,17 @@ class Supervision:
         return (
             self.state.ready_for_input(now)
             and idle >= USER_QUIET
-            and (not self._typed or idle >= HALF_TYPED_PATIENCE)
+            and (not self.decisions.typed or idle >= HALF_TYPED_PATIENCE)
         )
 
     def note_input(self, data: bytes) -> None:
         """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
         self._last_input = self.clock()
         self.screen.note_input()
-        text = data.decode("utf-8", "ignore")
-        if text.startswith("\x1b[200~"):
-            text = text[6:].removesuffix("\x1b[201~")
-        elif text.startswith("\x1b"):
-            return
-        for char in text:
-            if char in "\r\n":
-                self._capture_decisions([self._typed])
-                self._typed = ""
-            elif char in "\x7f\x08":
-                self._typed = self._typed[:-1]
-            elif char in "\x03\x15":
-                self._typed = ""
-            elif char >= " ":
-                self._typed += char
+        self._capture_decisions(self.decisions.keys(data))
 
     def _capture_decisions(self, lines: list[str]) -> None:
-        found = notes.decision_lines(lines)
+        found = notes.decision_lines(lines) if lines else []
         if not found:
             return
         try:
@@ -335,18 +279,15 @@ class Supervision:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
         observations = self.stream.feed(data, now)
-        # Only the seam is joined: copying the whole read would cost every read.
-        if b"DECISION:" in data or b"DECISION:" in self._tail_bytes + data[:8]:
-            self._decisions_until = now + 1.0  # the line may be finished in the next reads
-        self._tail_bytes = data[-8:]
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
             self._scan_rows |= result.dirty
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
                 observations += self._scan_screen(now)
-        if now < self._decisions_until and (result.dirty or self._unfinished_rows):
-            self._capture_printed_decisions(result.dirty)
+        printed = self.decisions.output(data, now, result.dirty, self.session.emulator)
+        if printed:
+            self._capture_decisions(printed)
         for observation in observations:
             self.observe(observation)
 
@@ -377,34 +318,11 @@ class Supervision:
         for observation in self._scan_screen(self.clock()):
             self.observe(observation)
 
-    def _capture_printed_decisions(self, dirty: set[int]) -> None:
-        """`DECISION:` lines the agent printed (not the line still being written at the cursor).
-
-        Only looked for in the second after the bytes `DECISION:` went by, so the
-        hot path does not turn every changed row into text for it. A row still
-        under the cursor is looked at again once the cursor has left it (the
-        line feed may come in a later read that changes no cell of that row).
-        """
-        emulator = self.session.emulator
-        cursor_row = emulator.cursor.y
-        rows = {y for y in dirty | self._unfinished_rows if 0 <= y < emulator.rows}
-        self._unfinished_rows = set()
-        lines = []
-        for y in rows:
-            text = emulator.row_text(y)
-            if "DECISION:" not in text:
-                continue
-            if y == cursor_row:
-                self._unfinished_rows.add(y)
-            else:
-                lines.append(text.strip())
-        if lines:
-            self._capture_decisions(lines)
-
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""
         self.state.observe(observation)
-        self._update_meter(observation)
+        if self.meter.update(observation):
+            self._meter_changed()
         change = self.fusion.observe(observation)
         if change is None:
             return
@@ -420,22 +338,6 @@ class Supervision:
             )
         for notify in self.on_incident:
             notify(change)
-
-    def _update_meter(self, observation: Observation) -> None:
-        details = observation.details
-        if observation.kind == USAGE and isinstance(details.get("used"), int):
-            self.meter.used = details["used"]
-            if isinstance(details.get("window"), int):
-                self.meter.window = details["window"]
-            self.meter.stale = False
-        elif observation.kind in (CONTEXT_USED, CONTEXT_LOW) and "percent" in details:
-            percent = int(details["percent"])
-            self.meter.percent = percent if observation.kind == CONTEXT_USED else 100 - percent
-            if self.meter.used is None:
-                self.meter.stale = False
-        elif observation.kind != COMPACTION:
-            return
-        self._meter_changed()
 
     def _meter_changed(self) -> None:
         for notify in self.on_meter:
@@ -462,65 +364,12 @@ class Supervision:
     def checkpoint(
         self, reason: str, *, incident: int | str | None = None, then: Taken | None = None
     ) -> None:
-        """Take a checkpoint without holding the event loop for `git status` (see :meth:`ask_git`).
-
-        ``then`` hears the checkpoint, or the error that kept it from being written, on
-        the loop; without ``then`` an error is reported as a problem.
-        """
-        write = functools.partial(self._write_checkpoint, reason, incident, then=then)
-        self.ask_git(reason, incident, write)
+        """Take a checkpoint without holding the event loop for `git status` (see checkpointer)."""
+        self.checkpointer.checkpoint(reason, incident=incident, then=then)
 
     def ask_git(self, reason: str, incident: int | str | None, then: GitAnswer) -> None:
-        """Ask `git status` for the checkpoint ``reason``; ``then(git)`` takes it with the answer.
-
-        In a big repository `git status` takes up to its 2 s timeout, and checkpoints are
-        taken while the agent's screen is live: incidents, exits, the timer, the user's
-        key, every injection. With a loop running, git is asked on a worker thread and
-        ``then`` called on the loop when it answers; without one (the CLI, tests), at
-        once. If tether closes first, :meth:`close` asks git itself and writes the
-        checkpoint without ``then``: what would follow it (a payload, a notification) has
-        nobody left to go to.
-        """
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            then(checkpoints.git_state(self.tether.work_dir))
-            return
-        asked = loop.run_in_executor(None, checkpoints.git_state, self.tether.work_dir)
-        self._asking_git[asked] = (reason, incident, then)
-        asked.add_done_callback(self._git_answered)
-
-    def _git_answered(self, _asked: asyncio.Future) -> None:
-        """Go on with the checkpoints git has answered for, in the order they were asked.
-
-        Two calls race on their threads; an agent's exit would otherwise be numbered
-        before the incident it caused. One not yet answered holds back those after it.
-        """
-        while self._asking_git:  # empty once close() wrote them all
-            first = next(iter(self._asking_git))
-            if not first.done():
-                return
-            _reason, _incident, then = self._asking_git.pop(first)
-            failed = first.cancelled() or first.exception() is not None
-            then(None if failed else first.result())
-
-    def _write_checkpoint(
-        self,
-        reason: str,
-        incident: int | str | None,
-        git: dict | None,
-        then: Taken | None = None,
-    ) -> None:
-        try:
-            snapshot = checkpoints.take(self.tether, reason, incident=incident, git=git)
-        except TetherError as error:
-            if then is None:
-                self._problem(str(error))
-            else:
-                then(error)
-            return
-        if then is not None:
-            then(snapshot)
+        """Ask `git status` off the loop for the checkpoint ``reason``, then ``then(git)``."""
+        self.checkpointer.ask_git(reason, incident, then)
 
     # -- the clock -----------------------------------------------------------------
 
@@ -556,7 +405,9 @@ class Supervision:
         if monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every:
             self._last_timer_checkpoint = monotonic
             try:
-                changed = not self._asking_git and checkpoints.changed_since_last(self.tether)
+                changed = not self.checkpointer.asking and checkpoints.changed_since_last(
+                    self.tether
+                )
             except TetherError as error:
                 self._problem(str(error))
             else:
@@ -564,45 +415,16 @@ class Supervision:
                     self.checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
-        """Debug aid (e2e fidelity tests): with ``TETHER_SCREEN_DUMP=<path>`` set, write the
-        agent's emulator text there, atomically and only when it changed."""
-        path = os.environ.get("TETHER_SCREEN_DUMP")
-        if not path:
-            return
-        text = "\n".join(self.session.emulator.display()) + "\n"
-        if text == self._dumped_screen:
-            return
-        try:
-            fsio.atomic_write_text(Path(path), text)
-        except TetherError as error:
-            if self._dumped_screen != "":  # say it once, then keep trying quietly
-                self._problem(f"TETHER_SCREEN_DUMP not written: {error}")
-            self._dumped_screen = ""
-            return
-        self._dumped_screen = text
+        problem = self._screen_dump.write(self.session.emulator.display())
+        if problem:
+            self._problem(problem)
 
     def enforce_invariant(self) -> invariant.InvariantResult | None:
-        """Disk wins: a cursor that disagrees with artifacts.jsonl is rolled to the disk truth.
-
-        Checked at start and whenever progress.json or artifacts.jsonl changed
-        (their modification times); the fix is recorded as an event by the store,
-        and the next payload carries the invariant's state.
-        """
-        stamp = (_mtime(self.tether.progress), _mtime(self.tether.artifacts))
-        if stamp == self._invariant_stamp:
-            return None
-        self._invariant_stamp = stamp
-        try:
-            result = invariant.check(self.tether)
-            if result.kind in ("cursor-ahead", "cursor-behind", "bad-progress"):
-                fixed = invariant.fix(self.tether, source="supervisor")
-                self._invariant_stamp = (_mtime(self.tether.progress), stamp[1])
-                self._problem(f"cursor fixed from disk: {fixed.before.message}")
-                return fixed.after
-        except TetherError as error:
-            self._problem(str(error))
-            return None
-        return result
+        """Disk wins: a cursor that disagrees with artifacts.jsonl is rolled to the disk truth."""
+        enforced = self.invariant.enforce()
+        if enforced.problem:
+            self._problem(enforced.problem)
+        return enforced.result
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())
@@ -626,57 +448,33 @@ class Supervision:
                 continue
             payload = record.get("payload")
             if isinstance(payload, dict):
-                self._follow_transcript(payload.get("transcript_path"))
+                self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):
                 self.observe(observation)
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)
 
-    def _follow_transcript(self, path: object) -> None:
-        if not isinstance(path, str) or not path:
-            return
-        if self._transcript_tail is not None and str(self._transcript_tail.path) == path:
-            return
-        target = Path(path)
-        new_file = not target.exists() or target.stat().st_mtime >= self.started_at - 1
-        previous = self._transcript
-        self._transcript_tail = JsonlTail(target, start=0 if new_file else "tail")
-        if "claude_transcript" in self.profile.integrations:
-            self._transcript = ClaudeTranscript()
-        else:
-            self._transcript = CodexRollout()
-        if previous is not None:
-            self._transcript.session_id = getattr(previous, "session_id", None)
-
     def _discover_transcript(self, now: float) -> None:
         """Without hooks, find the agent's transcript file ourselves every few seconds."""
-        if now - self._last_discovery < 2.0 or self.session.host is None:
+        if now - self._last_discovery < DISCOVERY_INTERVAL or self.session.host is None:
             return
         self._last_discovery = now
-        env = self._agent_env()
-        integrations = self.profile.integrations
-        if "claude_transcript" in integrations:
-            config = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME", "~")) / ".claude")
-            session = claude_session_of_pid(self.session.host.pid, config.expanduser())
-            if session:
-                path = claude_transcript_path(Path(self.config.workdir), session, config)
-                self._follow_transcript(str(path))
-        elif "codex_rollout" in integrations:
-            home = Path(env.get("CODEX_HOME") or Path(env.get("HOME", "~")) / ".codex")
-            day = time.strftime("%Y/%m/%d", time.localtime(now))
-            newest = newest_jsonl(home.expanduser() / "sessions" / day, since=self.started_at - 1)
-            if newest is not None:
-                self._follow_transcript(str(newest))
+        found = find_transcript(
+            self.profile.integrations,
+            self._agent_env(),
+            self.session.host.pid,
+            Path(self.config.workdir),
+            since=self.started_at - 1,
+            now=now,
+        )
+        if found is not None:
+            self.transcript.follow(found)
 
     def _poll_transcript(self, now: float) -> None:
         self._discover_transcript(now)
-        tail, parser = self._transcript_tail, self._transcript
-        if tail is None or parser is None:
-            return
-        for record, history in tail.poll():
-            for observation in parser.feed(record, now, history=history):
-                self.observe(observation)
+        for observation in self.transcript.poll(now):
+            self.observe(observation)
 
     # -- rehydration ---------------------------------------------------------------
 

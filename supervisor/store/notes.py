@@ -32,6 +32,7 @@ SECTION_ALIASES: dict[str, str] = {
 REPLACED_SECTIONS = frozenset({"phase", "next step"})
 
 DECISIONS = "Decisions"
+PHASE = "Phase"
 
 _HEADING = re.compile(r"^ {0,3}## +(.*?)(?: +#+)? *$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -215,6 +216,16 @@ def split_stamp(item: str) -> tuple[str | None, str]:
     """``(timestamp, text)`` of a stamped item; ``(None, item)`` when it has no stamp."""
     match = _STAMP.match(item)
     return (match.group(1), match.group(2)) if match else (None, item)
+
+
+def phase(notes_text: str) -> str:
+    """The body of the ``## Phase`` section, stripped; "" without one.
+
+    The agent's rehydration summary goes there (``tether note phase``), so a change
+    of it acknowledges a payload.
+    """
+    section = Document.parse(notes_text).find(PHASE)
+    return section.body.strip() if section is not None else ""
 
 
 def pinned_decisions(notes_text: str) -> list[str]:

@@ -1,6 +1,6 @@
 """The avt backend of :class:`~supervisor.terminal.emulator.Emulator`: asciinema's Rust parser.
 
-pyavt parses 35-50 MB/s where pyte behind the pre-filter manages 1-2 MB/s, and
+pyavt parses 35-50 MB/s (bench/README.md: pure-Python pyte managed 1-2 MB/s), and
 renders the real captures exactly as tmux does. The pre-filter stays in front
 (query policy, modes, title, alternate screen and synchronized output events);
 avt gets its clean text. What avt does not do the adapter adds:

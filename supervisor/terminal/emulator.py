@@ -2,7 +2,7 @@
 
 Everything above the emulator (the terminal view, the screen detectors, the
 recorder's plain text) talks to this interface only, so that a faster backend
-can replace pyte where the benchmarks demand it.
+can replace avt where the benchmarks demand it.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""Byte pre-filter in front of pyte: answers queries, drops what pyte would print.
+"""Byte pre-filter in front of the emulator backend: tether's query policy and modes.
 
-pyte prints the tail of any sequence it does not know (kitty keyboard ``CSI >7u``
-leaves ``7u`` on screen, ``CSI ?2026$p`` leaves ``p``, an APC string is drawn as
-text), answers DA1 as a VT102 and has no idea of modes the agents rely on. So
-every byte the child writes goes through :class:`Prefilter` first, which parses
-escape sequences itself with regexes (plain text passes in one slice) and hands
-the emulator an ordered list of segments: clean text that pyte handles well, and
-events the emulator must act on at that exact point of the stream.
+A backend answers queries by its own idea of what it is, may print the tail of a
+sequence it does not know, and knows nothing of the modes the key encoder and the
+injector must honour. So every byte the child writes goes through
+:class:`Prefilter` first, which parses escape sequences itself with regexes
+(plain text passes in one slice) and hands the emulator an ordered list of
+segments: clean text any backend draws alike, and events the emulator must act
+on at that exact point of the stream.
 
 Query policy (what we claim to be)
 ----------------------------------
@@ -35,10 +35,11 @@ than DECRQM/DECSTR (DECSCUSR ``CSI 0 q``...), window ops ``CSI t``, unknown
 finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
 :attr:`Prefilter.title`), 10/11 queries, 7501 (last Codex state kept in
 :attr:`Prefilter.agent_status`); OSC 8 hyperlinks lose the sequence and keep
-their text. C0 controls pyte would draw, DEL and C1 controls are removed.
+their text. C0 controls a backend might draw, DEL and C1 controls are removed.
 
 Colon SGR (``38:2::r:g:b``, ``38:2:r:g:b``, ``38:5:n``, ``4:3``) is rewritten to
-the semicolon form; underline colour ``58``/``59`` is removed with its arguments.
+the semicolon form (avt drops ``4:3`` underlines and reads ``58;2;r;g;b`` as
+attributes); underline colour ``58``/``59`` is removed with its arguments.
 
 Modes are tracked in a :class:`TerminalModes` shared with the emulator, in
 stream order: 2004, 1004, 1000/1002/1003, 1006, 2026, 1049/47/1047, 1, 25 and
@@ -53,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from supervisor.terminal.emulator import TerminalModes
+from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
     "AltScreen",
@@ -69,10 +71,10 @@ XTVERSION_REPLY = b"\x1bP>|tether(0.1)\x1b\\"
 SYNC_MODE = 2026
 ALT_MODES = frozenset({47, 1047, 1049})
 MOUSE_MODES = frozenset({1000, 1002, 1003})
-# DEC private modes pyte implements itself (reverse video, origin, autowrap).
-PYTE_PRIVATE_MODES = frozenset({5, 6, 7})
-# ANSI modes pyte implements (insert, linefeed/newline).
-PYTE_ANSI_MODES = frozenset({4, 20})
+# DEC private modes the backend's screen implements (reverse video, origin, autowrap).
+SCREEN_PRIVATE_MODES = frozenset({5, 6, 7})
+# ANSI modes the backend's screen implements (insert, linefeed/newline).
+SCREEN_ANSI_MODES = frozenset({4, 20})
 # CSI finals (no prefix, no intermediates) the emulator's stream dispatches.
 PASS_FINALS = frozenset("@ABCDEFGHIJKLMPSTXZabdefgr")
 
@@ -109,7 +111,7 @@ class HardReset:
 
 Event = Reply | CursorQuery | AltScreen | HardReset
 
-# Everything that is not plain text pyte can take as is: ESC starts a sequence;
+# Everything that is not plain text the backend can take as is: ESC starts a sequence;
 # other C0 controls except BEL..SI, plus DEL and C1, are dropped.
 _SPECIAL = re.compile(r"[\x00-\x06\x10-\x1f\x7f-\x9f]")
 _JUNK_RUN = re.compile(r"[\x00-\x06\x10-\x1a\x1c-\x1f\x7f-\x9f]+")
@@ -122,8 +124,8 @@ _OSC_END = re.compile(r"[\x07\x18\x1a]|\x1b")
 _STRING_END = re.compile(r"[\x18\x1a]|\x1b")
 _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
 # A run that passes through unchanged: text, BEL..SI, and the sequences that would be
-# copied verbatim below (SGR without colons or 58, cursor/erase CSIs with as many
-# numbers as their handlers take, DECSC/DECRC), with no number over five digits.
+# copied verbatim below (SGR without colons or 58, cursor/erase CSIs, DECSC/DECRC),
+# with no number over five digits.
 # Matched in one step, so floods skip the loop.
 _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
@@ -143,59 +145,6 @@ def _rgb_spec(colour: str) -> str:
     if not re.fullmatch(r"[0-9a-fA-F]{6}", h):
         raise ValueError(f"colour must be #rrggbb, got {colour!r}")
     return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
-
-
-def _int(text: str, default: int = 0) -> int:
-    return int(text) if text else default
-
-
-def normalize_sgr(params: str) -> str:
-    """Rewrite SGR parameters into the plain semicolon form pyte parses.
-
-    Colon sub-parameters become separate semicolon parameters (``38:2::1:2:3``
-    -> ``38;2;1;2;3``), underline styles collapse to on/off, underline colour is
-    dropped with its arguments, and numbers are clamped so they cannot overflow.
-    """
-    out: list[str] = []
-    items = params.split(";")
-    i = 0
-    n = len(items)
-    while i < n:
-        item = items[i]
-        i += 1
-        if ":" in item:
-            sub = item.split(":")
-            head = sub[0]
-            if head in ("38", "48"):
-                if len(sub) >= 2 and sub[1] == "5" and len(sub) >= 3:
-                    out += [head, "5", str(min(_int(sub[2]), 255))]
-                elif len(sub) >= 2 and sub[1] == "2":
-                    rgb = sub[3:6] if len(sub) >= 6 else sub[2:5]
-                    if len(rgb) == 3:
-                        out += [head, "2", *(str(min(_int(c), 255)) for c in rgb)]
-            elif head == "4":
-                style = sub[1] if len(sub) > 1 else ""
-                out.append("24" if style == "0" else "4")
-            # 58 (underline colour) and unknown colon groups are dropped.
-            continue
-        code = _int(item[:6]) if item.isdigit() else 0
-        if code in (38, 48, 58) and i < n and items[i] in ("2", "5"):
-            kind = items[i]
-            argc = 3 if kind == "2" else 1
-            args = items[i + 1 : i + 1 + argc]
-            i += 1 + argc
-            if code == 58 or len(args) < argc:
-                continue
-            out += [
-                str(code),
-                kind,
-                *(str(min(_int(a[:6]) if a.isdigit() else 0, 255)) for a in args),
-            ]
-            continue
-        if code in (58, 59):
-            continue
-        out.append(str(min(code, 9999)))
-    return ";".join(out)
 
 
 class Prefilter:
@@ -233,7 +182,7 @@ class Prefilter:
         return bell
 
     def feed(self, data: bytes) -> list[str | Event]:
-        """Filter one read; returns text for pyte and events, in stream order."""
+        """Filter one read; returns text for the backend and events, in stream order."""
         text = self._decoder.decode(data)
         if self._pending:
             text = self._pending + text
@@ -456,12 +405,8 @@ class Prefilter:
         if ":" in params:
             return end
         if final in PASS_FINALS:
-            # pyte's handlers take one or two numbers; xterm ignores the extra ones.
-            fields = params.split(";")
-            if len(fields) > 2 or (len(fields) == 2 and final not in "Hfr"):
-                if final == "T":  # five numbers: mouse highlight tracking, not SD
-                    return end
-                params = ";".join(fields[: 2 if final in "Hfr" else 1])
+            if final == "T" and ";" in params:  # mouse highlight tracking, not scroll down
+                return end
             out.append(f"\x1b[{params}{final}")
         elif final == "c":
             if params in ("", "0"):
@@ -472,7 +417,7 @@ class Prefilter:
             elif params == "6":
                 self._event(CursorQuery(), out, segments)
         elif final in "hl":
-            keep = [p for p in params.split(";") if p.isdigit() and int(p) in PYTE_ANSI_MODES]
+            keep = [p for p in params.split(";") if p.isdigit() and int(p) in SCREEN_ANSI_MODES]
             if keep:
                 out.append(f"\x1b[{';'.join(keep)}{final}")
         elif final in "su" and not params:  # SCOSC / SCORC
@@ -480,7 +425,8 @@ class Prefilter:
         return end
 
     def _decrqm(self, lead: str, params: str, out: list[str], segments: list[str | Event]) -> None:
-        mode = _int(params.split(";")[0]) if params.split(";")[0].isdigit() else 0
+        first = params.split(";")[0]
+        mode = int(first) if first.isdigit() else 0
         state = 0
         if lead == "?" and mode == SYNC_MODE:
             state = 1 if self.modes.synchronized_output else 2
@@ -496,7 +442,7 @@ class Prefilter:
             if not p.isdigit():
                 continue
             mode = int(p)
-            if mode in PYTE_PRIVATE_MODES:
+            if mode in SCREEN_PRIVATE_MODES:
                 out.append(f"\x1b[?{mode}{final}")
             elif mode == 25:
                 modes.cursor_visible = on

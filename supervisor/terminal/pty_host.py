@@ -100,10 +100,6 @@ class PtyHost:
     def pid(self) -> int:
         return self._process.pid
 
-    @property
-    def eof(self) -> bool:
-        return self._eof
-
     def read_chunk(self, size: int = READ_CHUNK) -> bytes | None:
         """Whatever the child wrote, up to ``size`` bytes; ``b""`` if nothing yet, None at EOF."""
         if self._eof:

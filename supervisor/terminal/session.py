@@ -9,21 +9,19 @@ what arrived. Everything here is engine: no Textual.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from supervisor.errors import TetherError
+from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.emulator import Emulator, FeedResult
 from supervisor.terminal.keys import encode_paste
 from supervisor.terminal.pty_host import ExitStatus, PtyHost
 
 # One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
 # at most, so keys and repaints never wait longer than that: the byte budget follows how
-# fast the last turns were processed. pyte (1-2 MB/s) gets READ_PER_TURN (bench: 8 KiB
-# kept its turns ~30 ms where 16 KiB gave ~45); avt (35-50 MB/s) gets tens of KiB, so
-# the per-turn costs (detectors scanning the changed rows) are paid once for many reads.
+# fast the last turns were processed: a fast backend gets tens of KiB, so the per-turn
+# costs (detectors scanning the changed rows) are paid once for many reads.
 # The kernel's PTY buffer pushes back on the child meanwhile.
 READ_PER_TURN = 8 * 1024
 MAX_READ_PER_TURN = 256 * 1024
@@ -51,40 +49,9 @@ class OutputListener(Protocol):
     def __call__(self, data: bytes, result: FeedResult) -> None: ...
 
 
-EMULATOR_ENV = "TETHER_EMULATOR"
-BACKENDS = ("avt", "pyte")  # the first that imports is the default
-
-
-def emulator_class(name: str | None = None) -> Callable[..., Emulator]:
-    """The emulator backend ``name`` (``avt`` or ``pyte``), else ``$TETHER_EMULATOR``, else avt.
-
-    avt (native, 35-50 MB/s) is the default; pyte (pure Python, 1-2 MB/s) is the
-    fallback when pyavt is not installed. Both sit behind the same pre-filter.
-    """
-    choice = (name or os.environ.get(EMULATOR_ENV, "")).strip().lower()
-    if choice and choice not in BACKENDS:
-        raise TetherError(
-            f"{EMULATOR_ENV}={choice!r} is not an emulator backend: use one of "
-            + ", ".join(BACKENDS)
-        )
-    if choice in ("", "avt"):
-        try:
-            from supervisor.terminal.avt_emulator import AvtEmulator
-        except ImportError as exc:
-            if choice == "avt":
-                raise TetherError(
-                    f"{EMULATOR_ENV}=avt but the avt backend cannot load ({exc}): "
-                    "install it with `pip install pyavt`, or set TETHER_EMULATOR=pyte"
-                ) from exc
-        else:
-            return AvtEmulator
-    from supervisor.terminal.pyte_emulator import PyteEmulator
-
-    return PyteEmulator
-
-
 def default_emulator(cols: int, rows: int) -> Emulator:
-    return emulator_class()(cols, rows)
+    """The backend behind the Emulator Protocol: asciinema's avt (see avt_emulator.py)."""
+    return AvtEmulator(cols, rows)
 
 
 class AgentSession:

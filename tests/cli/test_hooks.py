@@ -124,7 +124,7 @@ def test_hook_process_imports_nothing_heavy(work: Path) -> None:
         "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}'))\n"
         "from supervisor.cli import main\n"
         f"main(['hook', 'Stop', '--dir', {str(work)!r}])\n"
-        "heavy = [m for m in ('textual', 'watchdog', 'tiktoken', 'pyte', 'rich', 'ptyprocess')"
+        "heavy = [m for m in ('textual', 'watchdog', 'tiktoken', 'avt', 'rich', 'ptyprocess')"
         " if m in sys.modules]\n"
         "print(heavy)\n"
     )

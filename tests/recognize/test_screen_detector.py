@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from supervisor.config.profiles import load_profile
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.terminal.pyte_emulator import PyteEmulator
+from supervisor.terminal.avt_emulator import AvtEmulator
 
 DEMO = load_profile("demo").markers
 CLAUDE = load_profile("claude").markers
@@ -12,10 +12,10 @@ MARK = "✻ Conversation compacted · summary kept"
 
 
 class Screen:
-    """A PyteEmulator plus a detector, fed text as the agent would print it."""
+    """An AvtEmulator plus a detector, fed text as the agent would print it."""
 
     def __init__(self, rules=DEMO, *, replaying: bool = False, rows: int = 10) -> None:
-        self.emulator = PyteEmulator(60, rows, 100)
+        self.emulator = AvtEmulator(60, rows, 100)
         self.detector = ScreenDetector(rules, replaying=replaying)
         self.now = 0.0
 
@@ -117,9 +117,9 @@ def test_a_new_marker_arriving_as_an_old_one_scrolls_off_is_still_reported():
     from supervisor.config.profiles import load_profile
     from supervisor.recognize.fusion import Fusion
     from supervisor.recognize.screen_detector import ScreenDetector
-    from supervisor.terminal.pyte_emulator import PyteEmulator
+    from supervisor.terminal.avt_emulator import AvtEmulator
 
-    emulator = PyteEmulator(120, 40)
+    emulator = AvtEmulator(120, 40)
     detector = ScreenDetector(load_profile("claude").markers)
     fusion = Fusion()
     opened = []

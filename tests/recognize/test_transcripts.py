@@ -11,10 +11,6 @@ from supervisor.recognize.transcripts import (
     CodexRollout,
     JsonlBuffer,
     JsonlTail,
-    claude_project_dir,
-    claude_session_of_pid,
-    claude_transcript_path,
-    newest_jsonl,
 )
 from tests.replay import captures_dir
 
@@ -106,19 +102,3 @@ def test_tail_starts_over_when_the_file_is_replaced(tmp_path: Path) -> None:
     replacement.write_bytes(b'{"z": 1}\n')
     os.replace(replacement, path)
     assert list(tail.poll()) == [({"z": 1}, False)]
-
-
-def test_claude_paths_follow_its_naming(tmp_path: Path) -> None:
-    folder = claude_project_dir(Path("/home/dev/my proj"), tmp_path)
-    assert folder == tmp_path / "projects" / "-home-dev-my-proj"
-    assert claude_transcript_path(Path("/w"), "abc", tmp_path).name == "abc.jsonl"
-    (tmp_path / "sessions").mkdir()
-    (tmp_path / "sessions" / "42.json").write_text('{"sessionId": "s-1", "pid": 42}')
-    assert claude_session_of_pid(42, tmp_path) == "s-1"
-    assert claude_session_of_pid(43, tmp_path) is None
-    folder.mkdir(parents=True)
-    old, new = folder / "old.jsonl", folder / "new.jsonl"
-    old.write_text("{}\n")
-    new.write_text("{}\n")
-    os.utime(old, (1, 1))
-    assert newest_jsonl(folder) == new

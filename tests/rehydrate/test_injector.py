@@ -495,7 +495,7 @@ def test_the_initial_brief_expects_no_acknowledgement(tether, profile):
 
 
 def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, monkeypatch):
-    from supervisor.rehydrate.payload import session_start_answer
+    from supervisor.agents.session_start_answer import session_start_answer
 
     monkeypatch.setenv("TETHER_PROFILE", "claude")
     assert session_start_answer(tether.work_dir, {"source": "compact"})

@@ -297,7 +297,7 @@ async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_a
         supervision.checkpoint("agent exited with code 3")
         await _until(lambda: held_git.calls() == 2, "git for the exit")
         held_git.release(2)  # the exit's git answers first...
-        asked = supervision._asking_git
+        asked = supervision.checkpointer.asking
         await _until(
             lambda: checkpoints.list_seqs(tether) or any(future.done() for future in asked),
             "the exit's answer",

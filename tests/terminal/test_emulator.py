@@ -1,6 +1,6 @@
 """Each emulator backend as the rest of tether sees it: screen, styles, cursor, modes, scrollback.
 
-Every test runs once per backend (the ``emulator_class`` fixture: pyte and avt).
+Every test runs once per backend (the ``emulator_class`` fixture).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ def test_text_lands_where_the_cursor_moves(emulator_class):
     emu = emu_with(emulator_class, "hello\r\n\x1b[3;5Hworld\x1b[1;10Hx")
     assert emu.display() == ["hello    x", "", "    world", "", ""]
     assert emu.cursor == Cursor(10, 0, True)
+
+
+def test_cursor_moves_ignore_extra_numbers_as_xterm_does(emulator_class):
+    emu = emu_with(emulator_class, "\n\n\x1b[2;3;9Hx\x1b[1;7Ay\x1b[1;2;3;4;5Tz")
+    assert emu.display() == ["   yz", "  x", "", "", ""]
 
 
 def test_words_placed_with_cursor_moves_read_as_words(emulator_class):
@@ -358,35 +363,3 @@ def test_hard_reset_leaves_the_alt_screen_and_clears(emulator_class):
     assert not emu.modes.alt_screen and not emu.modes.bracketed_paste
     emu.feed(b"x")
     assert emu.display() == ["x", ""]
-
-
-# -- choosing the backend ----------------------------------------------------------
-
-
-def test_backend_is_avt_by_default_and_chosen_by_environment(monkeypatch):
-    from supervisor.errors import TetherError
-    from supervisor.terminal.avt_emulator import AvtEmulator
-    from supervisor.terminal.pyte_emulator import PyteEmulator
-    from supervisor.terminal.session import default_emulator, emulator_class
-
-    monkeypatch.delenv("TETHER_EMULATOR", raising=False)
-    assert emulator_class() is AvtEmulator
-    monkeypatch.setenv("TETHER_EMULATOR", "pyte")
-    assert isinstance(default_emulator(30, 4), PyteEmulator)
-    monkeypatch.setenv("TETHER_EMULATOR", "vt100")
-    with pytest.raises(TetherError, match="TETHER_EMULATOR='vt100'"):
-        emulator_class()
-
-
-def test_asking_for_avt_without_pyavt_says_how_to_install_it(monkeypatch):
-    import sys
-
-    from supervisor.errors import TetherError
-    from supervisor.terminal.pyte_emulator import PyteEmulator
-    from supervisor.terminal.session import emulator_class
-
-    monkeypatch.setitem(sys.modules, "supervisor.terminal.avt_emulator", None)  # import fails
-    monkeypatch.delenv("TETHER_EMULATOR", raising=False)
-    assert emulator_class() is PyteEmulator  # the fallback
-    with pytest.raises(TetherError, match="pip install pyavt"):
-        emulator_class("avt")

@@ -14,7 +14,7 @@ from supervisor.terminal.session import (
 
 def test_a_slow_emulator_keeps_one_small_read_per_turn():
     session = AgentSession(["true"])
-    session._adapt_budget(READ_PER_TURN, TURN_SECONDS * 4)  # 8 KiB took 32 ms (pyte)
+    session._adapt_budget(READ_PER_TURN, TURN_SECONDS * 4)  # 8 KiB took 16 ms: a slow backend
     assert session._turn_bytes == READ_PER_TURN
 
 
