@@ -111,3 +111,20 @@ async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env)
     incident = next(e for e in events(tmp_path) if e["kind"] == "incident")
     line, _style = describe_event(incident)
     assert "dropped, not pinned: src/auth/tokens.py, pytest -k rotation, 512 MB" in line
+
+
+async def test_with_compact_at_break_on_tether_compacts_once_at_the_next_break(tmp_path, shell_env):
+    import dataclasses
+
+    app = demo_app(tmp_path, shell_env)
+    app.supervision.profile = dataclasses.replace(app.supervision.profile, compact_at_break=True)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        app.supervision.observe(
+            Observation(CONTEXT_USED, SCREEN, time.time(), details={"percent": 80})
+        )
+        await wait_for_screen(pilot, app, r"Conversation compacted")
+        await pilot.pause(1.0)  # more ticks past the threshold: the meter is stale now
+    (sent,) = injections(tmp_path, "compact")
+    assert sent["by"] == "auto at a break"
