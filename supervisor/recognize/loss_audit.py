@@ -291,23 +291,21 @@ def dropped_specifics(
                 continue
             said = sentence if len(sentence) <= _SAID_CHARS else sentence[: _SAID_CHARS - 1] + "…"
             candidates = [
-                term.text
+                (term.text, False)
                 for term in terms_of(sentence)
                 if term.exact and not re.fullmatch(r"--?\w", term.text)  # "-k" alone says nothing
             ]
             for reason in _REASON.finditer(sentence):
                 words = tuple(_content_words(reason.group(1)))
                 if words and _missing_words(Term(" ".join(words), words), summary_stems):
-                    candidates.append(" ".join(words))
-            for term in candidates:
+                    candidates.append((" ".join(words), True))
+            for term, is_reason in candidates:
                 key = term.lower()
                 if key in seen:
                     continue
                 seen.add(key)
-                if " " in term and not re.search(r"[\d/A-Z_.-]", term):
-                    gone = True  # a reason's words, already found missing from the summary
-                else:
-                    gone = not _present(term, summary)
+                # a reason's words were found missing from the summary already
+                gone = is_reason or not _present(term, summary)
                 if gone and not (pins and _present(term, pins)):
                     found.append(Dropped(term, said))
                     if len(found) >= limit:

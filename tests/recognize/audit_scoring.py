@@ -16,15 +16,17 @@ from dataclasses import dataclass
 from tests.locations import FIXTURES
 
 LABELLED = FIXTURES / "audit" / "labelled.json"
+DROPPED = FIXTURES / "audit" / "dropped.json"
 
 
-def cases() -> list[dict]:
-    return json.loads(LABELLED.read_text(encoding="utf-8"))["cases"]
+def cases(path=LABELLED) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cases"]
 
 
 def _stems(text: str) -> set[str]:
     words = re.findall(r"[a-z0-9]+", text.lower())
-    return {w[:5] for w in words if w.isdigit() or len(w) >= 3} - {"the", "not", "and"}
+    keep = {w[:5] for w in words if len(w) >= 3 or any(c.isdigit() for c in w)}
+    return keep - {"the", "not", "and"}
 
 
 @dataclass
@@ -47,22 +49,32 @@ class Score:
 
 def score(missing_terms: Callable[[str, str], list[str]]) -> Score:
     """Score ``missing_terms(decision, summary)`` on every labelled case."""
+    return _score(cases(), lambda case: missing_terms(case["decision"], case["summary"]))
+
+
+def score_dropped(dropped: Callable[[dict], list[str]]) -> Score:
+    """Score ``dropped(case)`` (terms of the window the summary dropped, no pin holding them)."""
+    return _score(cases(DROPPED), dropped)
+
+
+def _score(labelled: list[dict], reported: Callable[[dict], list[str]]) -> Score:
     result = Score(false_alarms=[], misses=[])
-    for case in cases():
-        missing = missing_terms(case["decision"], case["summary"])
+    for case in labelled:
+        where = case.get("decision") or " ".join(case.get("window", []))
+        missing = reported(case)
         labels = [_stems(label) for label in case["dropped"]]
         for term in missing:
             result.reported += 1
             if any(_stems(term) & label for label in labels):
                 result.right += 1
             else:
-                result.false_alarms.append((case["decision"][:50], term))
+                result.false_alarms.append((where[:50], term))
         for label, stems in zip(case["dropped"], labels, strict=True):
             result.dropped += 1
             if any(_stems(term) & stems for term in missing):
                 result.found += 1
             else:
-                result.misses.append((case["decision"][:50], label))
+                result.misses.append((where[:50], label))
     return result
 
 
@@ -72,11 +84,22 @@ def audit_missing(decision: str, summary: str) -> list[str]:
     return list(audit_decision(decision, summary).missing)
 
 
+def audit_dropped(case: dict) -> list[str]:
+    from supervisor.recognize.loss_audit import dropped_specifics
+
+    found = dropped_specifics(case["window"], case["summary"], case["pinned"])
+    return [d.term for d in found]
+
+
 if __name__ == "__main__":
-    figures = score(audit_missing)
-    print(f"precision {figures.precision:.2f} ({figures.right}/{figures.reported})")
-    print(f"recall    {figures.recall:.2f} ({figures.found}/{figures.dropped})")
-    for where, term in figures.false_alarms or []:
-        print(f"  false alarm: {term!r} in {where!r}")
-    for where, label in figures.misses or []:
-        print(f"  missed: {label!r} in {where!r}")
+    for title, figures in (
+        ("pinned decisions", score(audit_missing)),
+        ("dropped, not pinned", score_dropped(audit_dropped)),
+    ):
+        print(f"{title}:")
+        print(f"  precision {figures.precision:.2f} ({figures.right}/{figures.reported})")
+        print(f"  recall    {figures.recall:.2f} ({figures.found}/{figures.dropped})")
+        for where, term in figures.false_alarms or []:
+            print(f"    false alarm: {term!r} in {where!r}")
+        for where, label in figures.misses or []:
+            print(f"    missed: {label!r} in {where!r}")

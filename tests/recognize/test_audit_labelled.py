@@ -28,3 +28,13 @@ def test_the_scorer_itself_fails_an_audit_that_reports_everything_or_nothing() -
 
     assert score(lambda decision, _summary: []).recall == 0.0
     assert score(lambda decision, _summary: key_terms(decision)).precision < 0.6
+
+
+def test_the_dropped_not_pinned_list_on_its_labelled_windows() -> None:
+    from tests.recognize.audit_scoring import DROPPED, audit_dropped, score_dropped
+
+    assert len(cases(DROPPED)) >= 12
+    figures = score_dropped(audit_dropped)
+    assert figures.recall >= 0.9, figures.misses
+    assert figures.precision >= 0.9, figures.false_alarms
+    assert score_dropped(lambda case: []).recall == 0.0
