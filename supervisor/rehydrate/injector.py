@@ -314,18 +314,20 @@ class Injector:
             call_later = asyncio.get_running_loop().call_later
         call_later(delay, callback)
 
-    def track_external(self, event: dict[str, Any]) -> None:
+    def track_external(self, event: dict[str, Any], *, incident: int | str | None = None) -> None:
         """Watch for the acknowledgement of an injection made elsewhere.
 
         The SessionStart hook rehydrates Claude Code without us (its
         ``auto_rehydrate`` event is the recovery); the banner should still say
-        what the agent restated.
+        what the agent restated. ``incident``: the incident it answers, when the
+        supervisor knows better than the hook (which may run before the incident
+        is recorded).
         """
         at_iso = str(event.get("at") or utc_now())
         request = _Request(
             "",
             str(event.get("kind") or "auto_rehydrate"),
-            event.get("incident"),
+            incident if incident is not None else event.get("incident"),
             True,
             None,
             self.clock(),

@@ -438,7 +438,7 @@ class Supervision:
             return
         for record, _history in self._events_tail.poll():
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
-                self.injector.track_external(record)
+                self.injector.track_external(record, incident=self._newer_incident(record))
             if record.get("kind") == "compact_request" and self.injector is not None:
                 try:
                     self.compact_now(by=str(record.get("source") or "cli"))
@@ -515,6 +515,15 @@ class Supervision:
         if result == "sent":
             self.screen.note_input()
         return result
+
+    def _newer_incident(self, record: dict) -> int | None:
+        """The current incident when it is newer than the one a hook's event names: the
+        SessionStart hook can answer before the supervisor recorded the compaction."""
+        current = self.current_incident
+        named = record.get("incident")
+        if current is None or (isinstance(named, int) and named >= current.number):
+            return None
+        return current.number
 
     def _resend_missing(self, number: int | None) -> str | None:
         """After a partial recall of this incident's recovery: send only what is missing."""

@@ -510,3 +510,16 @@ def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, mo
     assert acked["reason"] == "auto_rehydrate"
     check = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check")
     assert check["injection_at"] == event["at"] and check["result"] == "complete"
+
+
+def test_an_automatic_rehydration_is_acknowledged_for_the_incident_the_supervisor_names(
+    tether, profile
+):
+    event = tether.record_event("auto_rehydrate", "hook", incident=None, checkpoint=None)
+    injector, _, _, _ = make(tether, profile)
+    injector.track_external(event, incident=4)  # the hook ran before incident #4 was recorded
+    ack(tether, "nothing was pinned")
+    assert injector.check_acknowledged()
+    assert injector.last.request.incident == 4
+    acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
+    assert acked["incident"] == 4
