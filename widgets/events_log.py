@@ -82,6 +82,12 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
     missing = [row for row in event.get("missing") or [] if isinstance(row, dict)]
     result = str(event.get("result", "?"))
     asked = len(restated) + len(missing)
+    if result == "none":
+        plural = "s" * (asked != 1)
+        return (
+            f"recall check: none, no `tether ack` in time ({asked} decision{plural})",
+            "bold yellow",
+        )
     head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
     for row in missing:
         terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"

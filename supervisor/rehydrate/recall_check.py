@@ -113,7 +113,8 @@ class RecallCheck:
         if self.result == COMPLETE:
             return f"recovered: {len(self.restated)} of {asked} decisions restated"
         if self.result == NONE:
-            return f"no `tether ack` from the agent: {asked} decisions not restated"
+            plural = "s" * (asked != 1)
+            return f"no `tether ack` from the agent: {asked} decision{plural} not restated"
         count = len(self.missing)
         terms = [", ".join(sorted(t, key=_telling)[:2]) for _n, t in self.missing if t]
         which = f" ({'; '.join(terms)})" if terms else ""

@@ -128,3 +128,23 @@ async def test_with_compact_at_break_on_tether_compacts_once_at_the_next_break(t
         await pilot.pause(1.0)  # more ticks past the threshold: the meter is stale now
     (sent,) = injections(tmp_path, "compact")
     assert sent["by"] == "auto at a break"
+
+
+def test_the_events_pane_words_each_recall_check_and_ack() -> None:
+    base = {"at": "2026-12-01T08:00:05.000Z", "kind": "recall_check", "source": "cli"}
+    partial = {
+        **base, "incident": 2, "injection_at": "t", "pinned": 2, "restated": [1],
+        "missing": [{"decision": 2, "terms": ["15 minute", "TTL"]}], "result": "partial",
+    }  # fmt: skip
+    line, style = describe_event(partial)
+    assert line == (
+        "08:00:05 recall check: partial, 1 of 2 decisions restated; "
+        "decision 2 missing: 15 minute, TTL [cli]  incident=2"
+    )
+    assert style == "yellow"
+    complete = {**partial, "restated": [1, 2], "missing": [], "result": "complete"}
+    assert describe_event(complete)[0].startswith("08:00:05 recall check: complete, 2 of 2")
+    none = {**partial, "restated": [], "result": "none", "source": "supervisor"}
+    assert "none, no `tether ack` in time (1 decision)" in describe_event(none)[0]
+    ack = {"at": base["at"], "kind": "ack", "source": "cli", "text": "Redis, 15 min", "chars": 13}
+    assert describe_event(ack)[0] == "08:00:05 ack: Redis, 15 min [cli]"
