@@ -90,11 +90,11 @@ class TetherApp(App[int], inherit_bindings=False):
         self._banner_source = ""
         self._compact_offer_shown = False
         keys = config.keymap
+        self._bind(keys.pin_dropped, "pin_dropped", "Pin dropped")
+        self._bind(keys.compact, "compact", "Compact now")
         self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
         self._bind(keys.preview, "preview", "Preview payload")
         self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
-        self._bind(keys.compact, "compact", "Compact now")
-        self._bind(keys.pin_dropped, "pin_dropped", "Pin dropped")
         self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
         self._bind(keys.quit, "request_quit", "Quit")
 
