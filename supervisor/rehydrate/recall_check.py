@@ -35,6 +35,7 @@ PARTIAL = "partial"
 NONE = "none"
 RESEND_REASON = "resend-missing"
 ACK_TEXT_LIMIT = 16_000  # characters of the restatement kept in the ack event
+SEARCH_EVENTS = 20_000  # how far back from the end `tether ack` looks for its recovery
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +162,9 @@ def pins_of(tether: TetherDir, recovery: Recovery) -> list[str]:
 def latest_recovery(tether: TetherDir) -> tuple[Recovery | None, dict[str, Any] | None]:
     """The newest recovery and its recall check if one was recorded, from the end of the file."""
     checks: dict[str, dict[str, Any]] = {}
-    for event in fsio.iter_jsonl_reversed(tether.events):
+    for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
+        if seen >= SEARCH_EVENTS:  # a recovery that far back is no recovery of this session
+            break
         kind = event.get("kind")
         if kind == KIND and isinstance(event.get("injection_at"), str):
             checks.setdefault(event["injection_at"], event)
