@@ -107,6 +107,22 @@ def test_claude_precompact_puts_a_decision_only_in_notes_into_the_compaction_req
         assert notes.count("refresh tokens in Redis") == 1
 
 
+def test_claude_precompact_also_instructs_an_automatic_compaction(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("closed loop: PreCompact on auto-compaction"):
+        run = claude_run(tether_run, make_claude_env(), fake_server)
+        after = run.last_seq()
+        run.type_line("please TOOLONG now")  # 400 prompt-too-long -> Claude compacts, retries
+        request = run.wait_request(
+            lambda e: e.get("rule") == "claude-compact", after=after, timeout=40,
+            what="the automatic compaction request",
+        )  # fmt: skip
+        text = request_text(request)
+        assert "Additional Instructions:" in text and f"1. {REDIS}" in text, text[-2000:]
+        run.wait_incident("compaction", where=lambda i: i.get("trigger") == "auto")
+
+
 def test_claude_complete_recall_after_f6(make_claude_env, fake_server_factory, tether_run):
     with Timer("closed loop: Claude complete recall"):
         setup, server = acking_claude(make_claude_env, fake_server_factory)
