@@ -78,6 +78,7 @@ class _Incident:
     lost: list[tuple[str, list[str]]]
     degraded: list[tuple[str, list[str]]]
     audited: bool
+    dropped: list[str] = field(default_factory=list)  # "dropped, not pinned" terms
 
 
 @dataclass(slots=True)
@@ -249,6 +250,9 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             degraded=[],
             audited=False,
         )
+        rows = data.get("dropped_unpinned")
+        if isinstance(rows, list):
+            view.dropped = [str(r["term"]) for r in rows if isinstance(r, dict) and "term" in r]
         audit = data.get("audit")
         if isinstance(audit, dict):
             view.lost = _audit_rows(audit.get("lost"))
@@ -268,6 +272,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             degraded=[],
             audited=False,
         )
+        view.dropped = [d.term for d in getattr(incident, "dropped", ())]
         audit = incident.audit
         if audit is not None:
             view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
@@ -346,6 +351,22 @@ def _incident_lines(view: _Incident, decisions: list[str]) -> list[str]:
     return lines
 
 
+DROPPED_SHOWN = 12
+
+
+def _dropped_lines(view: _Incident) -> list[str]:
+    """What the summary dropped that nobody pinned: the agent should look it up, not guess."""
+    if not view.dropped:
+        return []
+    shown = view.dropped[:DROPPED_SHOWN]
+    more = len(view.dropped) - len(shown)
+    tail = f" (and {more} more)" if more > 0 else ""
+    return [
+        "Dropped by the summary and pinned by nobody (look them up in the files or ask; "
+        f"do not guess): {'; '.join(shown)}{tail}."
+    ]
+
+
 # ------------------------------------------------------------------ rendering
 
 
@@ -382,7 +403,7 @@ def _render(
     out += ["## Next step", "", state.next_step or "(not written: see .tether/notes.md)", ""]
     out += ["## Progress", "", _progress_words(state), ""]
     if incident is not None:
-        out += [*_incident_lines(incident, state.decisions), ""]
+        out += [*_incident_lines(incident, state.decisions), *_dropped_lines(incident), ""]
     out += _pointers(state, dropped)
     return "\n".join(out).rstrip("\n")
 
