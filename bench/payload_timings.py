@@ -26,12 +26,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench import large_store  # noqa: E402
 from supervisor.config.profiles import load_profile  # noqa: E402
 from supervisor.rehydrate.injector import Injector  # noqa: E402
 from supervisor.rehydrate.payload import build_payload, latest_incident  # noqa: E402
 from supervisor.rehydrate.tokens import count_tokens  # noqa: E402
 from supervisor.store import checkpoints, notes  # noqa: E402
-from supervisor.store.tether_dir import TetherDir, init  # noqa: E402
+from supervisor.store.tether_dir import TetherDir  # noqa: E402
 from supervisor.terminal.session import AgentSession  # noqa: E402
 
 CHILD = textwrap.dedent(
@@ -45,18 +46,7 @@ CHILD = textwrap.dedent(
 )
 
 
-def make_large(work: Path, artifacts: int, events: int, checkpoint_count: int) -> TetherDir:
-    tether = init(work, "convert the 100,000 legacy reports").tether
-    with open(tether.artifacts, "w") as handle:
-        for index in range(artifacts):
-            record = {"index": index, "at": "2026-01-01T00:00:00.000Z", "task": f"unit {index}"}
-            handle.write(json.dumps(record) + "\n")
-    tether.set_progress(cursor=artifacts, phase="bulk")
-    tether.record_incident("compaction", "bench", trigger="auto")
-    with open(tether.events, "a") as handle:
-        for number in range(events):
-            handle.write(json.dumps({"at": "2026-01-01T00:00:00Z", "kind": "screen", "n": number}))
-            handle.write("\n")
+def _fill_notes(tether: TetherDir) -> None:
     text = tether.read_notes()
     stamp = "2026-01-01T00:00:00.000Z"
     for i in range(12):
@@ -69,11 +59,13 @@ def make_large(work: Path, artifacts: int, events: int, checkpoint_count: int) -
         text = notes.apply_note(text, "unproven", f"batch {i} totals match", stamp)
     text = notes.apply_note(text, "next", "convert report 100000", stamp)
     tether.write_notes(text)
-    first = checkpoints.take(tether, "bench", with_git=False).to_dict()
-    for seq in range(2, checkpoint_count + 1):
-        first["seq"] = seq
-        (tether.checkpoints / f"{seq:06d}.json").write_text(json.dumps(first))
-    return tether
+
+
+def make_large(work: Path, artifacts: int, events: int, checkpoint_count: int) -> TetherDir:
+    goal = "convert the 100,000 legacy reports"
+    return large_store.make_large(
+        work, artifacts, events, checkpoint_count, goal=goal, trigger="auto", fill_notes=_fill_notes
+    )
 
 
 def timed(fn, runs: int) -> tuple[float, float, float]:

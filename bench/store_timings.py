@@ -10,7 +10,6 @@ case for counting incidents from the tail) and 10,000 checkpoints.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supervisor.store import checkpoints  # noqa: E402
+from bench.large_store import make_large  # noqa: E402
 from supervisor.store.tether_dir import init  # noqa: E402
 
 TETHER = REPO / ".venv" / "bin" / "tether"
@@ -46,21 +45,7 @@ def _time(command: list[str], runs: int) -> tuple[float, float, float]:
 
 
 def _make_large(work: Path, artifacts: int, events: int, checkpoint_count: int) -> None:
-    tether = init(work, "a large store").tether
-    with open(tether.artifacts, "w") as handle:
-        for index in range(artifacts):
-            record = {"index": index, "at": "2026-01-01T00:00:00.000Z", "task": f"unit {index}"}
-            handle.write(json.dumps(record) + "\n")
-    tether.set_progress(cursor=artifacts, phase="bulk")
-    tether.record_incident("compaction", "bench")
-    with open(tether.events, "a") as handle:
-        for number in range(events):
-            handle.write(json.dumps({"at": "2026-01-01T00:00:00Z", "kind": "screen", "n": number}))
-            handle.write("\n")
-    first = checkpoints.take(tether, "bench", with_git=False).to_dict()
-    for seq in range(2, checkpoint_count + 1):
-        first["seq"] = seq
-        (tether.checkpoints / f"{seq:06d}.json").write_text(json.dumps(first))
+    make_large(work, artifacts, events, checkpoint_count)
 
 
 def main() -> None:

@@ -3,8 +3,9 @@
 Left, the agent's terminal (every key goes to it) under the loss banner;
 right, the side pane; a status bar and the footer with tether's few keys.
 Data flows one way: the session's output goes to the view and, through
-:class:`Supervision`, to the detectors, fusion and the injector, whose
-listeners update the banner and the status bar; the panes show `.tether/`.
+:class:`Supervision`, to the detectors, fusion and the injector; what they
+decide reaches the app as messages from one :class:`EngineLink`, whose
+handlers here update the banner and the status bar; the panes show `.tether/`.
 """
 
 from __future__ import annotations
@@ -12,26 +13,28 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
-import os
 import time
 from collections.abc import Callable
 
 from textual import work
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.widgets import Footer
 
+from supervisor.config.keymap import Keymap
+from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
+from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
-from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
-from supervisor.store import checkpoints
+from supervisor.run.tick_reads import TickReads
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
-from supervisor.terminal.pty_host import ExitStatus
 from widgets.loss_banner import LossBanner
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
@@ -42,17 +45,32 @@ from widgets.terminal_view import TerminalView
 __all__ = ["RunConfig", "TetherApp", "run_app"]
 
 TICK_SECONDS = 0.25
+# tether's keys: priority bindings, checked before the terminal gets the key. The keys
+# here are the defaults; the user's keys.toml reaches them by id through set_keymap.
+KEYS = Keymap()
+ACTIONS = {  # Keymap field -> (action, footer text)
+    "pin_dropped": ("pin_dropped", "Pin dropped"),
+    "compact": ("compact", "Compact now"),
+    "rehydrate": ("rehydrate", "Rehydrate"),
+    "preview": ("preview", "Preview payload"),
+    "checkpoint": ("checkpoint", "Checkpoint"),
+    "switch_focus": ("switch_focus", "Agent/pane"),
+    "quit": ("request_quit", "Quit"),
+}
 
 
-def _while_mounted(method):
-    """Engine callbacks can arrive while the app is closing; then there is nothing to update."""
+def _binding_id(name: str) -> str:
+    return f"tether.{name}"
 
-    @functools.wraps(method)
+
+def _while_running(handler):
+    """Textual drains the app's message queue after it removed the widgets (App._shutdown):
+    a message handled then has no widget left to update, and must not start anything."""
+
+    @functools.wraps(handler)
     def guarded(self, *args):
-        try:
-            return method(self, *args)
-        except NoMatches:
-            return None
+        if self.is_running:
+            handler(self, *args)
 
     return guarded
 
@@ -61,15 +79,18 @@ class TetherApp(App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
-    CSS = """
-    Screen { layout: vertical; }
-    #main { height: 1fr; }
-    #agent { width: 1fr; height: 1fr; }
-    #side-slot { width: 38%; min-width: 40; height: 1fr; }
-    #side-slot > SidePane { width: 1fr; min-width: 0; }
+    CSS = f"""
+    Screen {{ layout: vertical; }}
+    #main {{ height: 1fr; }}
+    #agent {{ width: 1fr; height: 1fr; }}
+    #side-slot {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; }}
+    #side-slot > SidePane {{ width: 1fr; min-width: 0; }}
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
-    BINDINGS = []
+    BINDINGS = [
+        Binding(getattr(KEYS, name), action, text, priority=True, id=_binding_id(name))
+        for name, (action, text) in ACTIONS.items()
+    ]
 
     def __init__(self, config: RunConfig, early: EarlyStart | None = None) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
@@ -86,21 +107,11 @@ class TetherApp(App[int], inherit_bindings=False):
         emulator = self.session.emulator  # the size the early agent was spawned at, if any
         self._early_size = (emulator.cols, emulator.rows) if early is not None else None
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
-        self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
+        self._reading = False  # a tick's reads are on a worker thread
         self._banner_source = ""
         self._compact_offer_shown = False
-        keys = config.keymap
-        self._bind(keys.pin_dropped, "pin_dropped", "Pin dropped")
-        self._bind(keys.compact, "compact", "Compact now")
-        self._bind(keys.rehydrate, "rehydrate", "Rehydrate")
-        self._bind(keys.preview, "preview", "Preview payload")
-        self._bind(keys.checkpoint, "checkpoint", "Checkpoint")
-        self._bind(keys.switch_focus, "switch_focus", "Agent/pane")
-        self._bind(keys.quit, "request_quit", "Quit")
-
-    def _bind(self, key: str, action: str, description: str) -> None:
-        """tether's keys are priority bindings: checked before the terminal gets the key."""
-        self._bindings.bind(key, action, description, show=True, priority=True)
+        self.engine = EngineLink(self.supervision, self)
+        self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -156,14 +167,9 @@ class TetherApp(App[int], inherit_bindings=False):
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
-        supervision.on_incident.append(self._incident)
-        supervision.on_state.append(self._agent_state)
-        supervision.on_meter.append(self._meter)
-        supervision.on_injection.append(self._injection)
-        supervision.on_problem.append(self._problem)
+        self.engine.attach()
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
-        self.session.exit_listeners.append(self._agent_exited)
         self.status_bar.profile = supervision.profile.name
         self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
         self.status_bar.context = supervision.meter.describe()
@@ -209,6 +215,7 @@ class TetherApp(App[int], inherit_bindings=False):
         gc.freeze()
         self._heap_frozen = True
 
+    @_while_running
     def on_terminal_view_sized(self, message: TerminalView.Sized) -> None:
         early_size, self._early_size = self._early_size, None
         if not self._started:
@@ -217,7 +224,6 @@ class TetherApp(App[int], inherit_bindings=False):
         elif (message.cols, message.rows) != early_size:
             self.supervision.resized(message.cols, message.rows)
 
-    @_while_mounted
     def _start_agent(self) -> None:
         try:
             self.session.start()
@@ -237,9 +243,33 @@ class TetherApp(App[int], inherit_bindings=False):
                 self._incident_text(self.supervision.current_incident), "warning", "incident"
             )
 
-    @_while_mounted
     def _tick(self) -> None:
-        self.supervision.tick()
+        """Read what the tick needs from disk on a worker; one read at a time."""
+        if not self._reading:
+            self._reading = True
+            self._read_tick()
+
+    @work(thread=True, group="tick")
+    def _read_tick(self) -> None:
+        reads = self.supervision.read_tick()
+        try:
+            self.call_from_thread(self._apply_tick, reads)
+        except RuntimeError:  # the app has already stopped
+            pass
+
+    def _apply_tick(self, reads: TickReads) -> None:
+        """On the loop: the engine takes the reads; the status bar hears of it by message."""
+        self._reading = False
+        if not self.is_running:  # shutting down: the supervision is closing
+            return
+        self.supervision.apply_tick(reads)
+        self.post_message(self.Ticked())
+
+    class Ticked(Message):
+        """The supervision applied a tick's reads: time to refresh what shows an age."""
+
+    @_while_running
+    def on_tether_app_ticked(self, _message: Ticked) -> None:
         self.status_bar.checkpoint_age = self._checkpoint_age()
         injector = self.supervision.injector
         if injector is not None and self._banner_source == "injection":
@@ -249,25 +279,18 @@ class TetherApp(App[int], inherit_bindings=False):
 
     def _checkpoint_age(self) -> str:
         """ "#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
-        tether = self.supervision.tether
-        try:
-            folder_time = os.stat(tether.checkpoints).st_mtime
-        except OSError:
-            return ""
-        if self._checkpoints_seen[0] != folder_time:  # listing 10,000 names costs ~20 ms
-            self._checkpoints_seen = (folder_time, checkpoints.latest_seq(tether))
-        last = self._checkpoints_seen[1]
+        last = self.supervision.last_checkpoint
         if last is None:
             return ""
-        try:
-            age = time.time() - os.stat(checkpoints.path_of(tether, last)).st_mtime
-        except OSError:
-            return f"#{last}"
+        seq, written = last
+        if not written:
+            return f"#{seq}"
+        age = time.time() - written
         if age < 60:
-            return f"#{last}, {int(age)} s ago"
+            return f"#{seq}, {int(age)} s ago"
         if age < 3600:
-            return f"#{last}, {int(age // 60)} min ago"
-        return f"#{last}, {age / 3600:.1f} h ago"
+            return f"#{seq}, {int(age // 60)} min ago"
+        return f"#{seq}, {age / 3600:.1f} h ago"
 
     # -- what the engine tells us ---------------------------------------------------
 
@@ -288,20 +311,24 @@ class TetherApp(App[int], inherit_bindings=False):
             parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
         return " — ".join(parts)
 
-    @_while_mounted
+    @_while_running
+    def on_engine_link_incident_changed(self, message: EngineLink.IncidentChanged) -> None:
+        self._incident(message.change)
+
     def _incident(self, change: IncidentChange) -> None:
         incident = change.incident
         tone = "error" if incident.kind == "crash" else "warning"
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
 
-    @_while_mounted
-    def _agent_state(self, state: str) -> None:
+    @_while_running
+    def on_engine_link_agent_state_changed(self, message: EngineLink.AgentStateChanged) -> None:
         # "unknown": the agent gives no cue (a plain command); it is running, that is all.
-        self.status_bar.agent_state = "running" if state == "unknown" else state
+        self.status_bar.agent_state = "running" if message.state == "unknown" else message.state
 
-    @_while_mounted
-    def _meter(self, meter: ContextMeter) -> None:
+    @_while_running
+    def on_engine_link_meter_changed(self, message: EngineLink.MeterChanged) -> None:
+        meter = message.meter
         self.status_bar.context = meter.describe()
         offered = self.supervision.compact_offered()
         if offered and not self._compact_offer_shown and self._banner_source != "incident":
@@ -314,7 +341,10 @@ class TetherApp(App[int], inherit_bindings=False):
             )
         self._compact_offer_shown = offered
 
-    @_while_mounted
+    @_while_running
+    def on_engine_link_injection_changed(self, message: EngineLink.InjectionChanged) -> None:
+        self._injection(message.status)
+
     def _injection(self, status: InjectorStatus) -> None:
         if status.state == "idle":
             return
@@ -342,11 +372,13 @@ class TetherApp(App[int], inherit_bindings=False):
         self._banner_source = source
         self.banner.show(text, tone)
 
-    def _problem(self, message: str) -> None:
-        self.notify(message, title="tether", severity="error", timeout=10)
+    @_while_running
+    def on_engine_link_problem_reported(self, message: EngineLink.ProblemReported) -> None:
+        self.notify(message.text, title="tether", severity="error", timeout=10)
 
-    @_while_mounted
-    def _agent_exited(self, status: ExitStatus) -> None:
+    @_while_running
+    def on_engine_link_agent_exited(self, message: EngineLink.AgentExited) -> None:
+        status = message.status
         self.status_bar.agent_state = f"exited ({status.describe()})"
         if status.clean:
             self.banner.show(
@@ -456,17 +488,7 @@ class TetherApp(App[int], inherit_bindings=False):
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
-        for listeners in (
-            supervision.on_incident,
-            supervision.on_state,
-            supervision.on_meter,
-            supervision.on_injection,
-            supervision.on_problem,
-        ):
-            listeners.clear()
-        self.session.exit_listeners[:] = [
-            notify for notify in self.session.exit_listeners if notify != self._agent_exited
-        ]
+        self.engine.detach()
         self.session.screen_listeners.clear()
         supervision.stop_agent()
         self.supervision.close()

@@ -1,4 +1,4 @@
-"""Shared fixtures: where the captures live, and how to wait on a real terminal."""
+"""Shared fixtures and helpers: the captures, a `.tether/`, a held git, waiting on the app."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def captures_dir() -> Path:
             "(they are part of the repository: is the checkout complete?)"
         )
     return CAPTURES
+
+
+GOAL = "count to 400"
+
+
+@pytest.fixture
+def tether(tmp_path: Path):
+    """A fresh `.tether/` in ``tmp_path/work``: ``tmp_path`` stays free for the test's files."""
+    from supervisor.store.tether_dir import init
+
+    work = tmp_path / "work"
+    work.mkdir()
+    return init(work, goal=GOAL).tether
 
 
 @pytest.fixture
@@ -109,26 +122,37 @@ def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
     held.release()
 
 
-async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:
-    """Pump the app until the agent's screen matches ``pattern``; fail with the screen."""
-    regex = re.compile(pattern, re.MULTILINE)
+async def until(predicate, what: str = "condition", timeout: float = 15.0, pause=None) -> None:
+    """Wait until ``predicate()`` holds, giving the loop a turn between looks; fail after
+    ``timeout`` naming ``what``. ``pause(seconds)``: how to wait (default asyncio.sleep)."""
+    pause = pause or asyncio.sleep
     deadline = time.monotonic() + timeout
-    text = ""
-    while time.monotonic() < deadline:
-        text = "\n".join(app.session.emulator.display())
-        if regex.search(text):
-            return text
-        await pilot.pause(0.05)
-    raise AssertionError(f"screen never matched {pattern!r}; screen was:\n{text}")
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pause(0.02)
 
 
 async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    """:func:`until`, pumping the app under test through ``pilot``."""
+    await until(predicate, what, timeout, pause=pilot.pause)
 
 
-__all__ = ["HeldGit", "asyncio", "wait_for_screen", "wait_until"]
+async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:
+    """Pump the app until the agent's screen matches ``pattern``; fail with the screen."""
+    regex = re.compile(pattern, re.MULTILINE)
+    screen = ""
+
+    def matched() -> bool:
+        nonlocal screen
+        screen = "\n".join(app.session.emulator.display())
+        return regex.search(screen) is not None
+
+    try:
+        await wait_until(pilot, matched, timeout, what=f"the screen to match {pattern!r}")
+    except AssertionError:
+        raise AssertionError(f"screen never matched {pattern!r}; screen was:\n{screen}") from None
+    return screen
+
+
+__all__ = ["GOAL", "HeldGit", "asyncio", "until", "wait_for_screen", "wait_until"]

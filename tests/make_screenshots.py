@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from supervisor.app import TetherApp
 from supervisor.config.profiles import load_profile
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import TetherDir, init
+from tests.conftest import wait_for_screen
 from widgets.side_pane import SidePane
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,14 +29,8 @@ SIZE = (160, 48)
 
 
 async def _wait_for(app: TetherApp, pilot, text: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in "\n".join(app.session.emulator.display()):
-            await pilot.pause(0.3)
-            return
-        await pilot.pause(0.05)
-    screen = "\n".join(app.session.emulator.display())
-    raise RuntimeError(f"never saw {text!r} on the agent's screen:\n{screen}")
+    await wait_for_screen(pilot, app, re.escape(text), timeout)
+    await pilot.pause(0.3)
 
 
 async def _type(pilot, text: str) -> None:
@@ -95,23 +90,23 @@ async def main(only: set[str] | None = None) -> list[Path]:
         await pilot.press("G", "o", *"added from inside tether", "escape")
         await pilot.pause(0.5)
 
-    async def demo_session(app, pilot):
-        await _wait_for(app, pilot, "? for shortcuts")
-        await _type(pilot, "add a login endpoint")
-        await _wait_for(app, pilot, "Working on it: add a login")
+    async def _decide_and_compact(app, pilot):
         await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
         await _wait_for(app, pilot, "Noted. DECISION")
         await _type(pilot, "/compact")
         await _wait_for(app, pilot, "Conversation compacted")
+
+    async def demo_session(app, pilot):
+        await _wait_for(app, pilot, "? for shortcuts")
+        await _type(pilot, "add a login endpoint")
+        await _wait_for(app, pilot, "Working on it: add a login")
+        await _decide_and_compact(app, pilot)
         await _type(pilot, "what do you remember")
         await _wait_for(app, pilot, "(summary)")
 
     async def compacted(app, pilot):
         await _wait_for(app, pilot, "Understood: I will keep my state")
-        await _type(pilot, "DECISION: refresh tokens in Redis, 15 minute TTL, rotate on use")
-        await _wait_for(app, pilot, "Noted. DECISION")
-        await _type(pilot, "/compact")
-        await _wait_for(app, pilot, "Conversation compacted")
+        await _decide_and_compact(app, pilot)
         app.query_one(SidePane).show_tab("events")
         await pilot.pause(1.0)
 

@@ -19,8 +19,8 @@ from textual.widgets import TextArea
 
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
-from widgets.checkpoint_list import CheckpointList
 from widgets.side_pane import SidePane
+from widgets.side_pane.checkpoint_list import CheckpointList
 
 SIZE = (76, 30)
 

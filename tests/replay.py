@@ -21,7 +21,8 @@ from supervisor.recognize.observations import Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer, entry_time
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, entry_time
+from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.terminal.avt_emulator import AvtEmulator
 from tests.locations import CAPTURES
 

@@ -14,7 +14,8 @@ from typing import Any
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
 from supervisor.store.fsio import write_hint
-from supervisor.store.tether_dir import TetherDir, parse_time
+from supervisor.store.tether_dir import TetherDir
+from supervisor.times import parse_time
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:

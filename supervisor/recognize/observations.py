@@ -8,8 +8,9 @@ Times are float epoch seconds, injected by the caller, never read here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
+
+from supervisor.times import iso
 
 # Observation kinds. The first four are losses; the rest inform the meter and state.
 COMPACTION_STARTED = "compaction_started"
@@ -45,11 +46,6 @@ INCIDENT_KINDS = {
 
 MANUAL = "manual"
 AUTO = "auto"
-
-
-def iso(at: float) -> str:
-    """Epoch seconds as the UTC ISO-8601 text used in `.tether/` files."""
-    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)

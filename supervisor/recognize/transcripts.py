@@ -5,24 +5,17 @@ They are the second most trusted source (after hooks): Claude Code writes a
 an ``isCompactSummary`` user message; Codex writes ``compacted`` entries with
 the summary and ``token_count`` usage with the model's window.
 
-Reading is incremental and bounded: :class:`JsonlTail` remembers its offset,
-reads only new bytes, keeps a torn last line for the next read, and on first
-opening an existing file starts at its end (optionally backing up a window to
-pick up the latest usage). Entries read from before the session started are
-*history*: they feed the meter but never report a loss, so a resumed session's
-old compactions are not new incidents. The parsers are pure (record in,
-observations out) so tests feed them directly; the app drives a tail from a
-watchdog notification or a timer.
+The parsers are pure (record in, observations out), so tests feed them
+directly; reading the files is :class:`supervisor.store.jsonl_tail.JsonlTail`'s
+(the agents' :mod:`~supervisor.agents.transcript_follower` drives it). Entries
+read from before the session started are *history*: they feed the meter but
+never report a loss, so a resumed session's old compactions are not new
+incidents.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from collections.abc import Iterator
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from supervisor.recognize.observations import (
@@ -34,102 +27,12 @@ from supervisor.recognize.observations import (
     WIPE,
     Observation,
 )
-
-TAIL_WINDOW = 256 * 1024
-READ_LIMIT = 4 * 1024 * 1024  # per poll, so one huge burst cannot stall the loop
-LINE_LIMIT = 8 * 1024 * 1024  # a "line" longer than this is dropped, not buffered forever
+from supervisor.times import epoch
 
 
 def entry_time(record: dict[str, Any]) -> float | None:
-    value = record.get("timestamp")
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-class JsonlBuffer:
-    """Bytes in, complete JSON objects out; a partial last line waits for the rest."""
-
-    def __init__(self) -> None:
-        self._partial = b""
-        self.bad_lines = 0
-
-    def feed(self, data: bytes) -> list[dict[str, Any]]:
-        data = self._partial + data
-        lines = data.split(b"\n")
-        self._partial = lines.pop()
-        if len(self._partial) > LINE_LIMIT:
-            self._partial = b""
-            self.bad_lines += 1
-        records = []
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
-                self.bad_lines += 1
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-        return records
-
-
-class JsonlTail:
-    """Follow one growing JSONL file by offset.
-
-    ``start``: "end" (only what is appended from now on), "tail" (also the last
-    :data:`TAIL_WINDOW` bytes, returned as history), or a byte offset.
-    """
-
-    def __init__(self, path: Path, *, start: str | int = "end") -> None:
-        self.path = Path(path)
-        self._buffer = JsonlBuffer()
-        self._history_until = 0
-        self._inode: int | None = None
-        try:
-            stat = self.path.stat()
-            size, self._inode = stat.st_size, stat.st_ino
-        except FileNotFoundError:
-            size = 0
-        if start == "end":
-            self.offset = size
-        elif start == "tail":
-            self.offset = max(0, size - TAIL_WINDOW)
-            self._history_until = size
-            self._skip_partial = self.offset > 0
-        else:
-            self.offset = int(start)
-        self._skip_partial = start == "tail" and self.offset > 0
-
-    def poll(self) -> Iterator[tuple[dict[str, Any], bool]]:
-        """New records since the last poll, each with ``history`` (read from before start)."""
-        try:
-            handle = open(self.path, "rb")
-        except FileNotFoundError:
-            return
-        with handle:
-            stat = os.fstat(handle.fileno())
-            if (
-                self._inode is not None and stat.st_ino != self._inode
-            ) or stat.st_size < self.offset:
-                self.offset, self._buffer, self._history_until = 0, JsonlBuffer(), 0
-            self._inode = stat.st_ino
-            handle.seek(self.offset)
-            data = handle.read(min(READ_LIMIT, max(0, stat.st_size - self.offset)))
-        start = self.offset
-        self.offset += len(data)
-        if self._skip_partial:
-            cut = data.find(b"\n")
-            if cut == -1:
-                return
-            data, self._skip_partial = data[cut + 1 :], False
-        history = start < self._history_until
-        for record in self._buffer.feed(data):
-            yield record, history
+    """The entry's own ``timestamp`` as epoch seconds, if it has one."""
+    return epoch(record.get("timestamp"))
 
 
 def _text_of(content: Any) -> str:
@@ -297,31 +200,27 @@ class CodexRollout:
                     details = {"used": last["input_tokens"], "window": self.window}
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]
             elif sub == "context_compacted" and not history:
-                return [
-                    Observation(
-                        COMPACTION,
-                        TRANSCRIPT,
-                        at,
-                        trigger=self._trigger(),
-                        details={"channel": "context_compacted"},
-                    )
-                ]
+                return [self._compaction(at, "context_compacted")]
             return []
         if kind == "compacted" and not history:
             message = payload.get("message")
             summary = _CODEX_PREFACE.sub("", message).strip() if isinstance(message, str) else None
-            return [
-                Observation(
-                    COMPACTION,
-                    TRANSCRIPT,
-                    at,
-                    trigger=self._trigger(),
-                    summary=summary or None,
-                    details={"channel": "compacted"},
-                    folded=self.said.fold(),
-                )
-            ]
+            return [self._compaction(at, "compacted", summary or None)]
         return []
+
+    def _compaction(self, at: float, channel: str, summary: str | None = None) -> Observation:
+        """One compaction; the entry with the summary also hands over the window it folded."""
+        trigger, details = self._trigger(), {"channel": channel}
+        folded = self.said.fold() if summary else ()
+        return Observation(
+            COMPACTION,
+            TRANSCRIPT,
+            at,
+            trigger=trigger,
+            summary=summary,
+            details=details,
+            folded=folded,
+        )
 
     def _trigger(self) -> str:
         return AUTO if self._turn_by_user else MANUAL

@@ -38,13 +38,14 @@ from typing import Any, Protocol
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.rehydrate import recall_check
-from supervisor.rehydrate.acknowledgement import BY_ACK, recall_event_of
+from supervisor.rehydrate.acknowledgement import BY_ACK, read_acknowledgement
 from supervisor.rehydrate.recall_check import RecallCheck, Recovery
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints
-from supervisor.store.tether_dir import TetherDir, utc_now
+from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.keys import encode_paste
+from supervisor.times import utc_now
 
 SENT = "sent"
 QUEUED = "queued"
@@ -338,34 +339,51 @@ class Injector:
     # -- acknowledgement -----------------------------------------------------------------
 
     def check_acknowledged(self) -> bool:
-        """Whether the last send's own recall check has just been recorded (True once).
+        """Read and apply at once (headless callers; the app reads on a worker): whether
+        the last send's own recall check has just been recorded (True once)."""
+        sent = self.awaiting_acknowledgement()
+        if sent is None:
+            return False
+        try:
+            event = read_acknowledgement(
+                self.tether, sent.event, overdue=self.recall_overdue(sent), source=self.source
+            )
+        except TetherError as error:
+            self.problems.append(f"recall check not recorded: {error}")
+            return False
+        return event is not None and self.acknowledge(sent, event)
 
-        Cheap enough for a one-second timer: the tail of events.jsonl back to the
-        injection's own event, never the whole file. After ``recall_timeout``
-        seconds without a check, the check is recorded as ``none``.
-        """
+    def awaiting_acknowledgement(self) -> _Sent | None:
+        """The last send, while it is a recovery waiting for its recall check (read it with
+        :func:`supervisor.rehydrate.acknowledgement.read_acknowledgement`)."""
         sent = self.last
         if sent is None or not sent.request.expect_ack or sent.acknowledged_after is not None:
+            return None
+        if sent.recall is not None or not sent.event or Recovery.of(sent.event) is None:
+            return None  # "none" was recorded (a late ack does not change it), or no recovery
+        return sent
+
+    def recall_overdue(self, sent: _Sent) -> bool:
+        """No `tether ack` within the profile's ``recall_timeout``: time to record ``none``."""
+        return self.clock() - sent.at >= self.recall_timeout
+
+    @property
+    def acknowledged(self) -> bool:
+        sent = self.last
+        return sent is not None and sent.request.expect_ack and sent.acknowledged_after is not None
+
+    def acknowledge(self, sent: _Sent, event: dict[str, Any]) -> bool:
+        """``sent``'s recall check (``event``) is on disk; True when that acknowledges it now.
+
+        A check of ``none`` is shown but acknowledges nothing; a newer send, or one
+        already acknowledged, is left as it is.
+        """
+        if sent is not self.last or sent.acknowledged_after is not None or sent.recall:
             return False
-        if sent.recall is not None:  # "none" was recorded; a late ack does not change it
-            return False
-        recovery = Recovery.of(sent.event) if sent.event else None
-        if recovery is None:
-            return False
-        event = recall_event_of(self.tether, recovery.at, sent.event)
-        if event is None:
-            if self.clock() - sent.at < self.recall_timeout:
-                return False
-            try:
-                event = recall_check.record_none(self.tether, recovery, source=self.source)
-            except TetherError as error:
-                self.problems.append(f"recall check not recorded: {error}")
-                return False
-            sent.recall = RecallCheck.from_event(event)
-            if sent.recall.result == recall_check.NONE:
-                self._notify()
-                return False
         sent.recall = RecallCheck.from_event(event)
+        if sent.recall.result == recall_check.NONE:
+            self._notify()
+            return False
         sent.acknowledged_after = self.clock() - sent.at
         try:
             self.tether.record_event(
@@ -373,7 +391,7 @@ class Injector:
                 self.source,
                 incident=sent.request.incident,
                 reason=sent.request.reason,
-                injection_at=recovery.at,
+                injection_at=sent.recall.injection_at,
                 seconds=round(sent.acknowledged_after, 3),
                 by=BY_ACK,
                 recall=sent.recall.result,

@@ -259,7 +259,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             view.degraded = _audit_rows(audit.get("degraded"))
             view.audited = True
     else:
-        from supervisor.recognize.observations import iso
+        from supervisor.times import iso
 
         view = _Incident(
             number=incident.number,

@@ -17,16 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.config.layout import CHROME_ROWS, SIDE_PANE_MIN_COLS, SIDE_PANE_PERCENT
 from supervisor.errors import TetherError
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
-
-# The app's layout (supervisor/app.py): the side pane takes this share of the width, at
-# least SIDE_PANE_MIN_COLS; the loss banner above the agent's view, the status bar and the
-# footer below it take a row each. tests/app/test_app_terminal.py holds this to the real layout.
-SIDE_PANE_PERCENT = 38
-SIDE_PANE_MIN_COLS = 40
-CHROME_ROWS = 3
 
 
 def view_size(columns: int, lines: int, *, side_pane: bool) -> tuple[int, int] | None:

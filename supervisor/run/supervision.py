@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, find_transcript
+from supervisor.agents.transcript_follower import TranscriptFollower
+from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
@@ -32,12 +33,11 @@ from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Incident, Obse
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
-from supervisor.recognize.transcript_follower import TranscriptFollower
-from supervisor.recognize.transcripts import JsonlTail
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.screen_dump import ScreenDump
-from supervisor.store import checkpoints, invariant, notes
+from supervisor.run.tick_reads import Agent, TickReader, TickReads
+from supervisor.store import invariant, notes
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.tether_dir import TetherDir, init
@@ -54,7 +54,6 @@ HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
-DISCOVERY_INTERVAL = 2.0  # seconds between looks for the transcript of an agent without hooks
 
 
 @dataclass
@@ -124,13 +123,15 @@ class Supervision:
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
         self.checkpointer = Checkpointer(self.tether, self._problem)
-        self._events_tail: JsonlTail | None = None
         self.transcript = TranscriptFollower(
             claude=CLAUDE_TRANSCRIPT in self.profile.integrations, started_at=self.started_at
         )
-        self._last_discovery = 0.0
         self.injector: Injector | None = None
         self.invariant = InvariantGuard(self.tether)
+        self.reader = TickReader(
+            self.tether, self.transcript, self.invariant, self.profile.integrations
+        )
+        self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
 
         # Listeners the app subscribes to.
@@ -149,7 +150,7 @@ class Supervision:
         if not self.tether.exists():
             init(self.config.workdir)
         self.lock = supervisor_lock.acquire(self.tether)
-        self._events_tail = JsonlTail(self.tether.events, start="end")
+        self.reader.open()
         previous = self.lock.previous
         if previous is not None:
             summary = f"the previous tether ({previous.describe()}) died without a clean exit"
@@ -374,12 +375,44 @@ class Supervision:
     # -- the clock -----------------------------------------------------------------
 
     def tick(self, now: float | None = None) -> None:
-        """Called a few times a second: hooks, transcripts, injection, recording, timer."""
+        """Called a few times a second: hooks, transcripts, injection, recording, timer.
+
+        Headless callers do both halves here; the app reads on a worker thread.
+        """
+        self.apply_tick(self.read_tick(now))
+
+    def read_tick(self, now: float | None = None) -> TickReads:
+        """The tick's file I/O (see tick_reads.py): safe on a worker thread."""
         monotonic = time.monotonic() if now is None else now
+        timer_due = monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every
+        if timer_due:
+            self._last_timer_checkpoint = monotonic
+        host = self.session.host
+        agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
+        injector = self.injector
+        sent = injector.awaiting_acknowledgement() if injector is not None else None
+        return self.reader.read(
+            self.clock(),
+            agent=agent,
+            sent=sent,
+            overdue=sent is not None and injector is not None and injector.recall_overdue(sent),
+            since=self.started_at - 1,
+            timer_due=timer_due and not self.checkpointer.asking,
+        )
+
+    def apply_tick(self, reads: TickReads) -> None:
+        """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
-        self._poll_hook_events(wall)
-        self._poll_transcript(wall)
-        self.enforce_invariant()
+        self._hook_events(reads.events, wall)
+        if reads.found_transcript is not None:
+            self.transcript.follow(reads.found_transcript)
+        for observation in reads.transcript:
+            self.observe(observation)
+        if reads.invariant.problem:
+            self._problem(reads.invariant.problem)
+        for problem in reads.problems:
+            self._problem(problem)
+        self.last_checkpoint = reads.last_checkpoint
         self._report_state()
         self._dump_screen()
         injector = self.injector
@@ -396,23 +429,14 @@ class Supervision:
             ):
                 self._compact_sent = True  # the user turned it on: compact at this break
                 self.compact_now(by="auto at a break")
-            if injector.check_acknowledged() and injector.last is not None:
-                number = injector.last.request.incident  # the injection's own incident
+            if reads.acknowledged is not None and injector.acknowledge(*reads.acknowledged):
+                number = reads.acknowledged[0].request.incident  # the injection's own incident
                 if isinstance(number, int):
                     self.fusion.acknowledge(number)
         if self.recorder is not None:
             self.recorder.flush()
-        if monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every:
-            self._last_timer_checkpoint = monotonic
-            try:
-                changed = not self.checkpointer.asking and checkpoints.changed_since_last(
-                    self.tether
-                )
-            except TetherError as error:
-                self._problem(str(error))
-            else:
-                if changed:
-                    self.checkpoint("timer: state changed")
+        if reads.state_changed:
+            self.checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
         problem = self._screen_dump.write(self.session.emulator.display())
@@ -433,10 +457,8 @@ class Supervision:
             for notify in self.on_state:
                 notify(state)
 
-    def _poll_hook_events(self, now: float) -> None:
-        if self._events_tail is None:
-            return
-        for record, _history in self._events_tail.poll():
+    def _hook_events(self, records: list[dict], now: float) -> None:
+        for record in records:
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
                 self.injector.track_external(record, incident=self._newer_incident(record))
             if record.get("kind") == "compact_request" and self.injector is not None:
@@ -454,27 +476,6 @@ class Supervision:
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)
-
-    def _discover_transcript(self, now: float) -> None:
-        """Without hooks, find the agent's transcript file ourselves every few seconds."""
-        if now - self._last_discovery < DISCOVERY_INTERVAL or self.session.host is None:
-            return
-        self._last_discovery = now
-        found = find_transcript(
-            self.profile.integrations,
-            self._agent_env(),
-            self.session.host.pid,
-            Path(self.config.workdir),
-            since=self.started_at - 1,
-            now=now,
-        )
-        if found is not None:
-            self.transcript.follow(found)
-
-    def _poll_transcript(self, now: float) -> None:
-        self._discover_transcript(now)
-        for observation in self.transcript.poll(now):
-            self.observe(observation)
 
     # -- rehydration ---------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from typing import Any
 
 from supervisor.errors import TetherError
 from supervisor.store import fsio, invariant
-from supervisor.store.tether_dir import Progress, TetherDir, utc_now
+from supervisor.store.tether_dir import Progress, TetherDir
+from supervisor.times import utc_now
 
 _NAME = re.compile(r"^(\d{6,})\.json$")
 GIT_TIMEOUT_SECONDS = 2.0

@@ -9,13 +9,14 @@ ever meets a torn *last* line (a crash mid-append), which it skips and reports.
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from supervisor.errors import TetherError
 
@@ -117,27 +118,16 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[dict[str, Any]]:
     """Yield each JSON object of a JSONL file; skip and report lines that are not one."""
     path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
+    handle = _open_existing(path)
+    if handle is None:
         return
     with handle:
         for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            if raw.strip():
                 torn = not raw.endswith(b"\n")
-                reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
-                if problems is not None:
-                    problems.append(BadLine(path, number, reason))
-                continue
-            if not isinstance(record, dict):
-                if problems is not None:
-                    problems.append(BadLine(path, number, "not a JSON object"))
-                continue
-            yield record
+                record = _parse_line(raw, path, problems, torn=torn, number=number)
+                if record is not None:
+                    yield record
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[BadLine]]:
@@ -154,42 +144,8 @@ def tail_jsonl(
     Used where files grow without bound (artifacts, events): the cost is
     proportional to the tail asked for, never to the file.
     """
-    path = Path(path)
     problems: list[BadLine] = []
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        return [], problems
-    with handle:
-        handle.seek(0, os.SEEK_END)
-        end = handle.tell()
-        position, buffer = end, b""
-        while position > 0 and buffer.count(b"\n") <= count + 1:
-            step = min(chunk, position)
-            position -= step
-            handle.seek(position)
-            buffer = handle.read(step) + buffer
-    lines = buffer.split(b"\n")
-    if position > 0:
-        lines = lines[1:]  # the first piece may be the middle of a line
-    found: list[dict[str, Any]] = []
-    torn_candidate = bool(buffer) and not buffer.endswith(b"\n")
-    for index in range(len(lines) - 1, -1, -1):
-        raw = lines[index]
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            is_last = index == len(lines) - 1 and torn_candidate
-            problems.append(
-                BadLine(path, -1, "torn last line" if is_last else "not valid JSON (near the end)")
-            )
-            continue
-        if isinstance(record, dict):
-            found.append(record)
-            if len(found) == count:
-                break
+    found = list(itertools.islice(iter_jsonl_reversed(path, problems, chunk=chunk), count))
     found.reverse()
     return found, problems
 
@@ -208,9 +164,8 @@ def iter_jsonl_reversed(
     unparsed, every line without those bytes: a cheap filter for long scans.
     """
     path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
+    handle = _open_existing(path)
+    if handle is None:
         return
     with handle:
         handle.seek(0, os.SEEK_END)
@@ -242,18 +197,27 @@ def iter_jsonl_reversed(
             first_chunk = False
 
 
+def _open_existing(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading, or None when it does not exist (yet): no records."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        return None
+
+
 def _parse_line(
-    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool
+    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool, number: int = -1
 ) -> dict[str, Any] | None:
+    """One line's JSON object, else None with the reason added to ``problems``."""
     try:
         record = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         if problems is not None:
             reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
-            problems.append(BadLine(path, -1, reason))
+            problems.append(BadLine(path, number, reason))
         return None
     if not isinstance(record, dict):
         if problems is not None:
-            problems.append(BadLine(path, -1, "not a JSON object"))
+            problems.append(BadLine(path, number, "not a JSON object"))
         return None
     return record

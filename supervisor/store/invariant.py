@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from supervisor.errors import TetherError
-from supervisor.store.tether_dir import Progress, TetherDir, parse_time, utc_now
+from supervisor.store.tether_dir import Progress, TetherDir
+from supervisor.times import iso, parse_time, utc_now
 
 BATCHING_SLACK_SECONDS = 1.0
 
@@ -68,8 +68,7 @@ def _last_artifact_time(tether: TetherDir, record: dict[str, Any]) -> tuple[str 
         mtime = os.stat(tether.artifacts).st_mtime
     except OSError:
         return None, ""
-    stamp = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="milliseconds")
-    return stamp.replace("+00:00", "Z"), "mtime"
+    return iso(mtime), "mtime"
 
 
 def check(tether: TetherDir) -> InvariantResult:

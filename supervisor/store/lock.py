@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from supervisor.errors import TetherError
 from supervisor.store import fsio
-from supervisor.store.tether_dir import TetherDir, utc_now
+from supervisor.store.tether_dir import TetherDir
+from supervisor.times import utc_now
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,12 +17,12 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from supervisor.errors import TetherError
 from supervisor.store import fsio
+from supervisor.times import utc_now
 
 DIRNAME = ".tether"
 
@@ -31,22 +31,6 @@ _held_locks = threading.local()
 
 # Kinds of event this module writes itself; other modules add their own.
 INCIDENT_KIND = "incident"
-
-
-def utc_now() -> str:
-    """The current time as UTC ISO-8601 with milliseconds, e.g. ``2026-05-01T12:00:00.123Z``."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def parse_time(value: object) -> datetime | None:
-    """An ISO-8601 time as an aware datetime (naive means UTC); ``None`` if unreadable."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 @dataclass(slots=True)

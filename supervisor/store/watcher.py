@@ -33,7 +33,8 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from supervisor.store.fsio import BadLine
+from supervisor.store.fsio import BadLine, tail_jsonl
+from supervisor.store.jsonl_tail import JsonlTail
 
 DEFAULT_DEBOUNCE_SECONDS = 0.1
 # A file that never goes quiet (events.jsonl through a busy session, notes.md rewritten
@@ -205,9 +206,8 @@ class _Handler(FileSystemEventHandler):
 class JsonlFollower:
     """Reads a growing JSONL file incrementally: the tail first, then only what was appended.
 
-    The following itself is :class:`supervisor.recognize.transcripts.JsonlTail` (one
-    implementation of "read by offset, keep a torn last line for later"); this
-    adds the backwards read of the last ``count`` records to start from.
+    The following itself is :class:`~supervisor.store.jsonl_tail.JsonlTail`; this adds
+    the backwards read of the last ``count`` records to start from.
     """
 
     path: Path
@@ -216,9 +216,6 @@ class JsonlFollower:
 
     def start(self, count: int = 200) -> list[dict[str, Any]]:
         """The last ``count`` records, reading backwards from the end only."""
-        from supervisor.recognize.transcripts import JsonlTail
-        from supervisor.store.fsio import tail_jsonl
-
         try:
             size = os.path.getsize(self.path)
         except OSError:

@@ -21,9 +21,9 @@ from supervisor.store.tether_dir import TetherDir
 from tests.conftest import wait_for_screen, wait_until
 from tests.locations import REPO
 from tests.rehydrate.test_rehydrate_flow import demo_app, events, injections
-from widgets.events_log import describe_event
 from widgets.loss_banner import LossBanner
 from widgets.pin_dropped import PinDropped
+from widgets.side_pane.events_log import describe_event
 
 SAID = (
     "Put the token code in src/auth/tokens.py and run `pytest -k rotation` first.",

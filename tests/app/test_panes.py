@@ -19,12 +19,12 @@ from supervisor.store.watcher import JsonlFollower, TetherWatcher
 from tests import pane_screens
 from tests.conftest import wait_until
 from tests.pane_screens import NOTES_AFTER, NOTES_BEFORE, PaneHarness, write_fixture
-from widgets import notes_pane
-from widgets.checkpoint_list import CheckpointList, ConfirmRestore
-from widgets.events_log import EventsLog
-from widgets.notes_pane import NotesPane
-from widgets.progress_pane import ProgressPane, render_progress
+from widgets.side_pane import notes_pane
 from widgets.side_pane import SidePane
+from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
+from widgets.side_pane.progress_pane import ProgressPane, render_progress
 
 SIZE = (90, 40)
 from tests.locations import REPO as ROOT  # noqa: E402

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.fake_server import ServerProcess, claude_last_prompt, codex_last_prompt
-from tests.e2e.tmux import TmuxSession
+from tests.e2e.tmux import TmuxSession, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -168,14 +168,10 @@ class TetherRun:
 
     def poll(self, predicate: Callable[[], Any], timeout: float, what: str) -> Any:
         """Poll ``predicate`` (bounded) until truthy; fail with the diagnostics."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                self.fail(f"timed out after {timeout}s waiting for {what}")
-            time.sleep(0.15)
+        try:
+            return wait_until(predicate, timeout, what)
+        except TimeoutError:
+            self.fail(f"timed out after {timeout}s waiting for {what}")
 
     # ------------------------------------------------------------ screens
     def agent_screen(self) -> str:

@@ -6,7 +6,8 @@ import json
 
 from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.loss_audit import dropped_specifics
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import TetherDir
 from tests.replay import captures_dir
 

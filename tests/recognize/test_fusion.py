@@ -7,7 +7,8 @@ import json
 from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.hook_events import observations_from_hook
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcripts import ClaudeTranscript, JsonlBuffer
+from supervisor.recognize.transcripts import ClaudeTranscript
+from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import TetherDir
 from tests.replay import captures_dir
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from supervisor.recognize.loss_audit import audit_decision, audit_summary, key_terms
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlBuffer
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.store.jsonl_tail import JsonlBuffer
 from tests.replay import captures_dir
 
 REDIS = (

@@ -5,13 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from supervisor.recognize.transcripts import (
-    TAIL_WINDOW,
-    ClaudeTranscript,
-    CodexRollout,
-    JsonlBuffer,
-    JsonlTail,
-)
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.store.jsonl_tail import TAIL_WINDOW, JsonlBuffer, JsonlTail
 from tests.replay import captures_dir
 
 

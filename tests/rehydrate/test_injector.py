@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -33,6 +32,7 @@ from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import TerminalModes
 from supervisor.terminal.session import AgentSession
+from tests.conftest import until
 
 CHILD = textwrap.dedent(
     """
@@ -56,12 +56,6 @@ HOSTILE = (
     "A note that tries to escape: \x1b[201~\rrm -rf ~\r\x1b[200~ and \x9b201~\n"
     "an OSC 52: \x1b]52;c;cm0gLXJmIH4K\x07 and NUL\x00 and CRLF\r\nlast line"
 )
-
-
-@pytest.fixture
-def tether(tmp_path) -> TetherDir:
-    (tmp_path / "work").mkdir()
-    return init(tmp_path / "work", goal="count to 400").tether
 
 
 @pytest.fixture
@@ -103,14 +97,6 @@ class Child:
 
     def stop(self) -> None:
         self.session.stop()
-
-
-async def until(predicate, what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def expected_paste(text: str) -> bytes:

@@ -15,6 +15,7 @@ from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import checkpoints
 from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.session import AgentSession
+from tests.conftest import until
 
 
 async def run_to_exit(session: AgentSession, timeout: float = 15.0) -> None:
@@ -277,13 +278,6 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
     assert checkpoints.load(tether, before + 1).reason.startswith("incident #1")
 
 
-async def _until(predicate, what: str, timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
 async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
     tmp_path, held_git
 ):
@@ -293,19 +287,19 @@ async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_a
     tether = supervision.tether
     try:
         supervision.checkpoint("incident #1: Agent crashed (#1)", incident=1)
-        await _until(lambda: held_git.calls() == 1, "git for the incident")
+        await until(lambda: held_git.calls() == 1, "git for the incident")
         supervision.checkpoint("agent exited with code 3")
-        await _until(lambda: held_git.calls() == 2, "git for the exit")
+        await until(lambda: held_git.calls() == 2, "git for the exit")
         held_git.release(2)  # the exit's git answers first...
         asked = supervision.checkpointer.asking
-        await _until(
+        await until(
             lambda: checkpoints.list_seqs(tether) or any(future.done() for future in asked),
             "the exit's answer",
         )
         await asyncio.sleep(0.05)
         assert checkpoints.list_seqs(tether) == []  # ...and waits for the incident's
         held_git.release(1)
-        await _until(lambda: len(checkpoints.list_seqs(tether)) == 2, "both checkpoints")
+        await until(lambda: len(checkpoints.list_seqs(tether)) == 2, "both checkpoints")
     finally:
         held_git.release()
         supervision.close()
@@ -323,7 +317,7 @@ async def test_the_users_checkpoint_waits_for_git_off_the_loop_and_is_written_at
     tether = supervision.tether
     heard: list = []
     supervision.checkpoint("manual (key)", then=heard.append)
-    await _until(lambda: held_git.calls() == 1, "git")  # the loop runs while git is held
+    await until(lambda: held_git.calls() == 1, "git")  # the loop runs while git is held
     assert checkpoints.list_seqs(tether) == []
     held_git.release(2)  # close() asks git itself; the worker's call stays held
     supervision.close()
@@ -344,7 +338,7 @@ async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
         supervision.tether.checkpoints.rmdir()
         supervision.tether.checkpoints.write_text("a file where the folder should be\n")
         supervision.checkpoint("manual (key)", then=heard.append)
-        await _until(lambda: heard, "the answer")
+        await until(lambda: heard, "the answer")
     finally:
         supervision.close()
     assert len(heard) == 1 and isinstance(heard[0], TetherError)

@@ -9,12 +9,8 @@ import pytest
 
 from supervisor.errors import TetherError
 from supervisor.store import checkpoints
-from supervisor.store.tether_dir import TetherDir, init
-
-
-@pytest.fixture
-def tether(tmp_path) -> TetherDir:
-    return init(tmp_path, "keep state").tether
+from supervisor.store.tether_dir import init
+from tests.conftest import GOAL
 
 
 def test_a_checkpoint_holds_task_notes_progress_and_the_verdict(tether):
@@ -23,7 +19,7 @@ def test_a_checkpoint_holds_task_notes_progress_and_the_verdict(tether):
     assert tether.checkpoints.joinpath("000001.json").is_file()
     loaded = checkpoints.load(tether, 1)
     assert loaded.seq == 1 and loaded.reason == "before payload" and loaded.incident == 3
-    assert "use port 8443" in loaded.notes and "keep state" in loaded.task
+    assert "use port 8443" in loaded.notes and GOAL in loaded.task
     assert loaded.progress["cursor"] == 0 and loaded.invariant["ok"] is True
     assert loaded.to_dict() == taken.to_dict()
 

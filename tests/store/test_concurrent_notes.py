@@ -19,7 +19,7 @@ from supervisor.store import tether_dir as store
 from tests.conftest import wait_until
 from tests.locations import REPO as ROOT
 from tests.pane_screens import PaneHarness
-from widgets.notes_pane import NotesPane
+from widgets.side_pane.notes_pane import NotesPane
 
 AGENT_LINES = 15
 USER_LINES = 12

@@ -5,16 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
-
 from supervisor.store import invariant
 from supervisor.store.fsio import read_jsonl
-from supervisor.store.tether_dir import TetherDir, init
-
-
-@pytest.fixture
-def tether(tmp_path) -> TetherDir:
-    return init(tmp_path, "count to 400").tether
+from supervisor.store.tether_dir import TetherDir
 
 
 def _artifacts(tether: TetherDir, count: int, **extra) -> None:

@@ -18,7 +18,7 @@ from supervisor.errors import TetherError
 from supervisor.store import invariant
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.store_changed import StoreChanged
 
 TITLES = {
     invariant.OK: "Invariant holds",

@@ -26,7 +26,7 @@ from textual.widgets import Button, Label, Static, TextArea
 from supervisor.errors import TetherError
 from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
 from supervisor.store.tether_dir import TetherDir
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.store_changed import StoreChanged
 
 SAVE_DEBOUNCE_SECONDS = 0.6
 SAVE_RETRY_SECONDS = 3.0

@@ -15,13 +15,14 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import TetherWatcher
-from widgets.checkpoint_list import CheckpointList
-from widgets.events_log import EventsLog
-from widgets.notes_pane import NotesPane
-from widgets.progress_pane import ProgressPane
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.checkpoint_list import CheckpointList
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
+from widgets.side_pane.progress_pane import ProgressPane
+from widgets.side_pane.store_changed import StoreChanged
 
 MISSING_POLL_SECONDS = 1.0
 
@@ -29,13 +30,15 @@ MISSING_POLL_SECONDS = 1.0
 class SidePane(Widget, can_focus=True):
     """Tabs beside the terminal. Focusing the pane itself hands focus to the active tab."""
 
-    DEFAULT_CSS = """
-    SidePane { width: 38%; min-width: 40; height: 1fr; border-left: tall $panel; }
+    DEFAULT_CSS = (
+        f"SidePane {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; border-left: tall $panel; }}"
+        + """
     SidePane #side-missing { display: none; height: auto; padding: 0 1; background: $warning 30%; }
     SidePane.-missing #side-missing { display: block; }
     SidePane TabbedContent { height: 1fr; }
     SidePane TabPane { padding: 0; height: 1fr; }
     """
+    )
 
     class FileChanged(Message):
         """Posted from the watcher's thread: ``path`` under `.tether/` changed."""

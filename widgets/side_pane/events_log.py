@@ -15,7 +15,7 @@ from textual.widgets import RichLog
 
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.store.watcher import JsonlFollower
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.store_changed import StoreChanged
 
 INITIAL_EVENTS = 200
 # Keys every event has, or that describe_event already put into words.

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, JsonlTail
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.store.jsonl_tail import JsonlTail
 
 NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started is still new
 

@@ -25,7 +25,7 @@ from supervisor.errors import TetherError
 from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
-from widgets.store_changed import StoreChanged
+from widgets.side_pane.store_changed import StoreChanged
 
 MAX_LISTED = 200
 

@@ -1,0 +1,135 @@
+"""What the supervisor's tick reads from disk, gathered where it cannot hold the event loop.
+
+A few times a second the supervisor looks at hook events appended to
+events.jsonl, the agent's transcript (and, without hooks, for it), the cursor
+invariant (a fix writes and fsyncs), whether the agent acknowledged the last
+payload, for the timer whether the state changed since the last checkpoint, and
+the last checkpoint for the status bar. All of it is file I/O: the app gathers
+it on a worker thread with :meth:`TickReader.read`, and the supervision applies
+it on the loop. Reads never overlap (the app waits for one to be applied before
+the next), so the tails need no lock.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from supervisor.agents.transcript_follower import TranscriptFollower
+from supervisor.agents.transcript_locations import find_transcript
+from supervisor.errors import TetherError
+from supervisor.recognize.observations import Observation
+from supervisor.rehydrate.acknowledgement import read_acknowledgement
+from supervisor.store import checkpoints
+from supervisor.store.invariant_guard import Enforced, InvariantGuard
+from supervisor.store.jsonl_tail import JsonlTail
+from supervisor.store.tether_dir import TetherDir
+
+DISCOVERY_INTERVAL = 2.0  # seconds between looks for the transcript of an agent without hooks
+
+
+@dataclass
+class TickReads:
+    """One tick's findings, for :meth:`Supervision.apply_tick` on the loop."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)  # appended to events.jsonl
+    transcript: list[Observation] = field(default_factory=list)
+    found_transcript: Path | None = None  # discovery found the agent's session file
+    invariant: Enforced = field(default_factory=Enforced)
+    acknowledged: tuple[Any, dict[str, Any]] | None = None  # (a send, its recall check)
+    state_changed: bool | None = None  # asked for the timer checkpoint
+    problems: list[str] = field(default_factory=list)
+    last_checkpoint: tuple[int, float] | None = None  # its number and file time
+
+
+@dataclass
+class Agent:
+    """What discovery needs of the running agent: its pid, environment and folder."""
+
+    pid: int
+    env: Mapping[str, str]
+    workdir: Path
+
+
+class TickReader:
+    """Holds the tails and the remembered file times between reads."""
+
+    def __init__(
+        self,
+        tether: TetherDir,
+        transcript: TranscriptFollower,
+        invariant: InvariantGuard,
+        integrations: frozenset[str],
+    ) -> None:
+        self.tether = tether
+        self.transcript = transcript
+        self.invariant = invariant
+        self.integrations = integrations
+        self.events: JsonlTail | None = None
+        self._last_discovery = 0.0
+        self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
+
+    def open(self) -> None:
+        """Follow events.jsonl from its end: what is there already was handled before."""
+        self.events = JsonlTail(self.tether.events, start="end")
+
+    def read(
+        self,
+        now: float,
+        *,
+        agent: Agent | None,
+        sent: Any = None,
+        overdue: bool = False,
+        since: float = 0.0,
+        timer_due: bool = False,
+    ) -> TickReads:
+        """Everything the tick needs from disk. ``sent``: the injector's last send, if
+        it waits for its recall check (``overdue``: past the timeout, so a missing one is
+        recorded as none); ``timer_due``: the timer checkpoint is due."""
+        reads = TickReads()
+        if self.events is not None:
+            reads.events = [record for record, _history in self.events.poll()]
+        if agent is not None and now - self._last_discovery >= DISCOVERY_INTERVAL:
+            self._last_discovery = now
+            reads.found_transcript = find_transcript(
+                self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
+            )
+        reads.transcript = self.transcript.poll(now)
+        reads.invariant = self.invariant.enforce()
+        if sent is not None:
+            try:
+                recall = read_acknowledgement(self.tether, sent.event, overdue=overdue)
+            except TetherError as error:
+                reads.problems.append(f"recall check not recorded: {error}")
+                recall = None
+            if recall is not None:
+                reads.acknowledged = (sent, recall)
+        if timer_due:
+            try:
+                reads.state_changed = checkpoints.changed_since_last(self.tether)
+            except TetherError as error:
+                reads.problems.append(str(error))
+        reads.last_checkpoint = self._last_checkpoint()
+        return reads
+
+    def _last_checkpoint(self) -> tuple[int, float] | None:
+        """The newest checkpoint and its file time; the folder is listed only when it changed."""
+        try:
+            folder_time = os.stat(self.tether.checkpoints).st_mtime
+        except OSError:
+            return None
+        if self._checkpoints_seen[0] != folder_time:
+            self._checkpoints_seen = (folder_time, checkpoints.latest_seq(self.tether))
+        last = self._checkpoints_seen[1]
+        if last is None:
+            return None
+        try:
+            return last, os.stat(checkpoints.path_of(self.tether, last)).st_mtime
+        except OSError:
+            return last, 0.0
+
+
+Read = Callable[[], TickReads]

@@ -1,0 +1,102 @@
+"""Following a growing JSONL file by offset: events.jsonl, the agents' transcripts.
+
+Reading is incremental and bounded: :class:`JsonlTail` remembers its offset,
+reads only new bytes (at most :data:`READ_LIMIT` a poll), keeps a torn last line
+for the next read, starts over when the file was replaced or truncated, and on
+first opening an existing file starts at its end (optionally backing up a
+window, returned as history, to pick up the latest usage).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+TAIL_WINDOW = 256 * 1024
+READ_LIMIT = 4 * 1024 * 1024  # per poll, so one huge burst cannot stall the loop
+LINE_LIMIT = 8 * 1024 * 1024  # a "line" longer than this is dropped, not buffered forever
+
+
+class JsonlBuffer:
+    """Bytes in, complete JSON objects out; a partial last line waits for the rest."""
+
+    def __init__(self) -> None:
+        self._partial = b""
+        self.bad_lines = 0
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        data = self._partial + data
+        lines = data.split(b"\n")
+        self._partial = lines.pop()
+        if len(self._partial) > LINE_LIMIT:
+            self._partial = b""
+            self.bad_lines += 1
+        records = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                self.bad_lines += 1
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records
+
+
+class JsonlTail:
+    """Follow one growing JSONL file by offset.
+
+    ``start``: "end" (only what is appended from now on), "tail" (also the last
+    :data:`TAIL_WINDOW` bytes, returned as history), or a byte offset.
+    """
+
+    def __init__(self, path: Path, *, start: str | int = "end") -> None:
+        self.path = Path(path)
+        self._buffer = JsonlBuffer()
+        self._history_until = 0
+        self._inode: int | None = None
+        try:
+            stat = self.path.stat()
+            size, self._inode = stat.st_size, stat.st_ino
+        except FileNotFoundError:
+            size = 0
+        if start == "end":
+            self.offset = size
+        elif start == "tail":
+            self.offset = max(0, size - TAIL_WINDOW)
+            self._history_until = size
+            self._skip_partial = self.offset > 0
+        else:
+            self.offset = int(start)
+        self._skip_partial = start == "tail" and self.offset > 0
+
+    def poll(self) -> Iterator[tuple[dict[str, Any], bool]]:
+        """New records since the last poll, each with ``history`` (read from before start)."""
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            stat = os.fstat(handle.fileno())
+            if (
+                self._inode is not None and stat.st_ino != self._inode
+            ) or stat.st_size < self.offset:
+                self.offset, self._buffer, self._history_until = 0, JsonlBuffer(), 0
+            self._inode = stat.st_ino
+            handle.seek(self.offset)
+            data = handle.read(min(READ_LIMIT, max(0, stat.st_size - self.offset)))
+        start = self.offset
+        self.offset += len(data)
+        if self._skip_partial:
+            cut = data.find(b"\n")
+            if cut == -1:
+                return
+            data, self._skip_partial = data[cut + 1 :], False
+        history = start < self._history_until
+        for record in self._buffer.feed(data):
+            yield record, history
