@@ -130,11 +130,17 @@ def _telling(term: str) -> int:
     return 1 if any(char.isupper() for char in term) else 2
 
 
-def compare(pins: list[str], restatement: str, asked: tuple[int, ...] | None = None) -> tuple:
+Missing = tuple[tuple[int, tuple[str, ...]], ...]  # (decision number, its missing terms)
+
+
+def compare(
+    pins: list[str], restatement: str, asked: tuple[int, ...] | None = None
+) -> tuple[tuple[int, ...], Missing]:
     """``(restated, missing)``: decision numbers (1-based) whose key terms all came back,
     and ``(number, missing terms)`` for the rest, over the decisions ``asked`` for."""
     numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
-    restated, missing = [], []
+    restated: list[int] = []
+    missing: list[tuple[int, tuple[str, ...]]] = []
     for number in numbers:
         if not 1 <= number <= len(pins):
             continue
@@ -180,9 +186,10 @@ def _check(tether: TetherDir, recovery: Recovery, restatement: str | None) -> Re
     asked = recovery.restate
     numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
     numbers = tuple(n for n in numbers if 1 <= n <= len(pins))
+    restated: tuple[int, ...]
+    missing: Missing
     if restatement is None:
-        restated: tuple = ()
-        missing = tuple((n, ()) for n in numbers)
+        restated, missing = (), tuple((n, ()) for n in numbers)
         result = NONE
     else:
         restated, missing = compare(pins, restatement, numbers)
