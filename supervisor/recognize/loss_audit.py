@@ -21,6 +21,7 @@ A decision whose terms are mostly gone is **lost**; one missing some is
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -85,6 +86,7 @@ class Term:
         return not self.words
 
 
+@functools.lru_cache(maxsize=16)  # one summary is searched for every term of every decision
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("‐", "-").replace("–", "-")).lower()
 
@@ -184,11 +186,12 @@ def _stem(word: str) -> str:
     return word[:_STEM]
 
 
-def _stems(text: str) -> set[str]:
-    return {_stem(word) for word in _WORD.findall(text)}
+@functools.lru_cache(maxsize=16)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_stem(word) for word in _WORD.findall(text))
 
 
-def _missing_words(term: Term, stems: set[str]) -> tuple[str, ...]:
+def _missing_words(term: Term, stems: frozenset[str]) -> tuple[str, ...]:
     """The words of a clause term that are gone, or nothing when at least half survive."""
     gone = tuple(word for word in term.words if _stem(word) not in stems)
     return gone if len(gone) * 2 > len(term.words) else ()

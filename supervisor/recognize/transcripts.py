@@ -45,7 +45,8 @@ def _text_of(content: Any) -> str:
 
 
 WINDOW_ENTRIES = 400  # the folded window kept for the audit: its newest messages...
-WINDOW_CHARS = 4000  # ...each cut to this
+WINDOW_CHARS = 4000  # ...each cut to this...
+WINDOW_TOTAL = 32_000  # ...and this many characters in all (the audit runs on the loop)
 
 
 class _Window:
@@ -60,6 +61,8 @@ class _Window:
         if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
             self.texts.append(text[:WINDOW_CHARS])
             del self.texts[:-WINDOW_ENTRIES]
+            while len(self.texts) > 1 and sum(map(len, self.texts)) > WINDOW_TOTAL:
+                del self.texts[0]
 
     def fold(self) -> tuple[str, ...]:
         folded, self.texts = tuple(self.texts), []
