@@ -534,7 +534,8 @@ class Supervision:
         recall = injector.last_recall if injector is not None else None
         if injector is None or recall is None or recall.result != recall_check.PARTIAL:
             return None
-        if recall.incident != number or not recall.missing:
+        answered = injector.last.request.incident if injector.last is not None else None
+        if answered != number or not recall.missing:
             return None  # a newer incident wants the whole payload
         text = recall_check.resend_text(self._pinned_decisions(), recall)
         restate = [decision for decision, _terms in recall.missing]
