@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint screenshots bench clean
+.PHONY: demo test lint screenshots bench captures clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,5 +31,11 @@ screenshots: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# Record the replay fixtures again from the pinned agents (tests/e2e/agents.py), then their
+# tmux reference screens. `make captures CAPTURES="cx171-clear cc332-crash"` does only those.
+captures: $(STAMP)
+	$(BIN)/python -m tests.e2e.record_captures $(CAPTURES)
+	$(BIN)/python -m tests.make_replay_screens $$($(BIN)/python -m tests.e2e.record_captures --names $(CAPTURES))
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .import_linter_cache .grimp_cache

@@ -15,6 +15,7 @@ import functools
 import gc
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -39,18 +40,21 @@ from widgets.loss_banner import LossBanner
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
+if TYPE_CHECKING:
+    from widgets.side_pane import SidePane
+
 # The side pane, the payload preview and the quit dialog are imported when first shown:
 # the side pane mounts after the first frame, so the agent's terminal is up sooner.
 
 __all__ = ["RunConfig", "TetherApp", "run_app"]
 
-TICK_SECONDS = 0.25
+TICK_SECONDS = 0.25  # the poll; the side pane's watcher wakes a read sooner (see below)
 # tether's keys: priority bindings, checked before the terminal gets the key. The keys
 # here are the defaults; the user's keys.toml reaches them by id through set_keymap.
 KEYS = Keymap()
 ACTIONS = {  # Keymap field -> (action, footer text)
-    "pin_dropped": ("pin_dropped", "Pin dropped"),
-    "compact": ("compact", "Compact now"),
+    "pin_dropped": ("pin_dropped", "Pin"),
+    "compact": ("compact", "Compact"),
     "rehydrate": ("rehydrate", "Rehydrate"),
     "preview": ("preview", "Preview payload"),
     "checkpoint": ("checkpoint", "Checkpoint"),
@@ -205,9 +209,9 @@ class TetherApp(App[int], inherit_bindings=False):
         """Move what start-up built out of the garbage collector's way.
 
         Textual's styles and widgets and the tokenizer's 100,000-entry table live as
-        long as the app, yet every full collection walked them: 40-50 ms, at whatever
-        moment a flood's allocations set one off (bench: the app under a plain-text
-        flood stalled 57-97 ms; 28 ms with them frozen). Unfrozen when the app ends.
+        long as the app, yet every full collection walked them, at whatever moment a
+        flood's allocations set one off (the stalls: bench/README.md). Unfrozen when
+        the app ends.
         """
         if self._heap_frozen or not self.is_running:
             return
@@ -267,6 +271,13 @@ class TetherApp(App[int], inherit_bindings=False):
 
     class Ticked(Message):
         """The supervision applied a tick's reads: time to refresh what shows an age."""
+
+    @_while_running
+    def on_side_pane_file_changed(self, message: SidePane.FileChanged) -> None:
+        """The side pane's watcher saw a file change: read what the tick reads now."""
+        tether = self.supervision.tether
+        if message.path in (tether.events, tether.progress, tether.artifacts):
+            self._tick()
 
     @_while_running
     def on_tether_app_ticked(self, _message: Ticked) -> None:

@@ -11,11 +11,14 @@ discipline does not turn ``\\n`` into ``\\r\\n``); once it has written everythin
 ``tmux capture-pane -p`` gives the final screen, stored with trailing spaces
 stripped. tmux runs on its own socket with no config and no status line.
 
-Run from the checkout: ``.venv/bin/python -m tests.make_replay_screens``.
+Run from the checkout: ``.venv/bin/python -m tests.make_replay_screens`` does every
+capture; ``... make_replay_screens cc332 cx171-clear`` only those named (a name, or the
+prefix before a ``-``); ``--missing`` only the captures that have no screens yet.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import subprocess
@@ -95,13 +98,35 @@ def reference_screen(data: bytes, workdir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def chosen(raws: list[Path], names: list[str], missing: bool) -> list[Path]:
+    """The captures asked for: by name, or by prefix (``cc332`` is every ``cc332-*``) when
+    no capture has that exact name."""
+    stems = {raw.stem for raw in raws}
+
+    def wanted(stem: str, name: str) -> bool:
+        return stem == name if name in stems else stem.startswith(f"{name}-")
+
+    unknown = [n for n in names if not any(wanted(stem, n) for stem in stems)]
+    if unknown:
+        raise SystemExit(f"no capture named {', '.join(unknown)} in {CAPTURES}")
+    picked = [raw for raw in raws if not names or any(wanted(raw.stem, n) for n in names)]
+    if missing:
+        picked = [raw for raw in picked if not (OUT / f"{raw.stem}.txt").is_file()]
+    return picked
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="captures or name prefixes (default: all)")
+    parser.add_argument("--missing", action="store_true", help="only captures with no screens")
+    args = parser.parse_args(argv)
     if not CAPTURES.is_dir():
         raise SystemExit(f"captures not found at {CAPTURES}")
     OUT.mkdir(exist_ok=True)
+    raws = chosen(sorted(CAPTURES.glob("*.raw")), args.names, args.missing)
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            for raw in sorted(CAPTURES.glob("*.raw")):
+            for raw in raws:
                 data = raw.read_bytes()
                 (OUT / f"{raw.stem}.txt").write_text(reference_screen(data, Path(tmp)))
                 blocks = [

@@ -47,6 +47,20 @@ SCENARIOS: dict[str, tuple[str, bool, tuple[str, ...], str | None]] = {
     "cx-compact-manual": ("codex", False, ("transcript",), None),
     "cx-compact-auto": ("codex", False, ("transcript",), None),
     "cx-resume": ("codex", True, ("transcript",), "cx-compact-manual"),
+    # recorded by tests/e2e/record_captures.py from Claude Code 2.1.332 and Codex 0.171.0
+    "cc332-compact-manual": ("claude", False, ("transcript",), None),
+    "cc332-compact-auto": ("claude", False, ("transcript",), None),
+    "cc332-clear": ("claude", False, ("transcript", "transcript-2"), None),
+    "cc332-crash": ("claude", False, ("transcript",), None),
+    "cc332-context-low": ("claude", False, ("transcript",), None),
+    "cc332-context-low-noauto": ("claude", False, ("transcript",), None),
+    "cc332-resume": ("claude", True, ("transcript",), "cc332-compact-manual"),
+    "cx171-compact-manual": ("codex", False, ("transcript",), None),
+    "cx171-compact-auto": ("codex", False, ("transcript",), None),
+    "cx171-clear": ("codex", False, ("transcript", "transcript-2"), None),
+    "cx171-crash": ("codex", False, ("transcript",), None),
+    "cx171-resume": ("codex", True, ("transcript",), "cx171-compact-manual"),
+    "cx171-hooks": ("codex", False, ("transcript", "transcript-2"), None),
 }
 
 

@@ -11,6 +11,7 @@ agent noticing.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 
 from rich.color import Color
@@ -88,14 +89,13 @@ class TerminalView(Widget, can_focus=True):
     scroll_back: reactive[int] = reactive(0, init=False)
     """How many rows of history are shown above the screen (0 = live screen)."""
 
+    @dataclass
     class Sized(Message):
         """The view knows its size (the first time, and after each resize)."""
 
-        def __init__(self, view: TerminalView, cols: int, rows: int) -> None:
-            super().__init__()
-            self.view = view
-            self.cols = cols
-            self.rows = rows
+        view: TerminalView
+        cols: int
+        rows: int
 
         @property
         def control(self) -> TerminalView:

@@ -44,4 +44,13 @@ def load_keymap(path: Path | None = None) -> Keymap:
     for key, value in data.items():
         if not isinstance(value, str) or not value:
             raise TetherError(f'{path}: {key} must be a key name like "f6" or "ctrl+g"')
-    return Keymap(**data)
+    keymap = Keymap(**data)
+    taken: dict[str, str] = {}
+    for field in fields(Keymap):
+        key = getattr(keymap, field.name)
+        if key in taken:
+            raise TetherError(
+                f"{path}: {field.name} and {taken[key]} are both {key!r}; give one another key"
+            )
+        taken[key] = field.name
+    return keymap

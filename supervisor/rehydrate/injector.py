@@ -116,6 +116,8 @@ class InjectorStatus:
             return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
         if self.state == UNACKNOWLEDGED:
             return f"payload not acknowledged after {self.seconds:.0f} s (no `tether ack` yet)"
+        if self.state == ACKNOWLEDGED:
+            return "payload acknowledged with `tether ack`"
         return ""
 
 

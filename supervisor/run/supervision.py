@@ -15,13 +15,10 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
-from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -35,6 +32,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
 from supervisor.store import invariant, notes
@@ -54,35 +52,6 @@ HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
-
-
-@dataclass
-class RunConfig:
-    """What `tether run` decided: the command, the folder, the profile."""
-
-    argv: list[str]
-    workdir: Path
-    profile_name: str = "shell"
-    title: str = "tether"
-    env: dict[str, str] | None = None
-    shift_enter: str = "\x1b\r"
-    keymap: Keymap = field(default_factory=Keymap)
-    side_pane: bool = True
-    record: bool = True
-    checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
-    extra_args: list[str] = field(default_factory=list)
-    resume: bool = False  # started with the profile's resume command
-
-
-def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
-    """The agent's command line: the profile's (or resume) command, hook settings, extras."""
-    argv = profile.argv(extra, resume=resume)
-    if "claude_hooks" in profile.integrations:
-        from supervisor.agents.claude_settings import write_settings
-
-        settings = write_settings(tether.root)
-        argv[1:1] = ["--settings", str(settings)]
-    return argv
 
 
 class Supervision:

@@ -61,9 +61,9 @@ def is_temp_file(path: str | os.PathLike[str]) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
-# The folders under `.tether/` a pane shows. Not `sessions/`: the recorder appends
-# there all through a flood, and each of its writes woke the observer thread, whose
-# Python work then competed with the event loop for the GIL (10-30 ms read turns).
+# The folders under `.tether/` a pane shows. Not `sessions/`: the recorder appends there
+# all through a flood, and the observer thread woken by each write takes the GIL from
+# the event loop (bench/README.md).
 WATCHED_FOLDERS = ("checkpoints",)
 
 

@@ -1,9 +1,9 @@
 """The avt backend of :class:`~supervisor.terminal.emulator.Emulator`: asciinema's Rust parser.
 
-pyavt parses 35-50 MB/s (bench/README.md: pure-Python pyte managed 1-2 MB/s), and
-renders the real captures exactly as tmux does. The pre-filter stays in front
-(query policy, modes, title, alternate screen and synchronized output events);
-avt gets its clean text. What avt does not do the adapter adds:
+pyavt parses tens of MB/s (bench/README.md) and renders the real captures exactly
+as tmux does. The pre-filter stays in front (query policy, modes, title,
+alternate screen and synchronized output events); avt gets its clean text. What
+avt does not do the adapter adds:
 
 * Scrollback: avt runs with none, so every line leaving the top of the main
   screen comes back from ``feed_str`` at once; the adapter reports its text
@@ -69,13 +69,12 @@ def _class(ranges) -> str:
 _ZERO_RANGES = _zero_width_ranges()
 _ZERO = _class(_ZERO_RANGES)
 _POOLS = _class((WIDE_POOL, NARROW_POOL))
-# Whether text needs the cluster pass, in two steps because a class with astral ranges
-# makes the regex engine test every range for every character (1 MB/s): the BMP
-# zero-width characters (a bitmap, fast), then, only if the text has astral characters,
-# the astral ones and literal pool characters.
+# Whether text needs the cluster pass, in two steps, because a class with astral ranges
+# tests every range for every character (bench/README.md): the BMP zero-width characters
+# (a bitmap) first, then, only if the text has astral characters, the astral ones.
 _ZERO_BMP = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi <= 0xFFFF)}]")
 _ZERO_ASTRAL = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi > 0xFFFF)}{_POOLS}]")
-# One range: a fast scan (max(text) iterates in Python objects, 5x slower).
+# One range is a fast scan; max(text) would iterate in Python objects.
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 

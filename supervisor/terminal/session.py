@@ -25,10 +25,8 @@ from supervisor.terminal.pty_host import ExitStatus, PtyHost
 # The kernel's PTY buffer pushes back on the child meanwhile.
 READ_PER_TURN = 8 * 1024
 MAX_READ_PER_TURN = 256 * 1024
-# A turn and a whole repaint (7-10 ms) can share one wait of the loop, and this machine
-# stretches such work 3-7x at times. A/B on the app under a flood (8 runs each): with 8 ms
-# turns and 32 KiB slices 3 runs held the loop over 50 ms, with 4 ms and 16 KiB none (the
-# longest 48), for 15% less throughput in the app.
+# Short turns, because a turn and a whole repaint can share one wait of the loop and a
+# loaded machine stretches both (the A/B behind 4 ms and 16 KiB: bench/README.md).
 TURN_SECONDS = 0.004
 # A turn shares TURN_SECONDS with the loop's other work since the last turn (a repaint,
 # above all), so that the two together stay near one turn; it always does one slice.

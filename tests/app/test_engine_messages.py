@@ -57,3 +57,20 @@ async def test_a_hook_event_on_disk_is_read_on_a_worker_and_applied_on_the_loop(
         await wait_until(pilot, lambda: app.supervision.fusion.incidents, what="the incident")
         assert threading.main_thread().name not in readers
         await wait_until(pilot, lambda: "compacted" in app.banner.text.lower(), what="banner")
+
+
+async def test_the_side_panes_watcher_wakes_a_read_without_waiting_for_the_poll(
+    tmp_path, shell_env, monkeypatch
+):
+    import supervisor.app
+
+    monkeypatch.setattr(supervisor.app, "TICK_SECONDS", 3600.0)  # the poll never comes
+    app = TetherApp(RunConfig(argv=CAT, workdir=tmp_path, env=shell_env, side_pane=True))
+    async with app.run_test(size=(140, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query("#side") and app.query_one("#side").is_mounted)
+        await pilot.pause(0.3)  # the observer thread is up
+        record = {"at": "2026-01-01T00:00:00.000Z", "kind": "hook", "source": "hook"}
+        record.update(event="PostCompact", payload={"trigger": "auto"})
+        with open(app.supervision.tether.events, "a") as events:
+            events.write(json.dumps(record) + "\n")
+        await wait_until(pilot, lambda: app.supervision.fusion.incidents, what="the incident")

@@ -19,8 +19,7 @@ from supervisor.store.watcher import JsonlFollower, TetherWatcher
 from tests import pane_screens
 from tests.conftest import wait_until
 from tests.pane_screens import NOTES_AFTER, NOTES_BEFORE, PaneHarness, write_fixture
-from widgets.side_pane import notes_pane
-from widgets.side_pane import SidePane
+from widgets.side_pane import SidePane, notes_pane
 from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
 from widgets.side_pane.events_log import EventsLog
 from widgets.side_pane.notes_pane import NotesPane

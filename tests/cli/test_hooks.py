@@ -15,6 +15,8 @@ from supervisor.recognize.hook_events import observations_from_event
 from tests.replay import captures_dir
 
 HOOK_LOG = captures_dir() / "cc-hooks.hooks.jsonl"
+# hook logs of Claude Code 2.1.197 and 2.1.332 (compaction, /clear, auto compaction)
+REAL_LOGS = ["cc-hooks", "cc332-compact-manual", "cc332-clear", "cc332-compact-auto"]
 
 
 def run_hook(event: str, work: Path, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
@@ -38,13 +40,15 @@ def work(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_real_claude_hook_payloads_are_recorded_verbatim(work: Path) -> None:
-    calls = [json.loads(line) for line in HOOK_LOG.read_text().splitlines()]
+@pytest.mark.parametrize("capture", REAL_LOGS)
+def test_real_claude_hook_payloads_are_recorded_verbatim(work: Path, capture: str) -> None:
+    log = captures_dir() / f"{capture}.hooks.jsonl"
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
     for call in calls:
         result = run_hook(call["event"], work, json.dumps(call["payload"]).encode())
         assert result.returncode == 0
         assert b"Traceback" not in result.stderr
-        if call["event"] == "SessionStart" and call["payload"]["source"] == "compact":
+        if call["event"] == "SessionStart" and call["payload"]["source"] in ("compact", "clear"):
             answer = json.loads(result.stdout)  # the payload builder's answer: JSON only
             assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
         else:

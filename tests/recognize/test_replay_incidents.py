@@ -26,6 +26,34 @@ EXPECTED: dict[str, list[tuple[str, str | None, set[str]]]] = {
         ("compaction", "auto", {"screen", "transcript"}),
     ],
     "cx-resume": [],
+    # Claude Code 2.1.332 (with the hook logger): an automatic compaction shows nothing on
+    # screen, and it compacts by itself near the limit (twice in cc332-context-low)
+    "cc332-compact-manual": [("compaction", "manual", {"screen", "transcript", "hook"})],
+    "cc332-compact-auto": [("compaction", "auto", {"transcript", "hook"})],
+    "cc332-clear": [("wipe", None, {"transcript", "hook"})],
+    "cc332-crash": [("crash", None, {"process"})],
+    "cc332-context-low": [
+        ("compaction", "auto", {"transcript", "hook"}),
+        ("compaction", "auto", {"transcript", "hook"}),
+    ],
+    "cc332-context-low-noauto": [],
+    "cc332-resume": [],
+    "cx171-compact-manual": [("compaction", "manual", {"screen", "transcript"})],
+    "cx171-compact-auto": [
+        ("compaction", "auto", {"screen", "transcript"}),
+        ("compaction", "auto", {"screen", "transcript"}),
+    ],
+    # Codex's /clear: a new rollout file and a redrawn prompt, nothing tether recognizes yet
+    # (no Codex hooks installed); the README says so. A wipe here would be a new source.
+    "cx171-clear": [],
+    "cx171-crash": [("crash", None, {"process"})],
+    # with hooks (tether installs none for Codex yet): /clear fires SessionStart(clear),
+    # which tether's hook source already reads as a wipe
+    "cx171-hooks": [
+        ("compaction", "manual", {"screen", "transcript", "hook"}),
+        ("wipe", None, {"hook"}),
+    ],
+    "cx171-resume": [],
 }
 SEEDS = [None, *range(1, 13)]
 
@@ -49,14 +77,26 @@ def test_capture_yields_exactly_the_listed_incidents(name: str, seed: int | None
         assert sources == want_sources
 
 
-@pytest.mark.parametrize("name", ["cc-compact-manual", "cc-hooks", "cx-compact-auto"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cc-compact-manual",
+        "cc-hooks",
+        "cx-compact-auto",
+        "cc332-compact-manual",
+        "cc332-compact-auto",
+        "cc332-context-low",
+        "cx171-compact-manual",
+        "cx171-compact-auto",
+    ],
+)
 def test_compaction_incidents_carry_the_summary_text(name: str) -> None:
     for incident in replay(name).incidents:
         assert incident.summary and "COMPACT-SUMMARY" in incident.summary
 
 
 def test_resumed_sessions_replay_old_compactions_as_history_not_incidents() -> None:
-    for name in ("cc-resume", "cx-resume"):
+    for name in ("cc-resume", "cx-resume", "cc332-resume", "cx171-resume"):
         result = replay(name)
         assert result.incidents == []
         assert not [o for o in result.observations if o.kind in ("compaction", "wipe")]
@@ -69,12 +109,24 @@ def test_context_low_footer_is_observed_with_its_percentage() -> None:
         if o.kind == "context_low" and o.source == "screen"
     ]
     assert seen == [2, 1, 0]
+    seen = [  # 2.1.332 shows the same percentages while it works, with another hint after them
+        o.details["percent"]
+        for o in replay("cc332-context-low-noauto").observations
+        if o.kind == "context_low" and o.source == "screen"
+    ]
+    assert seen == [2, 1, 0]
     used = [
         o.details["percent"]
         for o in replay("cc-context-low").observations
         if o.kind == "context_used" and o.source == "screen"
     ]
     assert used == [97, 99, 100]
+    until = [  # 2.1.332 shows no "% context used"; it counts down to its own compaction
+        (o.details["percent"], o.details["marker"])
+        for o in replay("cc332-context-low").observations
+        if o.kind == "context_low" and o.source == "screen"
+    ]
+    assert until == [(2, "2% until auto-compact")]
 
 
 def test_codex_osc7501_reports_are_agent_states() -> None:

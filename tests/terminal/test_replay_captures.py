@@ -181,7 +181,24 @@ FINAL_TEXT = {
     "cx-compact-auto": ["Token usage:", "codex resume 01a22978-c788-7ad1-8bd5-1cdfe24a9293"],
     "cx-compact-manual": ["Token usage:", "To continue this session, run:"],
     "cx-resume": ["Token usage:", "Or run codex resume and select hello codex."],
+    # Claude Code 2.1.332 runs in the alternate screen: a clean exit leaves the resume hint alone
+    "cc332-compact-manual": ["Resume this session with:"],
+    "cc332-compact-auto": ["Resume this session with:"],
+    "cc332-clear": ["Resume this session with:"],
+    "cc332-context-low": ["Resume this session with:"],
+    "cc332-context-low-noauto": ["Resume this session with:"],
+    "cc332-resume": ["Resume this session with:"],
+    "cc332-crash": ["❯ second message SLOW", "esc to interrupt", "Claude Code v2.1.332"],
+    "cx171-compact-manual": ["Token usage:", "To continue this session, run:"],
+    "cx171-compact-auto": ["Token usage:", "To continue this session, run:"],
+    "cx171-clear": ["Token usage:", "Or run codex resume and select after clear."],
+    "cx171-resume": ["Token usage:", "Or run codex resume and select hello codex."],
+    "cx171-hooks": ["Token usage:", "Or run codex resume and select after clear."],
+    "cx171-crash": ["› second prompt SLOW", "esc to interrupt", "OpenAI Codex (v0.171.0)"],
 }
+# SIGKILLed: no teardown, so the modes the agent set are still on (and 2.1.332 and Codex
+# are still in the alternate screen)
+KILLED = {"cc-crash": False, "cc332-crash": True, "cx171-crash": True}
 
 
 @pytest.mark.parametrize("name", sorted(FINAL_TEXT))
@@ -190,19 +207,27 @@ def test_final_screen_shows_what_the_readme_describes(emulator_class, name):
     screen = "\n".join(emu.display())
     for text in FINAL_TEXT[name]:
         assert text in screen, f"{name}: {text!r} missing from the final screen"
-    assert not emu.in_alt_screen
-    if name == "cc-crash":  # SIGKILLed: no teardown, no exit hint, modes still on
+    if name in KILLED:
         assert "Resume this session with:" not in screen
+        assert "To continue this session" not in screen
+        assert emu.in_alt_screen == KILLED[name]
         assert emu.modes.bracketed_paste and emu.modes.focus_events
-        assert not emu.modes.cursor_visible
     else:
+        assert not emu.in_alt_screen
         assert not emu.modes.bracketed_paste and emu.modes.cursor_visible
+    if name == "cc-crash":
+        assert not emu.modes.cursor_visible
+    if name.startswith("cc332-") and name not in KILLED:  # the conversation was in the alt screen
+        assert "FAKE-REPLY" not in screen and "Claude Code v" not in screen
 
 
-def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(emulator_class):
-    data = raw("cx-compact-manual")
+@pytest.mark.parametrize("name", ["cx-compact-manual", "cx171-compact-manual"])
+def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(
+    emulator_class, name
+):
+    data = raw(name)
     marks: dict[str, int] = {}
-    for event in events("cx-compact-manual")["events"]:
+    for event in events(name)["events"]:
         marks.setdefault(event["kind"], event["raw_offset"])
     emu = emulator_class(COLS, ROWS)
     emu.feed(data[: marks["alt_screen_enter"]])
@@ -221,9 +246,27 @@ def test_codex_runs_in_the_alternate_screen_and_leaves_the_shell_screen_intact(e
     assert emu.display()[:2] == before[:2]
 
 
+def test_claude_332_draws_in_the_alternate_screen_with_mouse_tracking(emulator_class):
+    """2.1.197 drew inline; 2.1.332 takes the alternate screen and the mouse (any motion)."""
+    first_input = next(e for e in events("cc332-compact-manual")["events"] if e["kind"] == "input")
+    emu = emulator_class(COLS, ROWS)
+    emu.feed(raw("cc332-compact-manual")[: first_input["raw_offset"]])
+    assert emu.in_alt_screen and emu.modes.mouse_tracking == 1003 and emu.modes.mouse_sgr
+    assert "Claude Code v2.1.332" in "\n".join(emu.display())
+    old = emulator_class(COLS, ROWS)
+    old.feed(raw("cc-compact-manual"))
+    assert b"\x1b[?1049h" not in raw("cc-compact-manual") and not old.in_alt_screen
+
+
 def test_queries_in_the_captures_get_the_policy_replies(emulator_class):
     claude = emulator_class(COLS, ROWS).feed(raw("cc-compact-manual")).replies
     assert claude == b"\x1bP>|tether(0.1)\x1b\\" + b"\x1b[?62;22c"
+    # 2.1.332 also asks for kitty keyboard flags and probes OSC 7501: neither is answered
+    assert b"\x1b[?u" in raw("cc332-compact-manual") and b"\x1b]7501;?" in raw(
+        "cc332-compact-manual"
+    )
+    claude332 = emulator_class(COLS, ROWS).feed(raw("cc332-compact-manual")).replies
+    assert claude332 == claude
     codex = emulator_class(COLS, ROWS).feed(raw("cx-resume")).replies
     assert b"\x1b[?1007;0$y" in codex and b"\x1b[?62;22c" in codex
     assert re.search(rb"\x1b\[\d+;\d+R", codex)

@@ -9,6 +9,8 @@ writes, so a restore can itself be undone from this same list.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -86,30 +88,26 @@ class CheckpointList(Widget):
     marked: reactive[int | None] = reactive(None)
     highlighted: reactive[int | None] = reactive(None)
 
+    @dataclass
     class Restored(Message):
         """Checkpoint ``seq`` is live again; ``safety_seq`` holds the state it replaced."""
 
-        def __init__(self, widget: CheckpointList, seq: int, safety_seq: int | None) -> None:
-            super().__init__()
-            self.widget = widget
-            self.seq = seq
-            self.safety_seq = safety_seq
+        widget: CheckpointList
+        seq: int
+        safety_seq: int | None
 
         @property
         def control(self) -> CheckpointList:
             return self.widget
 
+    @dataclass
     class Shown(Message):
         """The view now shows ``what``: ``"preview"`` or ``"diff"`` of ``seq`` (and ``other``)."""
 
-        def __init__(
-            self, widget: CheckpointList, what: str, seq: int, other: int | None = None
-        ) -> None:
-            super().__init__()
-            self.widget = widget
-            self.what = what
-            self.seq = seq
-            self.other = other
+        widget: CheckpointList
+        what: str
+        seq: int
+        other: int | None = None
 
         @property
         def control(self) -> CheckpointList:

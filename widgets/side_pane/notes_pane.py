@@ -10,6 +10,7 @@ both. The user's editor stays live throughout, so no keystroke is lost either.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
@@ -86,53 +87,49 @@ class NotesPane(Widget):
     dirty: reactive[bool] = reactive(False)
     conflicted: reactive[bool] = reactive(False)
 
+    @dataclass
     class Saved(Message):
         """The user's text was written to ``path``."""
 
-        def __init__(self, pane: NotesPane, path: Path) -> None:
-            super().__init__()
-            self.pane = pane
-            self.path = path
+        pane: NotesPane
+        path: Path
 
         @property
         def control(self) -> NotesPane:
             return self.pane
 
+    @dataclass
     class Conflict(Message):
         """``path`` changed on disk while the user had unsaved edits; both are on screen."""
 
-        def __init__(self, pane: NotesPane, path: Path, disk: str, mine: str) -> None:
-            super().__init__()
-            self.pane = pane
-            self.path = path
-            self.disk = disk
-            self.mine = mine
+        pane: NotesPane
+        path: Path
+        disk: str
+        mine: str
 
         @property
         def control(self) -> NotesPane:
             return self.pane
 
+    @dataclass
     class Resolved(Message):
         """The user picked ``choice`` (``"disk"``, ``"mine"`` or ``"merge"``) for a conflict."""
 
-        def __init__(self, pane: NotesPane, path: Path, choice: str) -> None:
-            super().__init__()
-            self.pane = pane
-            self.path = path
-            self.choice = choice
+        pane: NotesPane
+        path: Path
+        choice: str
 
         @property
         def control(self) -> NotesPane:
             return self.pane
 
+    @dataclass
     class Problem(Message):
         """A file could not be read or written; ``text`` names it and says what to do."""
 
-        def __init__(self, pane: NotesPane, path: Path, text: str) -> None:
-            super().__init__()
-            self.pane = pane
-            self.path = path
-            self.text = text
+        pane: NotesPane
+        path: Path
+        text: str
 
         @property
         def control(self) -> NotesPane:

@@ -8,6 +8,7 @@ never poll and never know about each other. When `.tether/` does not exist yet
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import ComposeResult
@@ -40,12 +41,11 @@ class SidePane(Widget, can_focus=True):
     """
     )
 
+    @dataclass
     class FileChanged(Message):
         """Posted from the watcher's thread: ``path`` under `.tether/` changed."""
 
-        def __init__(self, path: Path) -> None:
-            super().__init__()
-            self.path = path
+        path: Path
 
     def __init__(
         self, tether: TetherDir, *, watch: bool = True, initial: str = "notes", **kwargs
@@ -112,7 +112,8 @@ class SidePane(Widget, can_focus=True):
         self.post_message(self.FileChanged(path))
 
     def on_side_pane_file_changed(self, message: FileChanged) -> None:
-        message.stop()
+        """Route the change to the tab that shows the file; the message bubbles on to the app,
+        which reads hook events and the invariant's files at once instead of at its next poll."""
         self.route(message.path)
 
     def route(self, path: Path) -> None:

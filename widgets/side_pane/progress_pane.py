@@ -8,6 +8,8 @@ the agent claims work that is not on disk or is batching its updates.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
@@ -39,13 +41,12 @@ class ProgressPane(Static):
 
     result: reactive[InvariantResult | None] = reactive(None, init=False, always_update=True)
 
+    @dataclass
     class InvariantChanged(Message):
         """The verdict changed kind (e.g. from ok to cursor-ahead); ``result`` has the words."""
 
-        def __init__(self, pane: ProgressPane, result: InvariantResult) -> None:
-            super().__init__()
-            self.pane = pane
-            self.result = result
+        pane: ProgressPane
+        result: InvariantResult
 
         @property
         def control(self) -> ProgressPane:

@@ -1,0 +1,39 @@
+"""What `tether run` decided before anything runs: the command, the folder, the profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from supervisor.config.keymap import Keymap
+from supervisor.config.profiles import Profile
+from supervisor.store.tether_dir import TetherDir
+
+
+@dataclass
+class RunConfig:
+    """What `tether run` decided: the command, the folder, the profile."""
+
+    argv: list[str]
+    workdir: Path
+    profile_name: str = "shell"
+    title: str = "tether"
+    env: dict[str, str] | None = None
+    shift_enter: str = "\x1b\r"
+    keymap: Keymap = field(default_factory=Keymap)
+    side_pane: bool = True
+    record: bool = True
+    checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed
+    extra_args: list[str] = field(default_factory=list)
+    resume: bool = False  # started with the profile's resume command
+
+
+def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume: bool) -> list[str]:
+    """The agent's command line: the profile's (or resume) command, hook settings, extras."""
+    argv = profile.argv(extra, resume=resume)
+    if "claude_hooks" in profile.integrations:
+        from supervisor.agents.claude_settings import write_settings
+
+        settings = write_settings(tether.root)
+        argv[1:1] = ["--settings", str(settings)]
+    return argv

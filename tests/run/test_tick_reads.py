@@ -1,0 +1,43 @@
+"""The tick's reads: what was appended to events.jsonl since the last read, the invariant,
+and the last checkpoint for the status bar, from real files."""
+
+from __future__ import annotations
+
+from supervisor.agents.transcript_follower import TranscriptFollower
+from supervisor.run.tick_reads import TickReader
+from supervisor.store import checkpoints
+from supervisor.store.invariant_guard import InvariantGuard
+
+
+def reader_for(tether) -> TickReader:
+    follower = TranscriptFollower(claude=True, started_at=0.0)
+    reader = TickReader(tether, follower, InvariantGuard(tether), frozenset())
+    reader.open()
+    return reader
+
+
+def test_events_are_read_from_where_the_last_read_ended(tether):
+    tether.record_event("before", "test")  # there before the run: handled before
+    reader = reader_for(tether)
+    tether.record_event("hook", "hook", event="Stop")
+    first = reader.read(0.0, agent=None)
+    assert [e["kind"] for e in first.events] == ["hook"]
+    assert reader.read(0.0, agent=None).events == []
+
+
+def test_the_last_checkpoint_is_read_with_its_file_time(tether):
+    reader = reader_for(tether)
+    assert reader.read(0.0, agent=None).last_checkpoint is None
+    checkpoints.take(tether, "one", with_git=False)
+    taken = checkpoints.take(tether, "two", with_git=False)
+    seq, written = reader.read(0.0, agent=None).last_checkpoint
+    assert seq == taken.seq == 2 and written > 0
+
+
+def test_a_due_timer_asks_whether_the_state_changed(tether):
+    reader = reader_for(tether)
+    checkpoints.take(tether, "first", with_git=False)
+    assert reader.read(0.0, agent=None, timer_due=True).state_changed is False
+    tether.add_note("next", "write artifact 12")
+    assert reader.read(0.0, agent=None, timer_due=True).state_changed is True
+    assert reader.read(0.0, agent=None).state_changed is None  # not asked
