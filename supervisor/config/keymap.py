@@ -2,7 +2,7 @@
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
 binds many ctrl and alt keys, so tether keeps to F4–F10. A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f5"``.
+in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``; a key given to two actions is refused.
 """
 
 from __future__ import annotations
