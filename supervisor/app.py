@@ -24,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer
+from textual.worker import get_current_worker
 
 from supervisor.config.keymap import Keymap
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
@@ -41,6 +42,7 @@ from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
 if TYPE_CHECKING:
+    from supervisor.rehydrate.payload import Payload
     from widgets.side_pane import SidePane
 
 # The side pane, the payload preview and the quit dialog are imported when first shown:
@@ -404,13 +406,39 @@ class TetherApp(App[int], inherit_bindings=False):
     def action_rehydrate(self) -> None:
         if not self.session.running:
             self.banner.show("Restarting the agent with its resume command…", "info")
-            try:
-                self.supervision.restart()
-            except TetherError as error:
-                self.banner.show(str(error), "error")
+            self._build_payload(self._restart_with)
             return
+        self._build_payload(self._send_payload)
+
+    def _restart_with(self, payload: Payload) -> None:
         try:
-            result = self.supervision.rehydrate()
+            self.supervision.restart(payload=payload)
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+
+    @work(thread=True, exclusive=True, group="payload")
+    def _build_payload(self, then: Callable[[Payload], None]) -> None:
+        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it.
+
+        A newer F6/F7 cancels this one (``exclusive``): only the newest is delivered.
+        """
+        try:
+            payload = self.supervision.build_payload()
+        except TetherError as error:
+            self._from_thread(self.banner.show, str(error), "error")
+            return
+        if not get_current_worker().is_cancelled:
+            self._from_thread(then, payload)
+
+    def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        try:
+            self.call_from_thread(callback, *args)
+        except RuntimeError:  # the app has already stopped
+            pass
+
+    def _send_payload(self, payload: Payload) -> None:
+        try:
+            result = self.supervision.rehydrate(payload=payload)
         except TetherError as error:
             self.banner.show(str(error), "error")
             return
@@ -418,13 +446,10 @@ class TetherApp(App[int], inherit_bindings=False):
             self.banner.show("Nothing to send: the payload is empty", "warning")
 
     def action_preview(self) -> None:
-        from widgets.payload_preview import PayloadPreview
+        self._build_payload(self._preview_payload)
 
-        try:
-            payload = self.supervision.build_payload()
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-            return
+    def _preview_payload(self, payload: Payload) -> None:
+        from widgets.payload_preview import PayloadPreview
 
         def send(text: str | None) -> None:
             if text is not None:

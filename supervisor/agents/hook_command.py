@@ -34,9 +34,12 @@ def read_payload(stream: BinaryIO, limit: int = STDIN_LIMIT) -> dict[str, Any]:
         return {"payload": None, "error": "empty stdin"}
     try:
         payload = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as problem:
+    except (ValueError, UnicodeDecodeError) as problem:  # a 5,000-digit number is a ValueError
         head = data[:_RAW_HEAD].decode("utf-8", "replace")
         return {"payload": None, "error": f"invalid JSON: {problem}", "raw_head": head}
+    except RecursionError:  # valid JSON nested deeper than the interpreter's stack
+        head = data[:_RAW_HEAD].decode("utf-8", "replace")
+        return {"payload": None, "error": "JSON nested too deeply to read", "raw_head": head}
     if not isinstance(payload, dict):
         return {"payload": payload, "error": "not a JSON object"}
     return {"payload": payload}

@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from supervisor.rehydrate.payload import build_payload, latest_incident
-from supervisor.store import checkpoints, notes
+from supervisor.store import checkpoints, notes, trust
 from supervisor.store.tether_dir import TetherDir
 
 AUTO_SOURCES = ("compact", "clear")
@@ -29,9 +29,11 @@ def session_start_answer(
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
     Only when the profile (``$TETHER_PROFILE``, else "claude") has
-    ``auto_rehydrate``; a checkpoint is taken first, as before every injection,
-    and an ``auto_rehydrate`` event records what was sent, with the phase at that
-    moment so the supervisor can watch for the agent's acknowledgement.
+    ``auto_rehydrate``, and never for a `.tether/` committed to git that the user
+    has not said to trust (:mod:`supervisor.store.trust`); a checkpoint is taken
+    first, as before every injection, and an ``auto_rehydrate`` event records what
+    was sent, with the phase at that moment so the supervisor can watch for the
+    agent's acknowledgement.
     """
     from supervisor.config.profiles import load_profile
 
@@ -42,6 +44,10 @@ def session_start_answer(
     if not profile.auto_rehydrate:
         return None
     tether = TetherDir.at(work_dir)
+    untrusted = trust.warning(tether)
+    if untrusted is not None:  # another person's notes: not pasted before the user says yes
+        tether.record_event("auto_rehydrate_withheld", "hook", hook_source=source, why=untrusted)
+        return None
     incident = latest_incident(tether)
     number = incident.get("number") if incident else None
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)

@@ -54,6 +54,40 @@ def add_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _undecodable(text: str) -> int | None:
+    """The byte of ``text`` that was not UTF-8 (Python keeps it as a lone surrogate), if any."""
+    for char in text:
+        if "\udc80" <= char <= "\udcff":
+            return ord(char) - 0xDC00
+    return None
+
+
+def refuse_undecodable(args: argparse.Namespace) -> None:
+    """Refuse text arguments that are not UTF-8, before anything is written.
+
+    tether writes text as UTF-8 (notes, JSON), so a goal or a note holding a stray
+    byte (``$'a\x9bb'``) could only be mangled or half-written. Paths (``--dir``) are
+    exempt, as the file system takes any bytes; so is the command after ``--`` in
+    `tether run`, which goes to the agent unread.
+    """
+    for key, value in vars(args).items():
+        if key == "dir":
+            continue
+        values = value if isinstance(value, list) else [value]
+        if key == "words" and "--" in values:
+            values = values[: values.index("--")]
+        for item in values:
+            if not isinstance(item, str):
+                continue
+            byte = _undecodable(item)
+            if byte is not None:
+                shown = item.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                raise TetherError(
+                    f"the argument {shown!r} is not UTF-8 text (byte 0x{byte:02x}); "
+                    "tether keeps notes and events as UTF-8: give it as UTF-8"
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
@@ -69,7 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(parser, name)
     args = parser.parse_args(rest)
     args.command = name
+    if sys.stdout.errors == "strict":  # a non-UTF-8 folder name prints back as its bytes
+        try:
+            sys.stdout.reconfigure(errors="surrogateescape")
+        except (AttributeError, ValueError):  # a replaced stream (tests, pipes in wrappers)
+            pass
     try:
+        if name != "hook":  # a hook never fails the agent: it cleans its event name itself
+            refuse_undecodable(args)
         return int(module.run(args) or 0)
     except TetherError as error:
         print(f"tether {name}: {error}", file=sys.stderr)

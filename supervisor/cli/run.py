@@ -20,6 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
     add_dir_option(parser)
     parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust a .tether/ committed to git here (its notes are pasted into the agent)",
+    )
+    parser.add_argument(
         "words",
         nargs=argparse.REMAINDER,
         metavar="[PROFILE] [-- ARGS] | -- CMD ARGS",
@@ -80,9 +85,39 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     )
 
 
+def ask_trust(workdir: Path, *, trusted: bool) -> None:
+    """Before the first injection: a `.tether/` committed to git is trusted only if asked.
+
+    ``--trust`` says so up front; on a terminal tether asks; otherwise it refuses.
+    """
+    from supervisor.store import trust
+    from supervisor.store.tether_dir import TetherDir
+
+    tether = TetherDir.at(workdir)
+    warning = trust.warning(tether)
+    if warning is None:
+        return
+    if not trusted:
+        if not sys.stdin.isatty():
+            raise TetherError(
+                f"{warning}; then run `tether run --trust ...` to trust it, or move it away"
+            )
+        print(f"tether: {warning}.", file=sys.stderr)
+        try:
+            answer = input("Trust them and paste them into the agent when it loses context? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            raise TetherError("not started: move .tether/ away or read it first", exit_code=1)
+    trust.trust(tether)
+
+
 def run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
-    config = build_config(profile, words, Path(args.dir).resolve())
+    workdir = Path(args.dir).resolve()
+    if workdir.is_dir():
+        ask_trust(workdir, trusted=getattr(args, "trust", False))
+    config = build_config(profile, words, workdir)
     if not sys.stdout.isatty():
         raise TetherError("tether run needs a terminal (stdout is not a tty)")
     os.chdir(config.workdir)

@@ -4,6 +4,12 @@ A profile that is wrong in any way (bad TOML, an unknown key, a wrong type, a
 regex that does not compile) stops tether with a message naming the file, the
 line and the key: a guessed marker rule would silently miss context losses.
 
+Marker regexes run on every changed screen row of output the agent (or anyone
+who can make it print) controls, so they are compiled with RE2, whose matching
+time is linear in the row: ``(a+)+$`` over a row of ``a`` costs what ``a+`` does,
+where Python's backtracking ``re`` freezes the UI for minutes. What RE2 cannot
+run (back-references, look-around) is refused at load, naming file, line and key.
+
 Bundled profiles live in the ``profiles`` package; a user's own profiles in
 ``<config dir>/profiles/*.toml`` override them by name. The config dir is
 ``platformdirs.user_config_dir("tether")`` unless ``TETHER_CONFIG_DIR`` is set.
@@ -15,9 +21,11 @@ import os
 import re
 import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import re2
 
 from supervisor.errors import TetherError
 
@@ -60,22 +68,61 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
 _REQUIRED = ("command", "preamble", "markers")
 
 
+# RE2's own memory cap for one compiled pattern; a pattern needing more is refused at load.
+_RE2_MAX_MEM = 8 << 20
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.max_mem = _RE2_MAX_MEM
+_RE2_OPTIONS.log_errors = False  # the error is ours to word, naming file, line and key
+
+#: A compiled marker regex: RE2's pattern, with ``re.Pattern``'s search/match/groupindex.
+Pattern = Any
+
+
+def compile_marker(source: str) -> Pattern:
+    """``source`` as a linear-time pattern; ``ValueError`` with RE2's reason if it cannot be."""
+    try:
+        return re2.compile(source, _RE2_OPTIONS)
+    except re2.error as error:
+        reason = error.args[0] if error.args else error
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise ValueError(str(reason)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class MarkerRules:
     """Compiled regexes per marker kind, applied to ANSI-free screen rows."""
 
-    compaction_started: tuple[re.Pattern[str], ...] = ()
-    compaction: tuple[re.Pattern[str], ...] = ()
-    context_low: tuple[re.Pattern[str], ...] = ()
-    context_used: tuple[re.Pattern[str], ...] = ()
-    context_full: tuple[re.Pattern[str], ...] = ()
-    wipe: tuple[re.Pattern[str], ...] = ()
-    prompt_ready: tuple[re.Pattern[str], ...] = ()
-    busy: tuple[re.Pattern[str], ...] = ()
-    exit_hint: tuple[re.Pattern[str], ...] = ()
+    compaction_started: tuple[Pattern, ...] = ()
+    compaction: tuple[Pattern, ...] = ()
+    context_low: tuple[Pattern, ...] = ()
+    context_used: tuple[Pattern, ...] = ()
+    context_full: tuple[Pattern, ...] = ()
+    wipe: tuple[Pattern, ...] = ()
+    prompt_ready: tuple[Pattern, ...] = ()
+    busy: tuple[Pattern, ...] = ()
+    exit_hint: tuple[Pattern, ...] = ()
+    # All the patterns in one RE2 set: one pass says whether a row can match any of them.
+    _any: Any = field(default=None, compare=False, repr=False)
 
-    def items(self) -> list[tuple[str, tuple[re.Pattern[str], ...]]]:
+    def items(self) -> list[tuple[str, tuple[Pattern, ...]]]:
         return [(kind, getattr(self, kind)) for kind in MARKER_KINDS]
+
+    def may_match(self, text: str) -> bool:
+        """False when no pattern can match ``text``: most rows, told in one linear pass
+        instead of one search per pattern (on the real captures 0.6 µs instead of 18)."""
+        if self._any is None:
+            patterns = [p.pattern for _, group in self.items() for p in group]
+            found: Any = re2.Set.SearchSet(_RE2_OPTIONS)
+            for pattern in patterns:
+                found.Add(pattern)
+            try:
+                found.Compile()
+                found.Match("")
+            except Exception:  # over RE2's memory cap together: search each pattern instead
+                found = False
+            object.__setattr__(self, "_any", found)
+        return self._any is False or self._any.Match(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,14 +243,25 @@ def _str_list(check: _Checker, table: str | None, key: str, value: Any) -> tuple
     return tuple(value)
 
 
-def _compile(check: _Checker, kind: str, value: Any) -> tuple[re.Pattern[str], ...]:
+def _compile(check: _Checker, kind: str, value: Any) -> tuple[Pattern, ...]:
     sources = _str_list(check, "markers", kind, value)
     compiled = []
     for source in sources:
         try:
-            pattern = re.compile(source)
-        except re.error as error:
-            raise check.fail("markers", kind, f"invalid regex {source!r}: {error}") from error
+            pattern = compile_marker(source)
+        except ValueError as error:
+            try:
+                re.compile(source)
+            except re.error as python_error:
+                raise check.fail(
+                    "markers", kind, f"invalid regex {source!r}: {python_error}"
+                ) from None
+            raise check.fail(
+                "markers",
+                kind,
+                f"regex {source!r} cannot run in linear time ({error}); tether matches "
+                "markers with RE2, which has no back-references or look-around: rewrite it",
+            ) from None
         if pattern.match("") is not None and pattern.search("x") is not None:
             raise check.fail("markers", kind, f"regex {source!r} matches empty text")
         if kind in _PERCENT_KINDS and "percent" not in pattern.groupindex:
@@ -256,7 +314,7 @@ def parse_profile(
     if not submit:
         raise check.fail(None, "submit_key", "must not be empty")
     markers: dict[str, Any] = data["markers"]
-    rules: dict[str, tuple[re.Pattern[str], ...]] = {}
+    rules: dict[str, tuple[Pattern, ...]] = {}
     for kind, value in markers.items():
         if kind not in MARKER_KINDS:
             raise check.fail(

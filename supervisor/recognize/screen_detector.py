@@ -70,6 +70,7 @@ class ScreenDetector:
 
     def __init__(self, rules: MarkerRules, *, replaying: bool = False) -> None:
         self._rules = [(kind, patterns) for kind, patterns in rules.items() if patterns]
+        self._markers = rules
         self._replaying = replaying
         self._texts: list[str] = []
         self._row_matches: list[list[_Match]] = []
@@ -201,7 +202,7 @@ class ScreenDetector:
 
     def _match_row(self, y: int, emulator: Emulator) -> list[_Match]:
         text = self._texts[y]
-        if not text.strip():
+        if not text.strip() or not self._markers.may_match(text):
             return []
         found = []
         for kind, patterns in self._rules:

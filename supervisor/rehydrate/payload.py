@@ -17,12 +17,12 @@ the budget, it is all kept and the payload says the budget was exceeded.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from supervisor.config.profiles import Profile
+from supervisor.rehydrate import budget
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
@@ -47,6 +47,7 @@ class Payload:
     tokens: int
     exact: bool
     dropped: list[str] = field(default_factory=list)  # "Done: <item>" per dropped item
+    cut: list[str] = field(default_factory=list)  # titles of the never-dropped parts cut short
     over_budget: bool = False
     encoding: str = ""
     budget: int = 0  # 0: no budget
@@ -60,8 +61,10 @@ class Payload:
             parts.append(f"budget {self.budget}")
         if self.dropped:
             parts.append(f"{len(self.dropped)} items left out")
+        if self.cut:
+            parts.append(f"cut to fit: {', '.join(self.cut)}")
         if self.over_budget:
-            parts.append("OVER BUDGET (goal, decisions and next step are never dropped)")
+            parts.append("OVER BUDGET (the preamble, progress and incident alone do not fit)")
         return f"payload from {self.source}: " + ", ".join(parts)
 
 
@@ -85,6 +88,7 @@ class _Incident:
 class _State:
     source: str
     where: str  # the file that holds what the budget drops
+    task_where: str  # the file that holds the task's parts
     goal: str
     criteria: list[str]
     constraints: list[str]
@@ -120,43 +124,26 @@ def build_payload(
     view = _incident_view(incident, state.decisions)
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
-
-    def render(drop: int) -> tuple[str, list[str]]:
-        kept, dropped = _drop_first(state.sections, drop)
-        text = _render(preamble, state, kept, dropped, view)
-        return sanitize(text), dropped
-
-    order = [(title, item) for title in DROP_ORDER for item in state.sections.get(title, [])]
-    text, dropped = render(0)
-    tokens = count(text)
-    over = False
-    if limit > 0 and tokens.n > limit:
-        # Guess how many items to drop from per-item costs, then correct with exact counts.
-        excess, drop = tokens.n - limit, 0
-        while drop < len(order) and excess > 0:
-            excess -= count(notes.format_item(order[drop][1])).n
-            drop += 1
-        text, dropped = render(drop)
+    if limit > 0:
+        fitted, text, tokens, over = _fit(preamble, state, view, limit, count)
+    else:
+        fitted = _Fitted.whole(state)
+        text = sanitize(_render(preamble, state, fitted, view))
+        tokens, over = count(text), False
+    dropped = [
+        f"{title}: {item}"
+        for title in DROP_ORDER
+        for item in state.sections.get(title, [])[: fitted.left_out.get(title, 0)]
+    ]
+    if over:  # say so in the payload itself, then count again
+        text = sanitize(text + "\n\n" + _over_budget_note(limit))
         tokens = count(text)
-        while tokens.n > limit and drop < len(order):
-            drop += 1
-            text, dropped = render(drop)
-            tokens = count(text)
-        while drop > 0:  # the guess may have dropped more than needed
-            fewer_text, fewer_dropped = render(drop - 1)
-            fewer = count(fewer_text)
-            if fewer.n > limit:
-                break
-            drop, text, dropped, tokens = drop - 1, fewer_text, fewer_dropped, fewer
-        over = tokens.n > limit
-        if over:  # say so in the payload itself, then count again
-            text = sanitize(text + "\n\n" + _over_budget_note(limit))
-            tokens = count(text)
     return Payload(
         text=text,
         tokens=tokens.n,
         exact=tokens.exact,
         dropped=dropped,
+        cut=fitted.cut_titles(),
         over_budget=over,
         encoding=tokens.encoding,
         budget=max(limit, 0),
@@ -181,21 +168,23 @@ def _state_of(snapshot: Checkpoint) -> _State:
     note = sanitize(snapshot.notes)
     document = notes.Document.parse(note)
     if snapshot.seq is None:
-        source, where = "live files", ".tether/notes.md"
+        source, where, task_where = "live files", ".tether/notes.md", ".tether/task.md"
     else:
         source = f"checkpoint #{snapshot.seq} ({snapshot.at}, {snapshot.reason})"
         where = f".tether/checkpoints/{snapshot.seq:06d}.json (its notes)"
+        task_where = f".tether/checkpoints/{snapshot.seq:06d}.json (its task)"
     sections = {title: _items(document, title) for title in DROP_ORDER}
     progress = dict(snapshot.progress or {})
     phase = _body(document, "Phase") or str(progress.get("phase") or "")
     return _State(
         source=source,
         where=where,
+        task_where=task_where,
         goal=_body(task, "Goal"),
         criteria=_items(task, "Success criteria"),
         constraints=_items(task, "Constraints"),
         phase=phase,
-        decisions=notes.pinned_decisions(note),
+        decisions=notes.decisions_of(document),
         sections=sections,
         next_step=_body(document, "Next step"),
         progress=progress,
@@ -207,7 +196,7 @@ def _body(document: notes.Document, title: str) -> str:
     section = document.find(title)
     if section is None:
         return ""
-    return re.sub(r"<!--.*?-->", "", section.body, flags=re.S).strip()
+    return notes.strip_comments(section.body).strip()
 
 
 def _items(document: notes.Document, title: str) -> list[str]:
@@ -215,19 +204,125 @@ def _items(document: notes.Document, title: str) -> list[str]:
     return notes.section_items(section.body) if section is not None else []
 
 
-def _drop_first(
-    sections: dict[str, list[str]], count: int
-) -> tuple[dict[str, list[str]], list[str]]:
-    """Drop ``count`` items in :data:`DROP_ORDER`, oldest first within each section."""
+#: Parts never dropped, only cut, when they do not fit: (name, title, holds it).
+PINNED_PARTS = ("goal", "criteria", "constraints", "decisions", "next")
+_PART_TITLES = {
+    "goal": "Goal",
+    "criteria": "Success criteria",
+    "constraints": "Constraints",
+    "decisions": "Decisions",
+    "next": "Next step",
+}
+
+
+@dataclass(slots=True)
+class _Fitted:
+    """The parts of the summary as they fit the budget, and what each left out."""
+
+    goal: str
+    criteria: list[str]
+    constraints: list[str]
+    decisions: list[str]
+    next_step: str
+    sections: dict[str, list[str]]  # the droppable sections, what is kept of each
+    left_out: dict[str, int] = field(default_factory=dict)  # title or part -> items left out
+
+    @classmethod
+    def whole(cls, state: _State) -> _Fitted:
+        return cls(
+            state.goal,
+            state.criteria,
+            state.constraints,
+            state.decisions,
+            state.next_step,
+            dict(state.sections),
+        )
+
+    @classmethod
+    def bare(cls, state: _State) -> _Fitted:
+        """Nothing of the notes but their headings: what the rest of the payload costs."""
+        return cls("", [], [], [], "", {title: [] for title in DROP_ORDER})
+
+    def cut_titles(self) -> list[str]:
+        return [_PART_TITLES[part] for part in PINNED_PARTS if self.left_out.get(part)]
+
+
+def _fit(
+    preamble: str, state: _State, view: _Incident | None, limit: int, count: Counter
+) -> tuple[_Fitted, str, TokenCount, bool]:
+    """The summary cut to ``limit`` tokens, counting no more text than could fit.
+
+    What the preamble, progress and incident cost is counted first; the goal,
+    criteria, constraints, decisions and next step then share what is left
+    (small ones whole, large ones cut to an even share, with a pointer to the
+    file), and the droppable sections get the rest, newest items first. The
+    render is counted exactly and the allowance narrowed until it fits.
+    """
+    fixed = count(sanitize(_render(preamble, state, _Fitted.bare(state), view))).n
+    reserve = 0
+    fitted, text, tokens = _Fitted.whole(state), "", TokenCount(0, True, "")
+    for _attempt in range(8):
+        available = max(limit - fixed - reserve, 0)
+        fitted = _allocate(state, available, count)
+        text = sanitize(_render(preamble, state, fitted, view))
+        tokens = count(text)
+        if tokens.n <= limit:
+            return fitted, text, tokens, False
+        if available == 0:
+            break  # the fixed parts alone do not fit
+        reserve += tokens.n - limit + 8
+    return fitted, text, tokens, True
+
+
+def _allocate(state: _State, available: int, count: Counter) -> _Fitted:
+    def bullet(item: str) -> str:
+        return _bullet(item) + "\n"
+
+    def numbered(item: str) -> str:
+        return f"1. {_indent(item, 3)}\n"
+
+    lists = {
+        "criteria": (state.criteria, bullet),
+        "constraints": (state.constraints, bullet),
+        "decisions": (state.decisions, numbered),
+    }
+    demands = {
+        "goal": budget.demand_of_text(state.goal, available, count),
+        "next": budget.demand_of_text(state.next_step, available, count),
+    }
+    for part, (items, render) in lists.items():
+        whole = budget.keep_items(items, available, count, render, newest=False)
+        demands[part] = whole.tokens if not whole.left_out else available + 1
+    shares = budget.water_fill(demands, available)
+    left_out: dict[str, int] = {}
+    goal = budget.cut_text(state.goal, shares["goal"], count)
+    next_step = budget.cut_text(state.next_step, shares["next"], count)
+    left_out["goal"], left_out["next"] = goal.left_out, next_step.left_out
+    spent = goal.tokens + next_step.tokens
     kept: dict[str, list[str]] = {}
-    dropped: list[str] = []
-    for title in DROP_ORDER:
-        items = sections.get(title, [])
-        take = min(count, len(items))
-        dropped.extend(f"{title}: {item}" for item in items[:take])
-        kept[title] = items[take:]
-        count -= take
-    return kept, dropped
+    for part, (items, render) in lists.items():
+        cut = budget.keep_items(items, shares[part], count, render, newest=False)
+        kept[part], left_out[part] = cut.items or [], cut.left_out
+        spent += cut.tokens
+    # Droppable items only once nothing pinned was cut: they go first, whatever is left over.
+    remaining = 0 if any(left_out.values()) else available - spent
+    sections: dict[str, list[str]] = {}
+    for title in reversed(DROP_ORDER):  # Done is given up first, so it is filled last
+        cut = budget.keep_items(
+            state.sections.get(title, []), remaining, count, bullet, newest=True
+        )
+        sections[title] = cut.items or []
+        left_out[title] = cut.left_out
+        remaining = remaining - cut.tokens if not cut.left_out else 0  # keep drops in order
+    return _Fitted(
+        goal.text,
+        kept["criteria"],
+        kept["constraints"],
+        kept["decisions"],
+        next_step.text,
+        sections,
+        left_out,
+    )
 
 
 # ------------------------------------------------------------------ the incident
@@ -373,21 +468,20 @@ def _dropped_lines(view: _Incident) -> list[str]:
 def _render(
     preamble: str,
     state: _State,
-    kept: dict[str, list[str]],
-    dropped: list[str],
+    fitted: _Fitted,
     incident: _Incident | None,
 ) -> str:
     out: list[str] = [preamble, "", f"# Checkpoint summary (from {_the(state.source)})", ""]
-    out += ["## Goal", "", state.goal or "(not written: see .tether/task.md)", ""]
+    out += ["## Goal", "", fitted.goal or _missing(fitted, "goal", state.task_where), ""]
     for title, items in (
-        ("Success criteria", state.criteria),
-        ("Constraints", state.constraints),
+        ("Success criteria", fitted.criteria),
+        ("Constraints", fitted.constraints),
     ):
         if items:
             out += [f"## {title}", "", *(_bullet(item) for item in items), ""]
     out += ["## Pinned decisions (verbatim; they hold whatever your memory says)", ""]
-    if state.decisions:
-        out += [f"{n}. {_indent(d, 3)}" for n, d in enumerate(state.decisions, start=1)]
+    if fitted.decisions:
+        out += [f"{n}. {_indent(d, 3)}" for n, d in enumerate(fitted.decisions, start=1)]
     else:
         out.append("(none pinned)")
     out.append("")
@@ -397,15 +491,21 @@ def _render(
         "Unproven": "Unproven (claimed, not yet verified)",
     }
     for title in ("Rejected approaches", "Done", "Unproven"):
-        items = kept.get(title, [])
+        items = fitted.sections.get(title, [])
         if items:
             out += [f"## {headings[title]}", "", *(_bullet(item) for item in items), ""]
-    out += ["## Next step", "", state.next_step or "(not written: see .tether/notes.md)", ""]
+    out += ["## Next step", "", fitted.next_step or _missing(fitted, "next", state.where), ""]
     out += ["## Progress", "", _progress_words(state), ""]
     if incident is not None:
         out += [*_incident_lines(incident, state.decisions), *_dropped_lines(incident), ""]
-    out += _pointers(state, dropped)
+    out += _pointers(state, fitted)
     return "\n".join(out).rstrip("\n")
+
+
+def _missing(fitted: _Fitted, part: str, where: str) -> str:
+    if fitted.left_out.get(part):
+        return f"(left out for the token budget: read {where})"
+    return f"(not written: see {where.split(' ')[0]})"
 
 
 def _the(source: str) -> str:
@@ -437,18 +537,31 @@ def _progress_words(state: _State) -> str:
     )
 
 
-def _pointers(state: _State, dropped: list[str]) -> list[str]:
+def _pointers(state: _State, fitted: _Fitted) -> list[str]:
     lines = []
-    if dropped:
-        counts: dict[str, int] = {}
-        for entry in dropped:
-            title = entry.split(":", 1)[0]
-            counts[title] = counts.get(title, 0) + 1
+    left_out = fitted.left_out
+    if any(left_out.values()):
         lines += ["## Left out for the token budget (read them there)", ""]
+        if left_out.get("goal"):
+            lines.append(f"- the Goal was cut: read it whole in {state.task_where} § Goal")
+        for part, total in (
+            ("criteria", len(state.criteria)),
+            ("constraints", len(state.constraints)),
+        ):
+            if left_out.get(part):
+                title = _PART_TITLES[part]
+                lines.append(f"- {left_out[part]} of {total} {title}: {state.task_where} § {title}")
+        if left_out.get("decisions"):
+            lines.append(
+                f"- {left_out['decisions']} of {len(state.decisions)} pinned decisions did not "
+                f"fit; they hold all the same: read them in {state.where} § Decisions"
+            )
+        if left_out.get("next"):
+            lines.append(f"- the Next step was cut: read it whole in {state.where} § Next step")
         for title in DROP_ORDER:
-            if title in counts:
+            n = left_out.get(title, 0)
+            if n:
                 total = len(state.sections.get(title, []))
-                n = counts[title]
                 which = "all" if n == total else f"the {n} oldest of"
                 lines.append(f"- {which} {total} {title} items: {state.where} § {title}")
         lines.append("")
@@ -458,6 +571,6 @@ def _pointers(state: _State, dropped: list[str]) -> list[str]:
 
 def _over_budget_note(limit: int) -> str:
     return (
-        f"(Note: this exceeds the payload budget of {limit} tokens; the goal, the pinned "
-        "decisions and the next step are never cut.)"
+        f"(Note: this exceeds the payload budget of {limit} tokens even cut to the bone; "
+        "read the files named above.)"
     )

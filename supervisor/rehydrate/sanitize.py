@@ -53,13 +53,19 @@ _CONTROLS = re.compile(
 )
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _NEWLINES = re.compile("\r\n|[\r\u2028\u2029]")
+_NEWLINE_STARTS = "\r\u2028\u2029"
+_SEQUENCE_STARTS = "\x1b\x9b\x9d\x90\x98\x9e\x9f"  # ESC and the C1 introducers
 
 
 def sanitize(text: str, *, max_line: int = MAX_LINE) -> str:
     """``text`` with every control character but newline and tab removed (see the module)."""
     text = _SURROGATES.sub("\ufffd", text)
-    text = _NEWLINES.sub("\n", text)
-    text = _SEQUENCES.sub("", text)
+    # The two slow patterns only run where their first character occurs: a plain
+    # `in` is a memchr, and megabytes of notes rarely hold either.
+    if any(ch in text for ch in _NEWLINE_STARTS):
+        text = _NEWLINES.sub("\n", text)
+    if any(ch in text for ch in _SEQUENCE_STARTS):
+        text = _SEQUENCES.sub("", text)
     text = _CONTROLS.sub("", text)
     if max_line > 0:
         text = "\n".join(_cut(line, max_line) for line in text.split("\n"))

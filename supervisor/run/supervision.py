@@ -178,8 +178,11 @@ class Supervision:
         self._stopping = True
         self.session.stop()
 
-    def restart(self) -> None:
-        """Start the agent again with the profile's resume command; rehydrate once it waits."""
+    def restart(self, *, payload: Any = None) -> None:
+        """Start the agent again with the profile's resume command; rehydrate once it waits.
+
+        ``payload``: one already built (the app builds it on a worker thread).
+        """
         self._stopping = False
         if self.profile.command:
             argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
@@ -191,7 +194,7 @@ class Supervision:
         self.transcript.forget()
         self.session.start(argv=argv)
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
-        self.rehydrate(reason="restart after crash")
+        self.rehydrate(reason="restart after crash", payload=payload)
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
@@ -218,19 +221,20 @@ class Supervision:
         )
 
     def note_input(self, data: bytes) -> None:
-        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines are pinned."""
+        """Keys the user sent the agent: ends a resume replay; typed DECISION: lines wait
+        for the screen to show them (see :mod:`supervisor.recognize.decision_capture`)."""
         self._last_input = self.clock()
         self.screen.note_input()
-        self._capture_decisions(self.decisions.keys(data))
+        self.decisions.keys(data, self._last_input)
 
-    def _capture_decisions(self, lines: list[str]) -> None:
-        found = notes.decision_lines(lines) if lines else []
-        if not found:
-            return
-        try:
-            self.tether.add_decisions(found, "screen")
-        except TetherError as error:
-            self._problem(str(error))
+    def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
+        """Pin each ``(text, source)``, recording its true source (typed or screen)."""
+        for source in dict.fromkeys(source for _, source in found):
+            texts = [text for text, from_ in found if from_ == source]
+            try:
+                self.tether.add_decisions(texts, source)
+            except TetherError as error:
+                self._problem(str(error))
 
     def _pinned_decisions(self) -> list[str]:
         try:
@@ -255,9 +259,9 @@ class Supervision:
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
                 observations += self._scan_screen(now)
-        printed = self.decisions.output(data, now, result.dirty, self.session.emulator)
-        if printed:
-            self._capture_decisions(printed)
+        found = self.decisions.output(data, now, result.dirty, self.session.emulator)
+        if found:
+            self._pin_decisions(found)
         for observation in observations:
             self.observe(observation)
 
@@ -459,11 +463,14 @@ class Supervision:
             self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
         )
 
-    def rehydrate(self, text: str | None = None, *, reason: str = "rehydrate") -> str:
+    def rehydrate(
+        self, text: str | None = None, *, reason: str = "rehydrate", payload: Any = None
+    ) -> str:
         """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
 
-        After a partial recall check, only the decisions the agent did not restate are
-        sent again (reason ``resend-missing``); every payload asks for `tether ack`.
+        ``payload``: one already built (the app builds it on a worker thread). After a
+        partial recall check, only the decisions the agent did not restate are sent
+        again instead (reason ``resend-missing``); every payload asks for `tether ack`.
         """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
@@ -475,7 +482,7 @@ class Supervision:
             resent = self._resend_missing(number)
             if resent is not None:
                 return resent
-            payload = self.build_payload()
+            payload = payload if payload is not None else self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
             result = self.injector.request(
                 payload.text, reason, incident=number, tokens=tokens, details=recovery

@@ -100,11 +100,14 @@ def latest_seq(tether: TetherDir) -> int | None:
     return seqs[-1] if seqs else None
 
 
+#: A checkpoint holds task.md and notes.md whole, each at most fsio.TEXT_LIMIT.
+CHECKPOINT_LIMIT = 3 * fsio.TEXT_LIMIT
+
+
 def load(tether: TetherDir, seq: int) -> Checkpoint:
     path = path_of(tether, seq)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = fsio.read_bounded(path, CHECKPOINT_LIMIT)
     except FileNotFoundError:
         raise TetherError(
             f"no checkpoint {seq} in {tether.checkpoints}; see `tether history`"
@@ -116,6 +119,9 @@ def load(tether: TetherDir, seq: int) -> Checkpoint:
         raise TetherError(
             f"{path}:{line}: not valid JSON; checkpoint {seq} is damaged, use another one"
         ) from None
+    except (ValueError, RecursionError):
+        _, why = fsio.loads_why(raw)
+        raise TetherError(f"{path}: {why}; checkpoint {seq} is damaged, use another one") from None
     if not isinstance(data, dict):
         raise TetherError(f"{path}: not a checkpoint object; use another one")
     return Checkpoint.from_dict(data, str(path))

@@ -12,6 +12,7 @@ import errno
 import itertools
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,7 +45,108 @@ def write_hint(error: OSError) -> str:
     return "check the folder"
 
 
-def _fsync_dir(folder: Path) -> None:
+#: The most tether reads of one file it did not just write (task.md, notes.md, a checkpoint).
+TEXT_LIMIT = 64 * 1024 * 1024
+#: The longest JSONL line read; a longer one is reported as a bad line and skipped.
+LINE_LIMIT = 16 * 1024 * 1024
+
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def kind_of(mode: int) -> str:
+    """What an ``lstat`` mode is, in words for a message."""
+    return "a regular file" if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a file")
+
+
+def refusal(path: Path, found: str, expected: str = "a regular file") -> TetherError:
+    """The message for something under `.tether/` that tether will not open, and what to do."""
+    target = ""
+    if found == "a symbolic link":
+        try:
+            target = f" to {os.readlink(path)}"
+        except OSError:
+            pass
+    return TetherError(
+        f"{path} is {found}{target}, not {expected}; tether does not follow links or open "
+        f"special files inside .tether/ (a cloned repository can plant them): look at it, "
+        f"then remove it (`rm {path}`) and run `tether init` to recreate what is missing"
+    )
+
+
+def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
+    """``os.open`` that refuses a symbolic link, a folder, a pipe or a device at ``path``.
+
+    ``O_NOFOLLOW`` refuses a link at the last component, ``O_NONBLOCK`` keeps a
+    planted FIFO from hanging the open, and ``fstat`` checks what was opened.
+    ``FileNotFoundError`` is left to the caller, who knows what a missing file means.
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.EMLINK):
+            try:
+                found = kind_of(os.lstat(path).st_mode)
+            except OSError:
+                found = "not a regular file"
+            raise refusal(path, found) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise refusal(path, kind_of(info.st_mode))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: Path, limit: int = TEXT_LIMIT) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; a clear error otherwise.
+
+    For every file tether did not just write: a link, a device (``lock -> /dev/zero``)
+    or a file too big to hold is refused, naming it, instead of read until memory ends.
+    """
+    path = Path(path)
+    fd = open_regular(path, os.O_RDONLY)
+    try:
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    finally:
+        os.close(fd)
+    if got > limit:
+        raise TetherError(
+            f"{path} is larger than {limit // (1024 * 1024)} MB, more than tether reads; "
+            "move old parts of it to another file"
+        )
+    return b"".join(chunks)
+
+
+def check_folder(folder: Path) -> None:
+    """Refuse a folder of the store that is a symbolic link or not a folder at all."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(mode):
+        raise refusal(Path(folder), kind_of(mode), "a folder")
+
+
+def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -52,9 +154,10 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o600) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, whole."""
     path = Path(path)
+    check_folder(path.parent)
     try:
         fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
@@ -66,7 +169,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)
         os.replace(temp_name, path)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     except OSError as error:
         try:
             os.unlink(temp_name)
@@ -75,11 +178,18 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
         raise TetherError(f"cannot write {path}: {error.strerror}; {write_hint(error)}") from error
 
 
-def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+def atomic_write_text(path: Path, text: str, *, mode: int = 0o600) -> None:
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as error:  # a surrogate-escaped byte from argv or a file name
+        raise TetherError(
+            f"cannot write {path}: the text is not UTF-8 (character {error.start}); "
+            "give it as UTF-8 text"
+        ) from None
+    atomic_write_bytes(path, data, mode=mode)
 
 
-def atomic_write_json(path: Path, obj: Any, *, mode: int = 0o644) -> None:
+def atomic_write_json(path: Path, obj: Any, *, mode: int = 0o600) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n", mode=mode)
 
 
@@ -89,21 +199,18 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     If the file ends in a torn line (a crash mid-append), a newline is written
     first so the new record starts on a line of its own and stays readable.
     """
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-    data = line.encode("utf-8")
+    data = _json_line(record)
     path = Path(path)
+    check_folder(path.parent)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
     except OSError as error:
         hint = write_hint(error)
         raise TetherError(f"cannot append to {path}: {error.strerror}; {hint}") from error
     try:
         size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as reader:
-                reader.seek(size - 1)
-                if reader.read(1) != b"\n":
-                    data = b"\n" + data
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
         written = os.write(fd, data)
         if written != len(data):
             raise OSError(28, "short write (disk full?)")
@@ -115,6 +222,37 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
         os.close(fd)
 
 
+def _json_line(record: dict[str, Any]) -> bytes:
+    """One record as one UTF-8 line; text that is not UTF-8 (a surrogate-escaped
+    argument or file name) is kept as JSON escapes rather than refused."""
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def loads_why(raw: bytes | str) -> tuple[Any, str | None]:
+    """``json.loads`` that says what was wrong instead of raising, for untrusted bytes.
+
+    Beyond bad syntax it catches what :mod:`json` raises on absurd but valid
+    input: integers of more digits than Python converts (``ValueError``) and
+    nesting deeper than the interpreter's stack (``RecursionError``).
+    """
+    try:
+        return json.loads(raw), None
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as error:
+        return None, f"not valid JSON ({error.msg} at line {error.lineno} column {error.colno})"
+    except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string ..."
+        if "digits" in str(error):
+            return None, "a number with more digits than tether reads (at most 4,300)"
+        return None, f"a value tether cannot read ({error})"
+    except RecursionError:
+        return None, "JSON nested too deeply"
+
+
 def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[dict[str, Any]]:
     """Yield each JSON object of a JSONL file; skip and report lines that are not one."""
     path = Path(path)
@@ -122,7 +260,16 @@ def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[di
     if handle is None:
         return
     with handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(LINE_LIMIT + 1):
+            number += 1
+            if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
+                while (rest := handle.readline(LINE_LIMIT)) and not rest.endswith(b"\n"):
+                    pass  # skip the rest of the overlong line
+                if problems is not None:
+                    limit = LINE_LIMIT // (1024 * 1024)
+                    problems.append(BadLine(path, number, f"line longer than {limit} MB"))
+                continue
             if raw.strip():
                 torn = not raw.endswith(b"\n")
                 record = _parse_line(raw, path, problems, torn=torn, number=number)
@@ -172,11 +319,26 @@ def iter_jsonl_reversed(
         position = handle.tell()
         carry = b""
         first_chunk = True
+        skipping = False  # inside a line too long to hold, reading back to its start
         while position > 0:
             step = min(chunk, position)
             position -= step
             handle.seek(position)
-            block = handle.read(step) + carry
+            block = handle.read(step)
+            if skipping:
+                cut = block.rfind(b"\n")
+                if cut < 0 and position > 0:
+                    continue
+                skipping = False
+                if problems is not None:
+                    limit = LINE_LIMIT // (1024 * 1024)
+                    problems.append(BadLine(path, -1, f"line longer than {limit} MB"))
+                block = block[: max(cut, 0)]
+            else:
+                block += carry
+            if len(block.split(b"\n", 1)[0]) > LINE_LIMIT and position > 0:
+                skipping, carry = True, b""
+                block = block[block.index(b"\n") :] if b"\n" in block else b""
             if containing is not None and containing not in block:
                 # Nothing wanted here; keep only the partial first line for the next block.
                 carry = block.split(b"\n", 1)[0] if position > 0 else b""
@@ -198,22 +360,25 @@ def iter_jsonl_reversed(
 
 
 def _open_existing(path: Path) -> BinaryIO | None:
-    """``path`` opened for reading, or None when it does not exist (yet): no records."""
+    """``path`` opened for reading, or None when it does not exist (yet): no records.
+
+    Links and devices are refused (:func:`open_regular`), so no tail reads without end.
+    """
     try:
-        return open(path, "rb")
+        fd = open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
+    return os.fdopen(fd, "rb")
 
 
 def _parse_line(
     raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool, number: int = -1
 ) -> dict[str, Any] | None:
     """One line's JSON object, else None with the reason added to ``problems``."""
-    try:
-        record = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    record, why = loads_why(raw)
+    if why is not None:
         if problems is not None:
-            reason = "torn last line (a write was cut short)" if torn else "not valid JSON"
+            reason = "torn last line (a write was cut short)" if torn else why
             problems.append(BadLine(path, number, reason))
         return None
     if not isinstance(record, dict):

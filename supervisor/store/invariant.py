@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from supervisor.errors import TetherError
-from supervisor.store.tether_dir import Progress, TetherDir
+from supervisor.store.tether_dir import Progress, TetherDir, describe_value, is_count
 from supervisor.times import iso, parse_time, utc_now
 
 BATCHING_SLACK_SECONDS = 1.0
@@ -79,12 +79,12 @@ def check(tether: TetherDir) -> InvariantResult:
     last_at, time_source = None, ""
     if last is not None:
         index = last.get("index")
-        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        if not is_count(index):
             return InvariantResult(
                 False,
                 BAD_ARTIFACT,
                 f'{tether.artifacts}: the last record has no whole-number "index" '
-                f"(found {index!r}); fix that line by hand",
+                f"(found {describe_value(index)}); fix that line by hand",
                 warnings=warnings,
             )
         last_index = index
@@ -195,7 +195,7 @@ def _copy_aside(path: Any, target: Any) -> None:
     from supervisor.store import fsio
 
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = fsio.read_bounded(path, fsio.TEXT_LIMIT)
+    except (OSError, TetherError):
         return
     fsio.atomic_write_bytes(target, data)

@@ -6,7 +6,9 @@ outlives a crash on purpose: a clean exit empties it, so content found under a
 free lock means the previous supervisor died without cleaning up, and the next
 start can raise an ``unclean-exit`` incident.
 
-The file is rewritten in place rather than atomically renamed: a ``flock``
+The file is opened through :func:`fsio.open_regular` (a link or a device planted
+there by a cloned repository is refused, never truncated or read without end).
+It is rewritten in place rather than atomically renamed: a ``flock``
 belongs to an inode, and replacing the inode would let a second supervisor
 lock the new file while the first still holds the old one. A crash mid-write
 can leave unreadable content; that is reported as a stale lock with unknown pid.
@@ -40,7 +42,7 @@ class LockInfo:
 
 
 def _pid_alive(pid: int | None) -> bool:
-    if not pid or pid <= 0:
+    if not pid or pid <= 0 or pid >= 1 << 31:
         return False
     try:
         os.kill(pid, 0)
@@ -55,24 +57,25 @@ def _parse(data: bytes) -> LockInfo | None:
     """``None`` for an empty file (a clean exit); otherwise what it says, as far as readable."""
     if not data.strip():
         return None
-    try:
-        record = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    record, why = fsio.loads_why(data)
+    if why is not None:
         return LockInfo(None, None)
     if not isinstance(record, dict):
         return LockInfo(None, None)
     pid = record.get("pid")
-    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) else None
+    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31 else None
     started = record.get("started_at")
     return LockInfo(pid, started if isinstance(started, str) else None, _pid_alive(pid))
 
 
+#: A lock file holds one short JSON object; more than this is not one of ours.
+LOCK_LIMIT = 4096
+
+
 def _read_fd(fd: int) -> bytes:
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    return b"".join(chunks)
+    """The lock's content, bounded: more than :data:`LOCK_LIMIT` reads as unreadable."""
+    data = os.pread(fd, LOCK_LIMIT + 1, 0)
+    return b"{unreadable" if len(data) > LOCK_LIMIT else data
 
 
 class SupervisorLock:
@@ -109,8 +112,9 @@ class SupervisorLock:
 
 def acquire(tether: TetherDir) -> SupervisorLock:
     """Take the folder's supervisor lock or refuse, naming the pid that holds it."""
+    tether.check_door()
     try:
-        fd = os.open(tether.lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = fsio.open_regular(tether.lock, os.O_RDWR | os.O_CREAT, 0o600)
     except FileNotFoundError:
         raise TetherError(f"no .tether/ in {tether.work_dir}; run `tether init`") from None
     except OSError as error:
@@ -139,6 +143,9 @@ def acquire(tether: TetherDir) -> SupervisorLock:
             f"cannot write {tether.lock}: {error.strerror}; {fsio.write_hint(error)}"
         ) from error
     tether.sweep_temp_files()  # litter of writes a crash cut short
+    opened = tether.make_private()
+    if opened is not None:  # notes and recordings can hold what the user typed
+        tether.record_event("made_private", "supervisor", mode_before=oct(opened), mode="0o700")
     return SupervisorLock(tether, fd, previous)
 
 
@@ -149,7 +156,7 @@ def inspect(tether: TetherDir) -> tuple[str, LockInfo | None]:
     supervisor that wrote it died without a clean exit.
     """
     try:
-        fd = os.open(tether.lock, os.O_RDONLY | os.O_CLOEXEC)
+        fd = fsio.open_regular(tether.lock, os.O_RDONLY)
     except FileNotFoundError:
         return "free", None
     try:

@@ -14,6 +14,9 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
+import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,11 +29,38 @@ from supervisor.times import utc_now
 
 DIRNAME = ".tether"
 
+#: What tether keeps in `.tether/`: each name must be of its kind, never a link.
+FILE_NAMES = ("task.md", "notes.md", "progress.json", "artifacts.jsonl", "events.jsonl", "lock")
+FOLDER_NAMES = ("checkpoints", "sessions", "agent")
+#: The most of progress.json tether reads: it holds a cursor and a phase.
+PROGRESS_LIMIT = 1024 * 1024
+
 # Update locks this thread holds, so a nested ``updating()`` does not deadlock on itself.
 _held_locks = threading.local()
 
 # Kinds of event this module writes itself; other modules add their own.
 INCIDENT_KIND = "incident"
+
+
+#: The largest cursor or artifact index tether accepts: far beyond any real count, and
+#: small enough to print (Python refuses to turn an int of over 4,300 digits into text).
+MAX_COUNT = 10**15
+
+
+def is_count(value: object) -> bool:
+    """A whole number >= 0 and <= :data:`MAX_COUNT` (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def describe_value(value: object, width: int = 60) -> str:
+    """A found value for a message: huge numbers by their size, long text cut."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    try:
+        text = repr(value)
+    except ValueError:  # a structure holding an int too long to print
+        return "a value too large to show"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 @dataclass(slots=True)
@@ -49,10 +79,10 @@ class Progress:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, where: str = "progress.json") -> Progress:
         cursor = data.get("cursor", 0)
-        if isinstance(cursor, bool) or not isinstance(cursor, int) or cursor < 0:
+        if not is_count(cursor):
             raise TetherError(
-                f'{where}: "cursor" must be a whole number >= 0, not {cursor!r}; '
-                "fix the file or run `tether check --fix`"
+                f'{where}: "cursor" must be a whole number from 0 to {MAX_COUNT:,}, not '
+                f"{describe_value(cursor)}; fix the file or run `tether check --fix`"
             )
         phase = data.get("phase", "")
         updated_at = data.get("updated_at")
@@ -120,9 +150,66 @@ class TetherDir:
     def require(cls, work_dir: Path | str = ".") -> TetherDir:
         """The existing `.tether/` of ``work_dir``; a clear error if there is none."""
         tether = cls.at(work_dir)
-        if not tether.root.is_dir():
+        if not os.path.lexists(tether.root):
             raise TetherError(f"no .tether/ in {tether.work_dir}; run `tether init`")
+        tether.check_door()
         return tether
+
+    def check_door(self) -> None:
+        """Refuse a `.tether/` that tether did not make: a link, or links and odd kinds inside.
+
+        A cloned repository can commit `.tether/` with ``notes.md -> ~/.ssh/id_rsa`` or
+        ``events.jsonl -> ~/.bashrc``; following either would paste a secret into the
+        agent or append to a file a shell runs. `.tether/` itself as a link is refused
+        too: its files would live wherever the link points, outside these checks.
+        """
+        try:
+            mode = os.lstat(self.root).st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(mode):
+            try:
+                target = f" (to {os.readlink(self.root)})"
+            except OSError:
+                target = ""
+            raise TetherError(
+                f"{self.root} is a symbolic link{target}; tether keeps its state in a real "
+                "folder and does not follow a link there (a cloned repository could point it "
+                f"anywhere): replace it with a folder (`rm {self.root} && tether init`), or run "
+                "tether in the folder the link points to"
+            )
+        if not stat.S_ISDIR(mode):
+            raise fsio.refusal(self.root, fsio.kind_of(mode), "a folder")
+        for names, expected, test in (
+            (FILE_NAMES, "a regular file", stat.S_ISREG),
+            (FOLDER_NAMES, "a folder", stat.S_ISDIR),
+        ):
+            for name in names:
+                path = self.root / name
+                try:
+                    mode = os.lstat(path).st_mode
+                except FileNotFoundError:
+                    continue
+                if not test(mode):
+                    raise fsio.refusal(path, fsio.kind_of(mode), expected)
+
+    def make_private(self) -> int | None:
+        """Close `.tether/` to other users (0700) if an older tether left it open; the old
+        mode, or None when nothing changed. Only a folder this user owns is touched."""
+        try:
+            info = os.lstat(self.root)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            return None
+        mode = stat.S_IMODE(info.st_mode)
+        if not mode & 0o077:
+            return None
+        try:
+            os.chmod(self.root, 0o700)
+        except OSError:
+            return None
+        return mode
 
     # -- paths -------------------------------------------------------------------------------
 
@@ -167,7 +254,8 @@ class TetherDir:
         return self.root / "lock"
 
     def exists(self) -> bool:
-        return self.root.is_dir()
+        """Whether anything is at `.tether` (a link too: :meth:`check_door` judges it)."""
+        return os.path.lexists(self.root)
 
     def sweep_temp_files(self, older_than: float = 600.0) -> int:
         """Remove temp files left by atomic writes that a crash cut short; returns how many.
@@ -225,17 +313,20 @@ class TetherDir:
     # -- text files --------------------------------------------------------------------------
 
     def read_text(self, path: Path) -> str:
-        """A Markdown file of the store as text; names the file when it is missing or binary."""
+        """A Markdown file of the store as text; names the file when it is missing or binary.
+
+        Read bounded and never through a link (see :func:`fsio.read_bounded`).
+        """
         try:
-            data = path.read_bytes()
+            data = fsio.read_bounded(path)
         except FileNotFoundError:
             raise TetherError(
                 f"{path} is missing; restore it with `tether restore N` or run `tether init`"
             ) from None
-        except IsADirectoryError:
-            raise TetherError(f"{path} is a folder, not a file; move it away") from None
         except PermissionError:
             raise TetherError(f"cannot read {path}: permission denied; check its mode") from None
+        except OSError as error:
+            raise TetherError(f"cannot read {path}: {error.strerror}") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -299,7 +390,7 @@ class TetherDir:
         """``progress.json`` as :class:`Progress`; malformed JSON names the line and column."""
         path = self.progress
         try:
-            raw = path.read_bytes()
+            raw = fsio.read_bounded(path, PROGRESS_LIMIT)
         except FileNotFoundError:
             raise TetherError(
                 f"{path} is missing; run `tether check --fix` to rebuild it from artifacts.jsonl"
@@ -316,6 +407,12 @@ class TetherDir:
             raise TetherError(
                 f"{path}:{error.lineno}:{error.colno}: not valid JSON ({error.msg}); "
                 "fix it by hand or run `tether check --fix` to rebuild it from artifacts.jsonl"
+            ) from None
+        except (ValueError, RecursionError):  # a 5,000-digit number, nesting without end
+            _, why = fsio.loads_why(raw)
+            raise TetherError(
+                f"{path}: {why}; fix it by hand or run `tether check --fix` to rebuild it "
+                "from artifacts.jsonl"
             ) from None
         if not isinstance(data, dict):
             raise TetherError(
@@ -424,47 +521,90 @@ class InitResult:
 
 
 def init(work_dir: Path | str = ".", goal: str | None = None) -> InitResult:
-    """Create `.tether/` with templates; files that already exist are kept untouched."""
+    """Create `.tether/` with templates; files that already exist are kept untouched.
+
+    A new `.tether/` is built whole in a private temp folder beside it and renamed
+    into place, so an `init` that fails (a full disk, text that cannot be written)
+    leaves nothing behind, and one that succeeds leaves everything. It is private
+    (0700): notes and recordings can hold what the user typed.
+    """
     tether = TetherDir.at(work_dir)
     if not tether.work_dir.is_dir():
         raise TetherError(f"{tether.work_dir} is not a folder; create it first")
-    created: list[str] = []
-    kept: list[str] = []
+    goal_text = (goal or "").strip() or GOAL_PLACEHOLDER
+    if not os.path.lexists(tether.root):
+        result = _init_new(tether, goal_text)
+        if result is not None:
+            return result
+    tether.check_door()
+    return _fill_in(tether, goal_text)
+
+
+def _init_new(tether: TetherDir, goal_text: str) -> InitResult | None:
+    """Build `.tether/` in a temp folder and rename it into place; None if another won."""
     try:
-        for folder in (tether.root, tether.checkpoints, tether.sessions, tether.agent):
-            if folder.is_dir():
-                continue
-            folder.mkdir(exist_ok=True)
-            created.append(folder.name + "/")
+        staging = Path(tempfile.mkdtemp(prefix=".tether.init-", dir=tether.work_dir))
     except OSError as error:
         raise TetherError(
             f"cannot create {tether.root}: {error.strerror}; check that {tether.work_dir} "
             "is writable"
         ) from error
-    goal_text = (goal or "").strip() or GOAL_PLACEHOLDER
+    try:
+        os.chmod(staging, 0o700)
+        result = _fill_in(TetherDir(staging), goal_text, record=False)
+        created = [DIRNAME + "/", *result.created]
+        TetherDir(staging).record_event("init", "cli", created=created)
+        try:
+            os.rename(staging, tether.root)
+        except OSError as error:
+            if os.path.lexists(tether.root):
+                return None  # another `init` made it first: fill in around theirs
+            raise TetherError(
+                f"cannot create {tether.root}: {error.strerror}; {fsio.write_hint(error)}"
+            ) from error
+        fsio.fsync_dir(tether.work_dir)
+        return InitResult(tether, created, [])
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _fill_in(tether: TetherDir, goal_text: str, *, record: bool = True) -> InitResult:
+    """Create what is missing in an existing `.tether/`, each file atomically."""
+    created: list[str] = []
+    kept: list[str] = []
+    try:
+        for folder in (tether.checkpoints, tether.sessions, tether.agent):
+            if os.path.lexists(folder):
+                continue
+            folder.mkdir(mode=0o700)
+            created.append(folder.name + "/")
+    except OSError as error:
+        raise TetherError(
+            f"cannot create {folder}: {error.strerror}; {fsio.write_hint(error)}"
+        ) from error
     files: list[tuple[Path, str]] = [
         (tether.task, TASK_TEMPLATE.format(goal=goal_text)),
         (tether.notes, NOTES_TEMPLATE),
     ]
     with tether.updating():
         for path, text in files:
-            if path.exists():
+            if os.path.lexists(path):
                 kept.append(path.name)
                 continue
             fsio.atomic_write_text(path, text)
             created.append(path.name)
-        if tether.progress.exists():
+        if os.path.lexists(tether.progress):
             kept.append(tether.progress.name)
         else:
             tether.write_progress(Progress(cursor=0, phase="starting"))
             created.append(tether.progress.name)
         for path in (tether.artifacts, tether.events):
-            if path.exists():
+            if os.path.lexists(path):
                 kept.append(path.name)
             else:
                 fsio.atomic_write_bytes(path, b"")
                 created.append(path.name)
     tether.sweep_temp_files()
-    if created:
+    if created and record:
         tether.record_event("init", "cli", created=created)
     return InitResult(tether, created, kept)

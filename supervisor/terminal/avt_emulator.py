@@ -44,6 +44,10 @@ __all__ = ["AvtEmulator"]
 ZWJ = "\u200d"
 # Placeholder pools: unassigned plane-3 code points (wide in avt) and the top of
 # plane-16 private use (narrow), which no font or agent uses.
+# Code points one cell keeps: more than any real grapheme cluster (a family emoji is
+# 7-11); the rest of a combining storm (60,000 marks on one cell) is dropped, so the
+# work and the memory it costs stop growing with it.
+MAX_CLUSTER = 32
 PEN_STYLES_KEPT = 4096  # distinct pens whose style _spans remembers (truecolour has many)
 WIDE_POOL = (0x3C000, 0x3FFFD)
 NARROW_POOL = (0x10C000, 0x10FFFD)
@@ -255,6 +259,31 @@ class AvtEmulator(PrefilteredScreen):
     def display(self) -> list[str]:
         return [self._line_text(line).rstrip() for line in self._vt.view()]
 
+    def continued_rows(self) -> set[int]:
+        """Rows that continue the row above: text ran past the last column (a soft wrap).
+
+        avt joins wrapped rows in ``text()``; each of its lines is matched to the rows
+        it covers. A line that does not match its rows is taken as unwrapped.
+        """
+        if self.cols < self._vt_cols:
+            return set()
+        rows = [line.text for line in self._vt.view()]
+        continued: set[int] = set()
+        y = 0
+        for line in self._vt.text():
+            if y >= len(rows):
+                break
+            start, joined, target = y, rows[y], line.rstrip()
+            while joined.rstrip() != target and y + 1 < len(rows) and len(joined) < len(target):
+                y += 1
+                joined += rows[y]
+            if joined.rstrip() == target:
+                continued.update(range(start + 1, y + 1))
+            else:
+                y = start
+            y += 1
+        return continued
+
     @property
     def history_size(self) -> int:
         return len(self._history)
@@ -380,12 +409,16 @@ class AvtEmulator(PrefilteredScreen):
         if line[x].width == 0 and x > 0:
             x -= 1
         cell = line[x]
-        cluster = self._clusters.get(cell.char, cell.char) + marks
-        self._write(f"\x1b[{x + 1}G{self._placeholder(cluster)}")
+        base = self._clusters.get(cell.char, cell.char)
         self._joining = marks.endswith(ZWJ)
+        if len(base) >= MAX_CLUSTER:
+            return  # a full cell takes no more marks: a storm of them costs nothing more
+        cluster = base + marks
+        self._write(f"\x1b[{x + 1}G{self._placeholder(cluster)}")
 
     def _placeholder(self, cluster: str) -> str:
-        """The one character avt draws for ``cluster``."""
+        """The one character avt draws for ``cluster`` (cut to :data:`MAX_CLUSTER`)."""
+        cluster = cluster[:MAX_CLUSTER]
         if len(cluster) > 1 and any(unicodedata.combining(ch) for ch in cluster):
             cluster = unicodedata.normalize("NFC", cluster)
         if len(cluster) == 1 and not _in_pool(cluster):

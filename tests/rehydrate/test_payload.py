@@ -136,16 +136,34 @@ def test_then_unproven_then_older_rejected(tether, profile):
     assert "Rejected approaches" in seen_sections, "the sweep never reached Rejected"
 
 
-def test_goal_decisions_and_next_step_are_never_dropped(tether, profile):
+def test_goal_decisions_and_next_step_are_cut_last_and_point_to_their_file(tether, profile):
+    # The smallest budget at which all 60 droppable items are gone and still nothing is over.
+    budget = next(
+        b
+        for b in range(full_size(tether, profile), 0, -10)
+        if build_payload(tether, profile, budget=b).cut
+    )
+    payload = build_payload(tether, profile, budget=budget)
+    assert not payload.over_budget and payload.tokens <= budget
+    assert len(payload.dropped) == 60  # everything droppable went first
+    assert DECISIONS[0] in payload.text  # what is kept of the decisions is verbatim
+    pointers = {
+        "Goal": "the Goal was cut: read it whole in .tether/task.md § Goal",
+        "Decisions": "pinned decisions did not fit; they hold all the same: read them in "
+        ".tether/notes.md § Decisions",
+        "Next step": "the Next step was cut: read it whole in .tether/notes.md § Next step",
+    }
+    for title in payload.cut:
+        if title in pointers:
+            assert pointers[title] in payload.text
+
+
+def test_a_budget_too_small_for_the_preamble_is_over_and_says_so(tether, profile):
     payload = build_payload(tether, profile, budget=50)
     assert payload.over_budget
     assert payload.tokens == count_tokens(payload.text).n > 50
-    for decision in DECISIONS:
-        assert decision in payload.text  # verbatim
-    assert "Convert the 400 legacy reports to JSONL" in payload.text
-    assert "convert report 381 and append its artifact" in payload.text
     assert "exceeds the payload budget of 50 tokens" in payload.text
-    assert len(payload.dropped) == 60  # everything droppable went first
+    assert len(payload.dropped) == 60
 
 
 def test_pointers_name_the_file_holding_what_was_left_out(tether, profile):

@@ -9,7 +9,6 @@ from supervisor.store.notes import (
     Document,
     add_decision,
     apply_note,
-    decision_lines,
     pinned_decisions,
     section_items,
 )
@@ -114,24 +113,3 @@ def test_other_sections_get_items_and_unknown_sections_are_created_at_the_end():
     assert document.titles()[-1] == "Open questions"
     assert section_items(document.sections[-1].body) == ["why 3?"]
     assert text.startswith(NOTES_TEMPLATE.split("## Done")[0])
-
-
-def test_decision_lines_are_found_among_screen_lines_once():
-    lines = ["DECISION: use port 8443", "  DECISION: use port 8443 ", "x DECISION: not one"]
-    lines += ["⏺ DECISION: keep pyte"]  # as Claude Code prints it
-    assert decision_lines(lines) == ["use port 8443", "keep pyte"]
-
-
-def test_decision_lines_need_a_decision_after_the_colon():
-    from supervisor.store.notes import decision_lines
-
-    lines = [
-        "  DECISION:, /compact, /clear, /crash or /exit.",
-        "❯ DECISION: refresh tokens in Redis, 15 minute TTL",
-        '⏺ DECISION: "postgres" over sqlite',
-        "(start a line with DECISION:), /compact",
-    ]
-    assert decision_lines(lines) == [
-        "refresh tokens in Redis, 15 minute TTL",
-        '"postgres" over sqlite',
-    ]

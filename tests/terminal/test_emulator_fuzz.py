@@ -171,3 +171,73 @@ def test_unterminated_strings_across_many_reads_stay_fast(emulator_class):
                 emu.feed(b"x" * 50)
             emu.feed(b"\x1b\\visible")
         assert emu.display()[0] == "visiblevisiblevisible"
+
+
+# -- the nasty-escape grammar: what a hostile or broken child can send -------------------------
+
+huge_number = st.integers(6, 5000).map(lambda n: "9" * n)
+nasty_params = st.one_of(
+    huge_number,
+    st.integers(1, 3000).map(lambda n: ";".join(["1"] * n)),  # thousands of parameters
+    st.integers(1, 3000).map(lambda n: ":" * n),
+    st.lists(st.one_of(huge_number, st.integers(0, 2**64).map(str)), max_size=6).map(";".join),
+)
+nasty_csi = st.builds(
+    lambda lead, p, final: f"\x1b[{lead}{p}{final}",
+    st.sampled_from(["", "?", ">", "<", "="]),
+    nasty_params,
+    st.sampled_from([*"ABCDEFGHJKLMPSTXZ@`abcdeghilmnqrstu", ""]),
+)
+unterminated = st.builds(
+    lambda intro, n, filler: f"\x1b{intro}" + filler * n,
+    st.sampled_from(["]", "]0;", "]8;;", "]52;c;", "P", "Pq", "_G", "^", "X"]),
+    st.integers(0, 20000),
+    st.sampled_from(["x", "\u00e9", "\x1b[", ";", "y"]),
+)
+combining_storm = st.builds(
+    lambda base, mark, n: base + mark * n,
+    st.sampled_from(["", "e", "漢", "😀", "\u200d", " "]),
+    st.sampled_from(["\u0301", "\u0336", "\u200d", "\ufe0f", "\U0001f3fb", "\u20dd"]),
+    st.integers(1, 5000),
+)
+nasty_chunk = st.one_of(nasty_csi, unterminated, combining_storm, csi, string_seq, text)
+nasty_streams = st.lists(nasty_chunk, max_size=12).map(lambda parts: "".join(parts).encode())
+nasty_sizes = st.one_of(st.just((1, 1)), st.just((0, 5)), st.just((5, 0)), st.just((0, 0)), sizes)
+
+
+@FUZZ
+@given(
+    st.lists(st.one_of(nasty_streams, nasty_sizes), min_size=1, max_size=6),
+    st.lists(st.integers(0, 60000), max_size=10),
+)
+def test_the_nasty_escape_grammar_never_raises_or_hangs(emulator_class, steps, cuts):
+    """Huge CSI parameters, unterminated OSC/DCS, 1x1 and 0-column resizes, combining
+    storms, in any order and split anywhere."""
+    with time_limit(30):
+        emu = emulator_class(20, 5, scrollback=20)
+        for step in steps:
+            if isinstance(step, tuple):
+                emu.resize(*step)
+                assert (emu.cols, emu.rows) == (max(1, step[0]), max(1, step[1]))
+            else:
+                start = 0
+                for cut in [*sorted({c for c in cuts if c < len(step)}), len(step)]:
+                    emu.feed(step[start:cut])
+                    start = cut
+            exercise(emu)
+
+
+def test_sixty_thousand_combining_marks_on_one_cell_cost_a_cell(emulator_class):
+    """Drip-fed as a slow child writes them, the marks stop adding work once the cell is
+    full: the cell's text stays bounded however many arrive."""
+    with time_limit(30):
+        emu = emulator_class(80, 24)
+        data = ("e" + "\u0301" * 60000).encode()
+        for start in range(0, len(data), 100):
+            emu.feed(data[start : start + 100])
+            emu.take_dirty()
+            emu.row(0)
+        emu.feed(b"x")
+        text = emu.row_text(0)
+        assert text.startswith("\u00e9\u0301") and "x" in text
+        assert len(text) <= 80 + 32  # the row and one full cell, not 60,000 marks
