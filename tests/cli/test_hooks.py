@@ -170,7 +170,7 @@ def test_precompact_tells_the_summarizer_to_keep_the_pins_verbatim(tmp_path: Pat
     lines = text.splitlines()
     assert len(lines) <= 8 and not any(line.lstrip().startswith("DECISION") for line in lines)
     assert "DECISION:" not in text.upper()
-    from supervisor.store.notes import decision_lines
+    from supervisor.recognize.decision_capture import decision_lines
 
     assert decision_lines(lines) == []  # tether would not pin its own echo
 
