@@ -49,6 +49,10 @@ WINDOW_CHARS = 4000  # ...each cut to this...
 WINDOW_TOTAL = 32_000  # ...and this many characters in all (the audit runs on the loop)
 
 
+# The agent's own decisions: a line that starts with DECISION: (an echo inside a reply is not).
+_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:")
+
+
 class _Window:
     """What the conversation said since its last fold: the user's messages and the agent's
     DECISION lines, for the audit of what the next summary drops (bounded)."""
@@ -153,7 +157,7 @@ class ClaudeTranscript:
             self.window.add(_text_of(content))
         elif record.get("type") == "assistant":
             for line in _text_of(content).splitlines():
-                if "DECISION:" in line:
+                if _DECISION_LINE.match(line):
                     self.window.add(line)
 
 
@@ -185,7 +189,7 @@ class CodexRollout:
                 self.said.add(_text_of(payload.get("content")))
             elif payload.get("role") == "assistant":
                 for line in _text_of(payload.get("content")).splitlines():
-                    if "DECISION:" in line:
+                    if _DECISION_LINE.match(line):
                         self.said.add(line)
         if kind == "event_msg":
             sub = payload.get("type")

@@ -73,3 +73,12 @@ def test_fusion_puts_the_list_in_the_incident_and_its_event(tmp_path) -> None:
     events = [json.loads(line) for line in tether.events.read_text().splitlines()]
     recorded = next(e for e in events if e["kind"] == "incident")
     assert recorded["dropped_unpinned"][0] == {"term": "src/auth/tokens.py", "said": SAID[0]}
+
+
+def test_only_the_agents_own_decision_lines_join_the_window() -> None:
+    parser = ClaudeTranscript()
+    for text in ("FAKE-REPLY 2: ack 'DECISION: use Redis'", "DECISION: cap the cache at 2 GB"):
+        parser.feed({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+    summary = {"type": "user", "isCompactSummary": True, "message": {"content": "short"}}
+    (observation,) = parser.feed(summary, 1.0)
+    assert observation.folded == ("DECISION: cap the cache at 2 GB",)
