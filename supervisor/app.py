@@ -27,17 +27,18 @@ from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from supervisor.config.keymap import Keymap
-from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.run.attention import Attention
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_reads import TickReads
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.loss_banner import LossBanner
+from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
@@ -54,13 +55,15 @@ TICK_SECONDS = 0.25  # the poll; the side pane's watcher wakes a read sooner (se
 # tether's keys: priority bindings, checked before the terminal gets the key. The keys
 # here are the defaults; the user's keys.toml reaches them by id through set_keymap.
 KEYS = Keymap()
+# Short words, in key order, so that all of them fit the footer of an 80-column terminal.
 ACTIONS = {  # Keymap field -> (action, footer text)
     "pin_dropped": ("pin_dropped", "Pin"),
     "compact": ("compact", "Compact"),
+    "side_pane": ("toggle_pane", "Pane"),
     "rehydrate": ("rehydrate", "Rehydrate"),
-    "preview": ("preview", "Preview payload"),
+    "preview": ("preview", "Preview"),
     "checkpoint": ("checkpoint", "Checkpoint"),
-    "switch_focus": ("switch_focus", "Agent/pane"),
+    "switch_focus": ("switch_focus", "Focus"),
     "quit": ("request_quit", "Quit"),
 }
 
@@ -85,12 +88,11 @@ class TetherApp(App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
-    CSS = f"""
-    Screen {{ layout: vertical; }}
-    #main {{ height: 1fr; }}
-    #agent {{ width: 1fr; height: 1fr; }}
-    #side-slot {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; }}
-    #side-slot > SidePane {{ width: 1fr; min-width: 0; }}
+    CSS = """
+    Screen { layout: vertical; }
+    #main { height: 1fr; }
+    #agent { width: 1fr; height: 1fr; }
+    #side-slot > SidePane { width: 1fr; min-width: 0; }
     """
     # Textual's own ctrl+q / ctrl+c bindings would steal keys the agent needs.
     BINDINGS = [
@@ -116,6 +118,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self._reading = False  # a tick's reads are on a worker thread
         self._banner_source = ""
         self._compact_offer_shown = False
+        self.attention = Attention(config.notify, time.monotonic)
+        self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
 
@@ -127,7 +131,7 @@ class TetherApp(App[int], inherit_bindings=False):
             if self.config.side_pane:
                 # The side pane's place, so the agent's view has its final size from the
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
-                yield Vertical(id="side-slot")
+                yield SideSlot(self.size.width, self.size.height, id="side-slot")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -177,6 +181,8 @@ class TetherApp(App[int], inherit_bindings=False):
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
         self.status_bar.profile = supervision.profile.name
+        self.status_bar.pane_key = self.config.keymap.side_pane.upper()
+        self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
         self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
         self.status_bar.context = supervision.meter.describe()
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
@@ -333,11 +339,28 @@ class TetherApp(App[int], inherit_bindings=False):
         tone = "error" if incident.kind == "crash" else "warning"
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
+        self.status_bar.last_incident = incident.title()
+        if change.new:
+            self._alert(self.attention.incident(incident.title()))
 
     @_while_running
     def on_engine_link_agent_state_changed(self, message: EngineLink.AgentStateChanged) -> None:
         # "unknown": the agent gives no cue (a plain command); it is running, that is all.
-        self.status_bar.agent_state = "running" if message.state == "unknown" else message.state
+        state = message.state
+        self.status_bar.agent_state = "running" if state == "unknown" else state
+        self._alert(self.attention.state(state))
+
+    def _alert(self, message: str | None) -> None:
+        """Call the user back: the bell and a desktop notification, through their terminal."""
+        if message is None:
+            return
+        sequence = self.attention.sequence(message)
+        if not sequence:
+            return
+        self.alerts.append(sequence)
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(sequence)  # as App.bell() writes its BEL
 
     @_while_running
     def on_engine_link_meter_changed(self, message: EngineLink.MeterChanged) -> None:
@@ -392,7 +415,7 @@ class TetherApp(App[int], inherit_bindings=False):
     @_while_running
     def on_engine_link_agent_exited(self, message: EngineLink.AgentExited) -> None:
         status = message.status
-        self.status_bar.agent_state = f"exited ({status.describe()})"
+        self.status_bar.agent_state = status.describe()
         if status.clean:
             self.banner.show(
                 f"The agent {status.describe()} — {self.config.keymap.rehydrate.upper()} restart "
@@ -498,14 +521,37 @@ class TetherApp(App[int], inherit_bindings=False):
         if isinstance(taken, TetherError):
             self.notify(str(taken), severity="error")
             return
-        self.notify(f"checkpoint #{taken.seq} taken", title="tether", timeout=3)
+        self.notify(f"Checkpoint #{taken.seq} taken", title="tether", timeout=3)
 
     def action_switch_focus(self) -> None:
+        slots = self.query(SideSlot)
         if self.terminal.has_focus:
             sides = self.query("#side")
             if sides:
+                slots.first().peek()
                 sides.first().focus()
         else:
+            self.terminal.focus()
+            if slots:
+                slots.first().unpeek()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No pane key (nor its footer entry) when the app runs without a side pane."""
+        return action != "toggle_pane" or self.config.side_pane
+
+    def action_toggle_pane(self) -> None:
+        for slot in self.query(SideSlot):
+            slot.toggle()
+
+    def on_resize(self, event) -> None:
+        for slot in self.query(SideSlot):
+            slot.fit(event.size.width, event.size.height)
+
+    def on_side_slot_toggled(self, message: SideSlot.Toggled) -> None:
+        """A hidden pane takes nothing with it: focus goes back to the agent, visibly."""
+        self.status_bar.pane_hidden = not message.shown
+        focused = self.focused
+        if not message.shown and focused is not None and message.slot in focused.ancestors:
             self.terminal.focus()
 
     def action_request_quit(self) -> None:

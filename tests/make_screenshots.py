@@ -44,13 +44,16 @@ async def shoot(
     script: Callable[[TetherApp, object], Awaitable[None]],
     env: dict[str, str],
     workdir: Path,
+    size: tuple[int, int] = SIZE,
 ) -> Path:
     profile = "demo" if "demo-agent" in argv else "shell"
+    if profile == "demo":  # as `tether demo` runs it: the agent says where its state is
+        env = dict(env, TETHER_DEMO_FOLDER=str(workdir))
     config = RunConfig(
         argv=argv, workdir=workdir, env=env, title=f"tether · {name}", profile_name=profile
     )
     app = TetherApp(config)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await script(app, pilot)
         svg = app.export_screenshot(title=f"tether · {name}")
     path = OUT / f"{name}.svg"
@@ -97,7 +100,7 @@ async def main(only: set[str] | None = None) -> list[Path]:
         await _wait_for(app, pilot, "Conversation compacted")
 
     async def demo_session(app, pilot):
-        await _wait_for(app, pilot, "? for shortcuts")
+        await _wait_for(app, pilot, "Understood: I will keep my state")  # the brief, first
         await _type(pilot, "add a login endpoint")
         await _wait_for(app, pilot, "Working on it: add a login")
         await _decide_and_compact(app, pilot)
@@ -109,6 +112,12 @@ async def main(only: set[str] | None = None) -> list[Path]:
         await _decide_and_compact(app, pilot)
         app.query_one(SidePane).show_tab("events")
         await pilot.pause(1.0)
+
+    async def narrow(app, pilot):
+        await _wait_for(app, pilot, "Understood: I will keep my state")
+        await _type(pilot, "/compact")
+        await _wait_for(app, pilot, "Conversation compacted")
+        await pilot.pause(0.5)
 
     async def preview(app, pilot):
         await compacted(app, pilot)
@@ -152,19 +161,20 @@ async def main(only: set[str] | None = None) -> list[Path]:
     # the demo leaves decision 2 out of its first ack, and does not compact by itself meanwhile
     forgetful = dict(env, TETHER_DEMO_FORGET="2", TETHER_DEMO_AUTO_COMPACT="0")
     shots = [
-        ("terminal-bash", bash, bash_session, env, lambda: work),
-        ("demo", demo, demo_session, env, lambda: demo_folder("demo")),
-        ("recognize-compaction", demo, compacted, env, lambda: demo_folder("compacted")),
-        ("rehydrate-preview", demo, preview, env, lambda: demo_folder("preview")),
-        ("rehydrate-sent", demo, rehydrated, env, lambda: demo_folder("sent")),
-        ("recall-partial", demo, recall_partial, forgetful, lambda: recall_folder("recall")),
+        ("terminal-bash", bash, bash_session, env, lambda: work, SIZE),
+        ("demo", demo, demo_session, env, lambda: demo_folder("demo"), SIZE),
+        ("recognize-compaction", demo, compacted, env, lambda: demo_folder("compacted"), SIZE),
+        ("rehydrate-preview", demo, preview, env, lambda: demo_folder("preview"), SIZE),
+        ("rehydrate-sent", demo, rehydrated, env, lambda: demo_folder("sent"), SIZE),
+        ("narrow-80x24", demo, narrow, env, lambda: demo_folder("narrow"), (80, 24)),
+        ("recall-partial", demo, recall_partial, forgetful, lambda: recall_folder("recall"), SIZE),
     ]
     if shutil.which("vim"):
-        shots.append(("terminal-vim", bash, vim_session, env, lambda: work))
+        shots.append(("terminal-vim", bash, vim_session, env, lambda: work, SIZE))
     written = []
-    for name, argv, script, shot_env, folder in shots:
+    for name, argv, script, shot_env, folder, size in shots:
         if only is None or name in only:
-            written.append(await shoot(name, argv, script, shot_env, folder()))
+            written.append(await shoot(name, argv, script, shot_env, folder(), size=size))
     shutil.rmtree(scratch, ignore_errors=True)
     return written
 

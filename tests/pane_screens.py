@@ -73,6 +73,23 @@ NOTES_AFTER = NOTES_BEFORE.replace(
 EVENTS = [
     {"at": "2026-05-01T09:00:00.000Z", "kind": "init", "source": "cli", "created": ["task.md"]},
     {"at": "2026-05-01T09:12:00.000Z", "kind": "decision", "source": "cli", "text": "page 500"},
+    {
+        "at": "2026-05-01T09:40:00.000Z",
+        "kind": "decision",
+        "source": "screen",
+        "text": "use port 7443 for the admin API because 8443 is taken by the proxy",
+    },
+    {
+        "at": "2026-05-01T09:58:30.000Z",
+        "kind": "injection",
+        "source": "supervisor",
+        "reason": "rehydrate",
+        "incident": None,
+        "tokens": 1240,
+        "channel": "re0",
+        "queued_for_seconds": 0.651,
+        "checkpoint": 1,
+    },
     {"at": "2026-05-01T10:02:11.000Z", "kind": "hook", "source": "hook", "event": "PreCompact"},
     {
         "at": "2026-05-01T10:02:14.000Z",
@@ -163,6 +180,8 @@ async def prepare(pilot, tab: str) -> None:
     await pilot.pause()
     if tab == "checkpoints":
         pilot.app.query_one(CheckpointList).diff(1, 2)
+    if tab == "events":  # the long decision, cut in its row and whole below
+        await pilot.press("up", "up", "up", "up")
     await pilot.pause()
 
 
@@ -170,7 +189,12 @@ def build(work_dir: Path, tab: str) -> PaneHarness:
     return PaneHarness(write_fixture(work_dir), tab)
 
 
-SCREENS = {"notes": "notes-pane", "progress": "progress-pane", "checkpoints": "checkpoints-pane"}
+SCREENS = {
+    "notes": "notes-pane",
+    "progress": "progress-pane",
+    "checkpoints": "checkpoints-pane",
+    "events": "events-pane",
+}
 
 
 async def _screenshot(tab: str, out_dir: Path) -> Path:
@@ -182,7 +206,8 @@ async def _screenshot(tab: str, out_dir: Path) -> Path:
 
 
 def make_pane_screenshots(out_dir: Path | str) -> list[Path]:
-    """Write notes-pane.svg, progress-pane.svg and checkpoints-pane.svg into ``out_dir``."""
+    """Write notes-pane.svg, progress-pane.svg, checkpoints-pane.svg and events-pane.svg into
+    ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     return [asyncio.run(_screenshot(tab, out)) for tab in SCREENS]

@@ -25,6 +25,8 @@ class LossBanner(Static):
         width: 1fr;
         padding: 0 1;
         text-style: bold;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     LossBanner.-idle { color: $text-muted; text-style: none; }
     LossBanner.-warning { background: $warning 40%; color: $text; }

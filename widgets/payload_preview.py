@@ -7,7 +7,8 @@ the caller injects the text, which the injector sanitizes again, so nothing
 typed here can smuggle keystrokes either.
 
 Only ctrl+s and escape are bound; every other key belongs to the text area
-or to the app, and nothing else is intercepted.
+(:class:`Editor`: the usual editing keys, ctrl+Home and ctrl+End too; the cursor
+starts at the end) or to the app, and nothing else is intercepted.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
 
 from supervisor.rehydrate.tokens import TokenCount, count_tokens
+from widgets.text_editor import Editor
 
 
 class PayloadPreview(ModalScreen[str | None]):
@@ -63,7 +65,7 @@ class PayloadPreview(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.heading, id="preview-title")
-            yield TextArea(
+            yield Editor(
                 self.initial_text,
                 id="preview-text",
                 soft_wrap=True,
@@ -80,7 +82,10 @@ class PayloadPreview(ModalScreen[str | None]):
         return self.query_one("#preview-text", TextArea)
 
     def on_mount(self) -> None:
-        self.text_area.focus()
+        """The cursor starts at the end, where a person adds a line to what will be sent."""
+        area = self.text_area
+        area.focus()
+        area.move_cursor(area.document.end)
         self._recount(self.initial_text)
 
     @on(TextArea.Changed, "#preview-text")

@@ -1,14 +1,25 @@
-"""One line under the terminal: agent state, context meter, compactions, checkpoint age."""
+"""One line under the terminal: agent state, context meter, compactions, checkpoint age.
+
+While the side pane is hidden, the line starts with what the pane would have shown
+first: the last incident, marked, and the key that brings the pane back (first, so an
+80-column terminal still shows it).
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
+
+SEPARATOR = " · "
 
 
 class StatusBar(Static):
     DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    StatusBar {
+        height: 1; background: $panel; color: $foreground; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     agent_state: reactive[str] = reactive("starting")
@@ -16,8 +27,12 @@ class StatusBar(Static):
     compactions: reactive[int] = reactive(0)
     checkpoint_age: reactive[str] = reactive("")
     profile: reactive[str] = reactive("")
+    last_incident: reactive[str] = reactive("")
+    """The last incident in a few words ("compaction #2, auto, 10:02"); empty before one."""
+    pane_hidden: reactive[bool] = reactive(False)
+    pane_key: reactive[str] = reactive("F5")
 
-    def render(self) -> str:
+    def render(self) -> Text:
         parts = [f"agent: {self.agent_state}"]
         if self.profile:
             parts.insert(0, self.profile)
@@ -26,4 +41,12 @@ class StatusBar(Static):
         parts.append(f"compactions {self.compactions}")
         if self.checkpoint_age:
             parts.append(f"checkpoint {self.checkpoint_age}")
-        return "  ·  ".join(parts)
+        line = Text()
+        if self.pane_hidden:
+            if self.last_incident:
+                line.append(f"⚠ {self.last_incident}", style="bold reverse")
+                line.append(" ")
+            line.append(f"{self.pane_key} pane", style="dim")
+            line.append(" │ ")
+        line.append(SEPARATOR.join(parts))
+        return line

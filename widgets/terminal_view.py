@@ -18,6 +18,7 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
@@ -123,6 +124,16 @@ class TerminalView(Widget, can_focus=True):
         self._clock = time.monotonic
 
     # -- painting ----------------------------------------------------------
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """The agent's 16 standard colours reach the user's terminal as ANSI colours, so they
+        show in the user's own palette as they would in tmux; Textual would otherwise turn them
+        into its theme's RGB values. 256 colours and truecolour pass through exactly either way."""
+        return [
+            line_filter
+            for line_filter in super().get_line_filters()
+            if not isinstance(line_filter, ANSIToTruecolor)
+        ]
 
     @property
     def emulator(self):

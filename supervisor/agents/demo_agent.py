@@ -35,6 +35,7 @@ GREY = f"{ESC}[38;5;244m"
 SPINNER = "·✢✳✶✻✽"
 CONTEXT_WINDOW = 20_000
 AUTO_COMPACT_EVERY = 4
+DEMO_FOLDER_ENV = "TETHER_DEMO_FOLDER"  # set by `tether demo`: the folder it runs in
 PASTE_START, PASTE_END = f"{ESC}[200~", f"{ESC}[201~"
 
 # Specifics a lossy summary drops: numbers with units, identifiers, names, quotes.
@@ -104,7 +105,21 @@ class DemoAgent:
         self.write(
             f"{ACCENT}✻{RESET} {BOLD}Welcome to the tether demo agent{RESET}\n"
             f"{DIM}  A scripted stand-in for a coding agent. Try a prompt, pin a decision\n"
-            f"  (start a line with DECISION:), /compact, /clear, /crash or /exit.{RESET}\n\n"
+            f"  (start a line with DECISION:), /compact, /clear, /crash or /exit.{RESET}\n"
+            f"{self.folder_note()}\n"
+        )
+
+    @staticmethod
+    def folder_note() -> str:
+        """Where `tether demo` keeps its state, said on screen (it is not the user's folder)."""
+        folder = os.environ.get(DEMO_FOLDER_ENV)
+        if not folder:
+            return ""
+        home = os.path.expanduser("~")
+        shown = "~" + folder[len(home) :] if home != "/" and folder.startswith(home) else folder
+        return (
+            f"{DIM}  The demo's state is in {shown}/.tether/ (cd there for `tether status`);\n"
+            f"  `tether demo --fresh` starts afresh.{RESET}\n"
         )
 
     def footer(self) -> str:

@@ -50,6 +50,7 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 
 def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.config.keymap import load_keymap
+    from supervisor.config.notify import load_notify_settings
     from supervisor.run.supervision import RunConfig, agent_argv
     from supervisor.store.tether_dir import TetherDir, init
     from supervisor.terminal.pty_host import resolve_command
@@ -81,6 +82,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
         profile_name=profile.name,
         title=f"tether · {profile.name}",
         keymap=load_keymap(),
+        notify=load_notify_settings(),
         extra_args=list(words) if profile_name is not None else [],
     )
 

@@ -86,7 +86,14 @@ def _init(args: argparse.Namespace) -> int:
     if result.created:
         _out(f"created in {result.tether.root}: {', '.join(result.created)}")
     if result.kept:
-        _out(f"kept as they were: {', '.join(result.kept)}")
+        _out(f"already there, left as they were: {', '.join(result.kept)}")
+    if goal and "task.md" in result.kept:
+        print(
+            f"tether init: the goal was not written: {result.tether.task} already exists; "
+            "edit its ## Goal to change it",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -144,6 +151,7 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             last = {"seq": seqs[-1], "at": None, "reason": None}
             problems.append(str(error))
     lock_state, holder = lock.inspect(tether)
+    lock_state = SUPERVISOR_STATES.get(lock_state, lock_state)
     return {
         "recall": _recall_report(tether),
         "dir": str(tether.root),
@@ -163,7 +171,21 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
     }
 
 
+# The lock's states as `tether status` says them, in its text and in its JSON alike.
+SUPERVISOR_STATES = {"free": "not running", "held": "running", "stale": "died"}
+
+
 def _status(args: argparse.Namespace) -> int:
+    tether = TetherDir.at(args.dir)
+    if not tether.exists():
+        from supervisor.cli.demo import demo_folder
+
+        demo = TetherDir.at(demo_folder())
+        if demo.exists():  # someone who just ran `tether demo` here looks for its state
+            raise TetherError(
+                f"no .tether/ in {tether.work_dir}; run `tether init` "
+                f"(`tether demo` keeps its own: tether status --dir {demo.work_dir})"
+            )
     report = status_report(TetherDir.require(args.dir))
     if args.json:
         _print_json(report)
@@ -186,9 +208,9 @@ def _status(args: argparse.Namespace) -> int:
     if recall is not None:
         said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
         _out(f"recall:     {recall['result'] or 'pending'}: {said}")
-    if supervisor["state"] == "held":
+    if supervisor["state"] == "running":
         _out(f"supervisor: running (pid {supervisor['pid']})")
-    elif supervisor["state"] == "stale":
+    elif supervisor["state"] == "died":
         _out(f"supervisor: died without a clean exit (pid {supervisor['pid']})")
     for problem in report["problems"]:
         if problem != verdict["message"]:
@@ -292,17 +314,20 @@ def _history(args: argparse.Namespace) -> int:
     if not seqs:
         _out("no checkpoints yet (`tether checkpoint -m WHY`)")
         return 0
-    if len(shown) < len(seqs):
-        _out(f"({len(seqs) - len(shown)} older not shown; --limit 0 shows all)")
-    for row in rows:
+    # Newest first, as in the side pane's Checkpoints tab.
+    for row in reversed(rows):
         if "error" in row:
             _out(f"#{row['seq']:<6} {row['error']}")
             continue
         mark = "" if row["invariant_ok"] else "  [invariant violated]"
-        incident = f"  incident {row['incident']}" if row["incident"] is not None else ""
+        number = row["incident"]
+        named = number is None or f"#{number}" in str(row["reason"])
+        incident = "" if named else f"  (incident #{number})"
         _out(
             f"#{row['seq']:<6} {row['at']}  cursor {row['cursor']}  {row['reason']}{incident}{mark}"
         )
+    if len(shown) < len(seqs):
+        _out(f"({len(seqs) - len(shown)} older not shown; --limit 0 shows all)")
     return 0
 
 

@@ -1,8 +1,8 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F4–F10. A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``; a key given to two actions is refused.
+binds many ctrl and alt keys, so tether keeps to F3–F10. A user changes them
+in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f12"``; a key given to two actions is refused.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from supervisor.errors import TetherError
 
 @dataclass(frozen=True, slots=True)
 class Keymap:
-    pin_dropped: str = "f4"  # pin what the last compaction dropped and nobody pinned
-    compact: str = "f5"  # compact the agent now, with the pins as its instructions
+    pin_dropped: str = "f3"  # pin what the last compaction dropped and nobody pinned
+    compact: str = "f4"  # compact the agent now, with the pins as its instructions
     rehydrate: str = "f6"
     preview: str = "f7"
     checkpoint: str = "f8"
     switch_focus: str = "f9"
     quit: str = "f10"
+    side_pane: str = "f5"
 
 
 def load_keymap(path: Path | None = None) -> Keymap:

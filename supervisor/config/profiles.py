@@ -74,14 +74,85 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.max_mem = _RE2_MAX_MEM
 _RE2_OPTIONS.log_errors = False  # the error is ours to word, naming file, line and key
 
-#: A compiled marker regex: RE2's pattern, with ``re.Pattern``'s search/match/groupindex.
+#: A compiled marker regex: a :class:`MarkerPattern`, with ``re.Pattern``'s search/match.
 Pattern = Any
+
+
+# What Python's ``\s`` matches in a str (str.isspace()); RE2's ``\s`` is ASCII only, and
+# the agents draw NBSP and other Unicode spaces (Claude Code 2.1.332: "⎿\xa0 Compacted").
+_SPACE = (
+    r"\t\n\x0b\f\r\x1c-\x20\x85\xa0\x{1680}\x{2000}-\x{200a}"
+    r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+)
+
+
+def _unicode_spaces(source: str) -> str:
+    r"""``source`` with ``\s`` and ``\S`` meaning what they mean to ``re``, as profiles expect."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char == "\\" and i + 1 < len(source):
+            escape = source[i + 1]
+            if escape == "s":
+                out.append(_SPACE if in_class else f"[{_SPACE}]")
+            elif escape == "S" and not in_class:
+                out.append(f"[^{_SPACE}]")
+            else:
+                out.append(source[i : i + 2])
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            out.append(char)
+            if source[i + 1 : i + 2] == "^":
+                out.append("^")
+                i += 1
+            if source[i + 1 : i + 2] == "]":  # a leading ] is a literal in a class
+                out.append("]")
+                i += 1
+        elif char == "]" and in_class:
+            in_class = False
+            out.append(char)
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+class MarkerPattern:
+    """A profile's regex run by RE2; ``pattern`` is the profile's own text, as ``re`` has it."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, source: str, compiled: Any) -> None:
+        self.pattern = source
+        self._compiled = compiled
+
+    @property
+    def engine_pattern(self) -> str:
+        """The pattern as RE2 runs it (``\\s`` spelled out as Unicode spaces)."""
+        return self._compiled.pattern
+
+    @property
+    def groupindex(self) -> dict[str, int]:
+        return self._compiled.groupindex
+
+    def search(self, text: str, *args: int) -> Any:
+        return self._compiled.search(text, *args)
+
+    def match(self, text: str, *args: int) -> Any:
+        return self._compiled.match(text, *args)
+
+    def __repr__(self) -> str:
+        return f"MarkerPattern({self.pattern!r})"
 
 
 def compile_marker(source: str) -> Pattern:
     """``source`` as a linear-time pattern; ``ValueError`` with RE2's reason if it cannot be."""
     try:
-        return re2.compile(source, _RE2_OPTIONS)
+        return MarkerPattern(source, re2.compile(_unicode_spaces(source), _RE2_OPTIONS))
     except re2.error as error:
         reason = error.args[0] if error.args else error
         if isinstance(reason, bytes):
@@ -112,7 +183,7 @@ class MarkerRules:
         """False when no pattern can match ``text``: most rows, told in one linear pass
         instead of one search per pattern (on the real captures 0.6 µs instead of 18)."""
         if self._any is None:
-            patterns = [p.pattern for _, group in self.items() for p in group]
+            patterns = [p.engine_pattern for _, group in self.items() for p in group]
             found: Any = re2.Set.SearchSet(_RE2_OPTIONS)
             for pattern in patterns:
                 found.Add(pattern)

@@ -35,7 +35,7 @@ class ContextMeter:
             text = f"{self.percent}% used"
         else:
             return ""
-        return text + (" stale after compaction" if self.stale else "")
+        return text + (", stale since the compaction" if self.stale else "")
 
     def update(self, observation: Observation) -> bool:
         """Take what ``observation`` says about the context; whether the meter may have changed."""

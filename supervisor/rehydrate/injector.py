@@ -109,15 +109,15 @@ class InjectorStatus:
 
     def describe(self) -> str:
         if self.state == QUEUED:
-            return "payload queued: the agent is busy; it is sent when the agent waits for input"
+            return "Payload queued: the agent is busy; it goes in when the agent waits for input"
         if self.recall is not None:
             return self.recall.describe()
         if self.state == SENT:
-            return f"payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
+            return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
         if self.state == UNACKNOWLEDGED:
-            return f"payload not acknowledged after {self.seconds:.0f} s (no `tether ack` yet)"
+            return f"Payload not acknowledged after {self.seconds:.0f} s: no `tether ack` yet"
         if self.state == ACKNOWLEDGED:
-            return "payload acknowledged with `tether ack`"
+            return "Payload acknowledged with `tether ack`"
         return ""
 
 

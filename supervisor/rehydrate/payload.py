@@ -33,7 +33,8 @@ from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 DROP_ORDER = ("Done", "Unproven", "Rejected approaches")
 FILES_LINE = (
     "Files: .tether/task.md, .tether/notes.md, .tether/progress.json, "
-    "and the last lines of .tether/artifacts.jsonl."
+    "and the last lines of .tether/artifacts.jsonl. "
+    "The whole session so far, as plain text: run `tether transcript`."
 )
 
 Counter = Callable[[str], TokenCount]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from supervisor.config.layout import CHROME_ROWS, SIDE_PANE_MIN_COLS, SIDE_PANE_PERCENT
+from supervisor.config.layout import CHROME_ROWS, side_pane_cols
 from supervisor.errors import TetherError
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
@@ -28,7 +28,7 @@ def view_size(columns: int, lines: int, *, side_pane: bool) -> tuple[int, int] |
     small to show an agent (the view then starts the agent once it has a usable size)."""
     cols = columns
     if side_pane:
-        cols -= max(SIDE_PANE_MIN_COLS, columns * SIDE_PANE_PERCENT // 100)
+        cols -= side_pane_cols(columns)
     rows = lines - CHROME_ROWS
     if cols < 2 or rows < 2:
         return None

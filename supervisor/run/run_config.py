@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from supervisor.config.keymap import Keymap
+from supervisor.config.notify import NotifySettings
 from supervisor.config.profiles import Profile
 from supervisor.store.tether_dir import TetherDir
 
@@ -21,6 +22,7 @@ class RunConfig:
     env: dict[str, str] | None = None
     shift_enter: str = "\x1b\r"
     keymap: Keymap = field(default_factory=Keymap)
+    notify: NotifySettings = field(default_factory=NotifySettings)
     side_pane: bool = True
     record: bool = True
     checkpoint_every: float = 300.0  # seconds between timer checkpoints when state changed

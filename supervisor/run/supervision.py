@@ -32,6 +32,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.landmarks import landmark
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
@@ -306,10 +307,7 @@ class Supervision:
                 self.meter.stale = True
                 self._compact_sent = False
                 self._meter_changed()
-            self.checkpoint(
-                f"incident #{change.incident.number}: {change.incident.title()}",
-                incident=change.incident.number,
-            )
+            self.checkpoint(change.incident.title(), incident=change.incident.number)
         for notify in self.on_incident:
             notify(change)
 
@@ -432,6 +430,9 @@ class Supervision:
 
     def _hook_events(self, records: list[dict], now: float) -> None:
         for record in records:
+            label = None if self.recorder is None else landmark(record)
+            if label is not None:  # a marker in the recording, for a player to jump to
+                self.recorder.mark(label)
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
                 self.injector.track_external(record, incident=self._newer_incident(record))
             if record.get("kind") == "compact_request" and self.injector is not None:

@@ -15,23 +15,27 @@ import fcntl
 import json
 import os
 import shutil
-import stat
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from supervisor.errors import TetherError
-from supervisor.store import fsio
+from supervisor.store import door, fsio
+from supervisor.store.door import FILE_NAMES, FOLDER_NAMES  # noqa: F401 (their home was here)
+from supervisor.store.progress import (  # noqa: F401 (their home was here)
+    MAX_COUNT,
+    Progress,
+    describe_value,
+    is_count,
+)
+from supervisor.store.templates import GOAL_PLACEHOLDER, NOTES_TEMPLATE, TASK_TEMPLATE
 from supervisor.times import utc_now
 
 DIRNAME = ".tether"
 
-#: What tether keeps in `.tether/`: each name must be of its kind, never a link.
-FILE_NAMES = ("task.md", "notes.md", "progress.json", "artifacts.jsonl", "events.jsonl", "lock")
-FOLDER_NAMES = ("checkpoints", "sessions", "agent")
 #: The most of progress.json tether reads: it holds a cursor and a phase.
 PROGRESS_LIMIT = 1024 * 1024
 
@@ -40,99 +44,6 @@ _held_locks = threading.local()
 
 # Kinds of event this module writes itself; other modules add their own.
 INCIDENT_KIND = "incident"
-
-
-#: The largest cursor or artifact index tether accepts: far beyond any real count, and
-#: small enough to print (Python refuses to turn an int of over 4,300 digits into text).
-MAX_COUNT = 10**15
-
-
-def is_count(value: object) -> bool:
-    """A whole number >= 0 and <= :data:`MAX_COUNT` (a bool is not one)."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
-
-
-def describe_value(value: object, width: int = 60) -> str:
-    """A found value for a message: huge numbers by their size, long text cut."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COUNT:
-        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
-    try:
-        text = repr(value)
-    except ValueError:  # a structure holding an int too long to print
-        return "a value too large to show"
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-@dataclass(slots=True)
-class Progress:
-    """``progress.json``: where the agent says it is. Unknown keys are kept as written."""
-
-    cursor: int = 0
-    phase: str = ""
-    updated_at: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {"cursor": self.cursor, "phase": self.phase, "updated_at": self.updated_at}
-        return {**data, **self.extra}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], *, where: str = "progress.json") -> Progress:
-        cursor = data.get("cursor", 0)
-        if not is_count(cursor):
-            raise TetherError(
-                f'{where}: "cursor" must be a whole number from 0 to {MAX_COUNT:,}, not '
-                f"{describe_value(cursor)}; fix the file or run `tether check --fix`"
-            )
-        phase = data.get("phase", "")
-        updated_at = data.get("updated_at")
-        extra = {k: v for k, v in data.items() if k not in ("cursor", "phase", "updated_at")}
-        return cls(
-            cursor=cursor,
-            phase=phase if isinstance(phase, str) else str(phase),
-            updated_at=updated_at if isinstance(updated_at, str) else None,
-            extra=extra,
-        )
-
-
-TASK_TEMPLATE = """\
-# Task
-
-## Goal
-
-{goal}
-
-## Success criteria
-
-<!-- how we know the goal is reached; one line each -->
-
-## Constraints
-
-<!-- what must not change, limits, rules; one line each -->
-"""
-
-NOTES_TEMPLATE = """\
-# Notes
-
-## Phase
-
-starting
-
-## Decisions
-
-<!-- pinned: sent verbatim after every context loss; say why -->
-
-## Rejected approaches
-
-## Done
-
-## Unproven
-
-## Next step
-
-"""
-
-GOAL_PLACEHOLDER = "(no goal yet: write it here, or run `tether init --goal ...` in a new folder)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,60 +67,12 @@ class TetherDir:
         return tether
 
     def check_door(self) -> None:
-        """Refuse a `.tether/` that tether did not make: a link, or links and odd kinds inside.
-
-        A cloned repository can commit `.tether/` with ``notes.md -> ~/.ssh/id_rsa`` or
-        ``events.jsonl -> ~/.bashrc``; following either would paste a secret into the
-        agent or append to a file a shell runs. `.tether/` itself as a link is refused
-        too: its files would live wherever the link points, outside these checks.
-        """
-        try:
-            mode = os.lstat(self.root).st_mode
-        except FileNotFoundError:
-            return
-        if stat.S_ISLNK(mode):
-            try:
-                target = f" (to {os.readlink(self.root)})"
-            except OSError:
-                target = ""
-            raise TetherError(
-                f"{self.root} is a symbolic link{target}; tether keeps its state in a real "
-                "folder and does not follow a link there (a cloned repository could point it "
-                f"anywhere): replace it with a folder (`rm {self.root} && tether init`), or run "
-                "tether in the folder the link points to"
-            )
-        if not stat.S_ISDIR(mode):
-            raise fsio.refusal(self.root, fsio.kind_of(mode), "a folder")
-        for names, expected, test in (
-            (FILE_NAMES, "a regular file", stat.S_ISREG),
-            (FOLDER_NAMES, "a folder", stat.S_ISDIR),
-        ):
-            for name in names:
-                path = self.root / name
-                try:
-                    mode = os.lstat(path).st_mode
-                except FileNotFoundError:
-                    continue
-                if not test(mode):
-                    raise fsio.refusal(path, fsio.kind_of(mode), expected)
+        """Refuse a `.tether/` that tether did not make (see :func:`door.check_door`)."""
+        door.check_door(self.root)
 
     def make_private(self) -> int | None:
-        """Close `.tether/` to other users (0700) if an older tether left it open; the old
-        mode, or None when nothing changed. Only a folder this user owns is touched."""
-        try:
-            info = os.lstat(self.root)
-        except OSError:
-            return None
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-            return None
-        mode = stat.S_IMODE(info.st_mode)
-        if not mode & 0o077:
-            return None
-        try:
-            os.chmod(self.root, 0o700)
-        except OSError:
-            return None
-        return mode
+        """Close `.tether/` to other users (see :func:`door.make_private`)."""
+        return door.make_private(self.root)
 
     # -- paths -------------------------------------------------------------------------------
 

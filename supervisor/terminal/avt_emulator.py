@@ -29,6 +29,7 @@ from typing import Any
 import avt
 from wcwidth import wcswidth, wcwidth
 
+from supervisor.terminal.avt_pens import bg_only, colour_sgr, pen_sgr, pen_style
 from supervisor.terminal.emulator import (
     DEFAULT_STYLE,
     CellStyle,
@@ -106,74 +107,6 @@ def _cluster_wide(data: str) -> bool:
     if wcwidth(data[0]) == 2:
         return True
     return len(data) > 1 and wcswidth(data) == 2
-
-
-def _colour(c) -> str | None:
-    if c is None:
-        return None
-    if type(c) is avt.Color.RGB:
-        return f"#{c[0]:02x}{c[1]:02x}{c[2]:02x}"
-    return f"color{c[0]}"
-
-
-def _pen_style(pen) -> CellStyle:
-    if pen.is_default():
-        return DEFAULT_STYLE
-    return _style(
-        _colour(pen.foreground),
-        _colour(pen.background),
-        pen.bold,
-        pen.faint,
-        pen.italic,
-        pen.underline,
-        pen.inverse,
-        pen.strikethrough,
-        pen.blink,
-    )
-
-
-@lru_cache(maxsize=1024)
-def _style(*key) -> CellStyle:
-    style = CellStyle(*key)
-    return DEFAULT_STYLE if style == DEFAULT_STYLE else style
-
-
-def _pen_sgr(pen) -> str:
-    """The SGR that sets ``pen`` from scratch."""
-    params = ["0"]
-    for on, code in (
-        (pen.bold, "1"),
-        (pen.faint, "2"),
-        (pen.italic, "3"),
-        (pen.underline, "4"),
-        (pen.blink, "5"),
-        (pen.inverse, "7"),
-        (pen.strikethrough, "9"),
-    ):
-        if on:
-            params.append(code)
-    for colour, base in ((pen.foreground, "38"), (pen.background, "48")):
-        if colour is not None:
-            params.append(_colour_sgr(colour, base))
-    return f"\x1b[{';'.join(params)}m"
-
-
-def _colour_sgr(colour, base: str) -> str:
-    if type(colour) is avt.Color.RGB:
-        return f"{base};2;{colour[0]};{colour[1]};{colour[2]}"
-    return f"{base};5;{colour[0]}"
-
-
-def _bg_only(pen) -> bool:
-    return pen.foreground is None and not (
-        pen.bold
-        or pen.faint
-        or pen.italic
-        or pen.underline
-        or pen.blink
-        or pen.inverse
-        or pen.strikethrough
-    )
 
 
 class AvtEmulator(PrefilteredScreen):
@@ -346,10 +279,10 @@ class AvtEmulator(PrefilteredScreen):
             c = self._vt.cursor
             x, y = min(c.col, self._vt_cols - 1), c.row
             pen = self._vt[y][x].pen
-            if not _bg_only(pen):
+            if not bg_only(pen):
                 bg = pen.background
-                blank = "\x1b[0m" if bg is None else f"\x1b[0;{_colour_sgr(bg, '48')}m"
-                self._write(f"{blank}{m.group()}{_pen_sgr(pen)}")
+                blank = "\x1b[0m" if bg is None else f"\x1b[0;{colour_sgr(bg, '48')}m"
+                self._write(f"{blank}{m.group()}{pen_sgr(pen)}")
         if pos < len(text):
             self._write(text[pos:])
 
@@ -472,7 +405,7 @@ class AvtEmulator(PrefilteredScreen):
                 if style is None:
                     if len(styles) >= PEN_STYLES_KEPT:
                         styles.clear()
-                    style = styles[key] = _pen_style(p)
+                    style = styles[key] = pen_style(p)
             i += 1
         if i > start:
             spans.append(Span(text[start:i], style))

@@ -1,6 +1,7 @@
 """Session recording: `sessions/<UTC stamp>-<profile>.cast` (asciicast v2) and `.txt`.
 
-The ``.cast`` replays the agent's terminal in asciinema; the ``.txt`` is the
+The ``.cast`` replays the agent's terminal in asciinema, with a marker at each
+landmark (:meth:`SessionRecorder.mark`); the ``.txt`` is the
 plain text a person or the agent can grep: lines as they scroll off the top of
 the screen, then the final screen on close. Both are created with mode 0600
 because agent output can carry secrets.
@@ -151,6 +152,14 @@ class SessionRecorder:
         """An asciicast v2 resize event (``"r"``, ``"COLSxROWS"``)."""
         if not self.closed:
             self._events.append((self._clock() - self._start, "r", f"{width}x{height}"))
+
+    def mark(self, label: str) -> None:
+        """An asciicast v2 marker (``"m"``) a player can jump to, e.g. ``compaction #3``;
+        control characters are dropped from the label."""
+        if self.closed or self._cast.full:
+            return
+        clean = "".join(c for c in label if c.isprintable()) or "marker"
+        self._events.append((self._clock() - self._start, "m", clean))
 
     def scrolled_off(self, lines: list[str]) -> None:
         """Lines that left the top of the screen (``FeedResult.scrolled_off``) for the .txt."""

@@ -108,6 +108,43 @@ async def test_colours_arrive_as_styles_in_the_view(tmp_path, shell_env):
         assert segments["UNDER"].underline
 
 
+async def test_standard_colours_reach_the_screen_as_ansi_and_others_stay_exact(tmp_path, shell_env):
+    """ESC[34m must leave tether as ESC[34m (the user's own blue), not as the theme's RGB."""
+    from rich.color import ColorSystem, ColorType
+    from textual.geometry import Region
+
+    app = make_app(tmp_path, BASH, shell_env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^\$$")
+        command = (
+            r"printf '\e[34mBLUE\e[0m \e[41mONRED\e[0m \e[38;5;208mORANGE\e[0m "
+            r"\e[38;2;10;200;30mTRUE\e[0m\n'"
+        )
+        await pilot.press(*command, "enter")
+        await wait_for_screen(pilot, app, r"^BLUE ONRED ORANGE TRUE$")
+        await pilot.pause(0.1)
+        view = app.query_one(TerminalView)
+        emulator = app.session.emulator
+        row = next(y for y in range(emulator.rows) if emulator.row_text(y).startswith("BLUE"))
+        # What the compositor paints: the widget's lines after the app's line filters.
+        (strip,) = view.render_lines(Region(0, row, view.size.width, 1))
+        styles = {seg.text.strip(): seg.style for seg in strip if seg.text.strip()}
+        assert styles["BLUE"].color.type == ColorType.STANDARD
+        assert styles["BLUE"].color.number == 4
+        assert styles["ONRED"].bgcolor.type == ColorType.STANDARD
+        assert styles["ONRED"].bgcolor.number == 1
+        assert styles["ORANGE"].color.type == ColorType.EIGHT_BIT
+        assert styles["ORANGE"].color.number == 208
+        assert styles["TRUE"].color.triplet == (10, 200, 30)
+        out = "".join(
+            seg.style.render(seg.text, color_system=ColorSystem.TRUECOLOR)
+            for seg in strip
+            if seg.style
+        )
+        assert "\x1b[34mBLUE" in out
+        assert "38;5;208" in out and "38;2;10;200;30" in out
+
+
 KEYLOGGER = """
 import os, sys, tty
 tty.setraw(0)
@@ -140,7 +177,7 @@ async def test_agent_keys_reach_the_agent_as_xterm_bytes(tmp_path, shell_env):
             await pilot.press(key)
             await wait_for_screen(pilot, app, rf"^{hex_bytes}$")
         bound = {key for key, active in app.active_bindings.items() if active.node is app}
-        assert bound == {"f4", "f5", "f6", "f7", "f8", "f9", "f10"}
+        assert bound == {"f3", "f4", "f6", "f7", "f8", "f9", "f10"}
         assert bound.isdisjoint(expected)
         await pilot.press("q")
 
@@ -186,7 +223,7 @@ async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_e
 
 # -- start-up: `tether run` spawns the agent before the UI has loaded -------------------------
 
-LAYOUTS = [(42, 10), (80, 24), (107, 30), (108, 30), (160, 48), (201, 50)]
+LAYOUTS = [(42, 10), (80, 24), (139, 30), (140, 30), (160, 48), (201, 50)]
 
 
 def side_pane_mounted(app: TetherApp) -> bool:
@@ -218,7 +255,7 @@ async def test_the_early_size_is_the_size_the_view_gets_and_keeps(tmp_path, shel
 
 
 def test_a_terminal_too_small_for_an_agent_has_no_early_size():
-    assert view_size(41, 24, side_pane=True) is None
+    assert view_size(1, 24, side_pane=True) is None  # the pane collapses: 1 column left
     assert view_size(80, 4, side_pane=False) is None
 
 
@@ -343,7 +380,7 @@ async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
         assert checkpoints.list_seqs(tether) == [] and toasts == []
         held_git.release()
         await wait_until(pilot, lambda: toasts, what="the notification")
-        assert toasts == ["checkpoint #1 taken"]
+        assert toasts == ["Checkpoint #1 taken"]
     snapshot = checkpoints.load(tether, 1)
     assert snapshot.reason == "manual (key)"
     assert snapshot.git == {"head": head, "dirty": False}

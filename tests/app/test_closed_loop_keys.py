@@ -1,6 +1,6 @@
-"""The closed loop's keys in the app, with the demo agent in a real PTY: compact now (F5,
+"""The closed loop's keys in the app, with the demo agent in a real PTY: compact now (F4,
 `tether compact`, offered in the banner past the profile's threshold) and pin what the
-fold dropped that nobody pinned (F4)."""
+fold dropped that nobody pinned (F3)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tests.locations import REPO
 from tests.rehydrate.test_rehydrate_flow import demo_app, events, injections
 from widgets.loss_banner import LossBanner
 from widgets.pin_dropped import PinDropped
-from widgets.side_pane.events_log import describe_event
+from widgets.side_pane.event_words import describe
 
 SAID = (
     "Put the token code in src/auth/tokens.py and run `pytest -k rotation` first.",
@@ -36,7 +36,7 @@ async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path,
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")
         await wait_for_screen(pilot, app, r"\? for shortcuts")
-        await pilot.press("f5")
+        await pilot.press("f4")
         await wait_for_screen(pilot, app, r"❯ /compact tether keeps this project's state")
         await wait_for_screen(pilot, app, r"Conversation compacted")
         banner = app.query_one(LossBanner)
@@ -85,8 +85,8 @@ async def test_the_banner_offers_a_compaction_past_the_threshold_and_never_sends
         app.supervision.observe(
             Observation(CONTEXT_USED, SCREEN, time.time(), details={"percent": 80})
         )
-        await wait_until(pilot, lambda: "F5 compacts now" in banner.text, what="the offer")
-        assert banner.text.startswith("Context 80% used: F5 compacts now")
+        await wait_until(pilot, lambda: "F4 compacts now" in banner.text, what="the offer")
+        assert banner.text.startswith("Context 80% used: F4 compacts now")
         await pilot.pause(1.0)
         assert injections(tmp_path, "compact") == []  # offered, not done: it is off by default
 
@@ -101,16 +101,16 @@ async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env)
         )
         banner = app.query_one(LossBanner)
         await wait_until(pilot, lambda: "dropped, not pinned" in banner.text, what="the banner")
-        assert "3 specifics dropped, not pinned (F4 pins)" in banner.text
-        await pilot.press("f4")
+        assert "3 specifics dropped, not pinned (F3 pins)" in banner.text
+        await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, PinDropped), what="the picker")
         await pilot.press("down", "down", "space", "p")  # the third: 512 MB
         await wait_until(pilot, lambda: not isinstance(app.screen, PinDropped), what="closed")
     pins = notes.pinned_decisions(TetherDir.at(tmp_path).read_notes())
     assert pins[-1] == SAID[1]
     incident = next(e for e in events(tmp_path) if e["kind"] == "incident")
-    line, _style = describe_event(incident)
-    assert "dropped, not pinned: src/auth/tokens.py, pytest -k rotation, 512 MB" in line
+    row = describe(incident)
+    assert "dropped, not pinned: src/auth/tokens.py, pytest -k rotation, 512 MB" in row.what
 
 
 async def test_with_compact_at_break_on_tether_compacts_once_at_the_next_break(tmp_path, shell_env):
@@ -136,15 +136,15 @@ def test_the_events_pane_words_each_recall_check_and_ack() -> None:
         **base, "incident": 2, "injection_at": "t", "pinned": 2, "restated": [1],
         "missing": [{"decision": 2, "terms": ["15 minute", "TTL"]}], "result": "partial",
     }  # fmt: skip
-    line, style = describe_event(partial)
-    assert line == (
-        "08:00:05 recall check: partial, 1 of 2 decisions restated; "
-        "decision 2 missing: 15 minute, TTL [cli]  incident=2"
+    row = describe(partial)
+    assert row.what == (
+        "recall check: partial, 1 of 2 decisions restated; decision 2 missing: 15 minute, TTL"
     )
-    assert style == "yellow"
+    assert (row.incident, row.tone, row.time) == ("#2", "warning", "08:00:05")
     complete = {**partial, "restated": [1, 2], "missing": [], "result": "complete"}
-    assert describe_event(complete)[0].startswith("08:00:05 recall check: complete, 2 of 2")
+    assert describe(complete).what.startswith("recall check: complete, 2 of 2")
+    assert describe(complete).tone == "good"
     none = {**partial, "restated": [], "result": "none", "source": "supervisor"}
-    assert "none, no `tether ack` in time (1 decision)" in describe_event(none)[0]
+    assert "none, no `tether ack` in time (1 decision)" in describe(none).what
     ack = {"at": base["at"], "kind": "ack", "source": "cli", "text": "Redis, 15 min", "chars": 13}
-    assert describe_event(ack)[0] == "08:00:05 ack: Redis, 15 min [cli]"
+    assert describe(ack).what == "ack: Redis, 15 min"

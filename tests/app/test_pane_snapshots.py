@@ -13,7 +13,7 @@ import pytest
 from tests.pane_screens import SIZE, build, prepare
 
 
-@pytest.mark.parametrize("tab", ["notes", "progress", "checkpoints"])
+@pytest.mark.parametrize("tab", ["notes", "progress", "checkpoints", "events"])
 def test_pane_snapshot(snap_compare, tmp_path, tab):
     app = build(tmp_path, tab)
     assert snap_compare(app, terminal_size=SIZE, run_before=partial(prepare, tab=tab))

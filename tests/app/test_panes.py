@@ -320,17 +320,17 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
         log = app.query_one(EventsLog)
         await wait_until(pilot, lambda: log.shown_lines, 5, "the history")
         text = "\n".join(log.shown_lines)
-        assert "10:02:14 ⚠ incident #1 compaction (auto) via screen, hook, transcript" in text
-        assert "invariant fixed: cursor 381 → 380 (cursor-ahead)" in text
+        assert "10:02:14  #1 ⚠ context compacted (auto), seen by screen, hook, transcript" in text
+        assert "10:02:15     cursor fixed: 381 → 380 (cursor ahead)" in text
         run_elsewhere(
             "import sys; from supervisor.store.tether_dir import TetherDir\n"
             "TetherDir.at(sys.argv[1]).record_incident('wipe', 'screen', trigger='manual')",
             str(tmp_path),
         )
         await wait_until(
-            pilot, lambda: "incident #2 wipe" in "\n".join(log.shown_lines), 10, "the new event"
+            pilot, lambda: "#2 ⚠ context wiped" in "\n".join(log.shown_lines), 10, "the new event"
         )
-        assert log.shown_lines[-1].endswith("incident #2 wipe (manual) via screen")
+        assert log.shown_lines[-1].endswith("#2 ⚠ context wiped (manual), seen by screen")
         [incident] = seen.of(EventsLog.IncidentSeen)
         assert incident.event["number"] == 2
 
@@ -468,6 +468,7 @@ def test_pane_screenshots_are_written(tmp_path):
     paths = pane_screens.make_pane_screenshots(tmp_path)
     assert sorted(p.name for p in paths) == [
         "checkpoints-pane.svg",
+        "events-pane.svg",
         "notes-pane.svg",
         "progress-pane.svg",
     ]

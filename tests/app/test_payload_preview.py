@@ -59,7 +59,7 @@ async def test_ctrl_s_sends_and_the_count_follows_the_edit():
         await wait_until(pilot, lambda: preview.tokens is not None, what="the token count")
         first = preview.tokens
         assert "over budget" in tokens_label(app)
-        await pilot.press("end", *" and more words here")
+        await pilot.press("ctrl+home", "end", *" and more words here")
         await wait_until(
             pilot,
             lambda: preview.tokens is not None and preview.tokens.n > first.n,
@@ -103,3 +103,21 @@ async def test_keys_it_does_not_use_reach_the_app():
         await pilot.pause()
         assert isinstance(app.screen, PayloadPreview)
     assert seen == ["f6"]
+
+
+async def test_the_editor_starts_at_the_end_and_ctrl_home_and_ctrl_end_move_through_it():
+    app = Host()
+    async with app.run_test() as pilot:
+        app.open_preview()
+        await pilot.pause()
+        area = app.screen.text_area
+        end = area.document.end
+        assert area.cursor_location == end  # a typed line goes after the payload
+        await pilot.press("ctrl+home")
+        assert area.cursor_location == (0, 0)
+        await pilot.press("ctrl+shift+end")
+        assert area.selected_text == PAYLOAD
+        await pilot.press("ctrl+home", "ctrl+end", "enter", *"appended")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.results == [PAYLOAD + "\nappended"]

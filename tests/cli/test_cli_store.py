@@ -216,3 +216,31 @@ def test_status_says_the_last_recall_check(work, capsys):
     assert "recall:     complete: recovered: 1 of 1 decisions restated" in out
     report = json.loads(tether(capsys, "status", "--json", "--dir", d)[1])
     assert report["recall"]["result"] == "complete" and report["recall"]["restated"] == [1]
+
+
+def test_history_is_newest_first_and_names_each_incident_once(work, capsys):
+    d = str(work)
+    tether(capsys, "checkpoint", "-m", "one", "--dir", d)
+    tether(
+        capsys, "checkpoint", "-m", "Context compacted (#1, auto)", "--incident", "1", "--dir", d
+    )
+    tether(capsys, "checkpoint", "-m", "before injection", "--incident", "1", "--dir", d)
+    _code, out, _ = tether(capsys, "history", "--dir", d)
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == ["#3", "#2", "#1"]
+    assert lines[1].endswith("Context compacted (#1, auto)")  # not "... incident 1" again
+    assert lines[0].endswith("before injection  (incident #1)")
+
+
+def test_status_says_the_supervisors_state_in_the_same_words_in_text_and_json(work, capsys):
+    code, out, _ = tether(capsys, "status", "--json", "--dir", str(work))
+    assert code == 0 and json.loads(out)["supervisor"]["state"] == "not running"
+
+
+def test_init_with_a_goal_in_an_existing_folder_says_the_goal_was_not_written(work, capsys):
+    before = TetherDir.at(work).read_task()
+    code, out, err = tether(capsys, "init", "--goal", "new goal", "--dir", str(work))
+    assert code == 1
+    assert "the goal was not written" in err and "task.md already exists" in err
+    assert "already there, left as they were: task.md" in out
+    assert TetherDir.at(work).read_task() == before

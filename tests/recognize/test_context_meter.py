@@ -21,7 +21,7 @@ def test_usage_wins_and_a_compaction_leaves_it_marked_stale():
     assert meter.describe() == "50,000/200,000 (25%)"
     meter.stale = True  # as the supervisor marks it on a new compaction incident
     assert meter.update(Observation(COMPACTION, TRANSCRIPT, 2.0))
-    assert meter.describe().endswith("stale after compaction")
+    assert meter.describe().endswith(", stale since the compaction")
 
 
 def test_other_observations_leave_the_meter_alone():

@@ -424,7 +424,7 @@ def test_acknowledged_by_the_recall_check_of_its_own_injection(tether, profile):
     clock.now += 31
     status = injector.status()
     assert status.state == UNACKNOWLEDGED
-    assert status.describe() == "payload not acknowledged after 31 s (no `tether ack` yet)"
+    assert status.describe() == "Payload not acknowledged after 31 s: no `tether ack` yet"
     tether.add_note("phase", "rehydrated")  # writing the phase is no acknowledgement now
     assert not injector.check_acknowledged()
     check, new = ack(tether, "we poll every 30 seconds")

@@ -82,6 +82,7 @@ def test_unlimited_payload_has_every_part_in_order(tether, profile):
         "convert report 381",
         'Cursor 0, phase "converting"',
         "Files: .tether/task.md",
+        "The whole session so far, as plain text: run `tether transcript`.",
     ]
     positions = [text.index(part) for part in order]
     assert positions == sorted(positions)

@@ -98,6 +98,30 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
         assert [u["number"] for u in update] == [checks[0]["incident"]] == [sent["incident"]]
 
 
+async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_env):
+    """A player jumps to "compaction #1" and to the payload sent after it."""
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
+        await compact(pilot, app)
+        await pilot.press("f6")
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
+        await pilot.pause(0.6)  # the next tick reads the events back
+    cast = next((tmp_path / ".tether" / "sessions").glob("*.cast"))
+    lines = [json.loads(line) for line in cast.read_text().splitlines()[1:]]
+    markers = [text for _at, code, text in lines if code == "m"]
+    assert markers == [
+        "injection: initial brief",
+        "compaction #1",
+        "injection: rehydrate (incident #1)",
+        "recall check: complete (incident #1)",
+    ]
+    times = [at for at, code, _text in lines if code == "m"]
+    assert times == sorted(times)
+
+
 async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
     app = demo_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -177,7 +201,9 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         await compact(pilot, app)
         await wait_until(
-            pilot, lambda: checkpoint_reasons(tether)[-1:] == ["incident #1"], what="its checkpoint"
+            pilot,
+            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1)"],
+            what="its checkpoint",
         )
         before, calls = checkpoints.list_seqs(tether), held_git.calls()
         held_git.hold()  # from now on git takes as long as the test likes

@@ -246,7 +246,7 @@ async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeyp
                 break
             await asyncio.sleep(0.02)
         snapshot = checkpoints.load(tether, checkpoints.latest_seq(tether))
-        assert snapshot.reason.startswith("incident #1")
+        assert snapshot.reason.startswith("Context compacted (#1")
         assert snapshot.incident == 1 and snapshot.git == {"head": "abc123", "dirty": False}
         assert asked_on and asked_on[0] is not threading.main_thread()
     finally:
@@ -275,7 +275,7 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
     stuck.set()
     await asyncio.sleep(0.1)  # the late answer must not write it twice
     assert checkpoints.latest_seq(tether) == before + 1
-    assert checkpoints.load(tether, before + 1).reason.startswith("incident #1")
+    assert checkpoints.load(tether, before + 1).reason.startswith("Context compacted (#1")
 
 
 async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
@@ -286,7 +286,7 @@ async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_a
     _session, supervision = _claude_supervision(work)
     tether = supervision.tether
     try:
-        supervision.checkpoint("incident #1: Agent crashed (#1)", incident=1)
+        supervision.checkpoint("Agent crashed (#1)", incident=1)
         await until(lambda: held_git.calls() == 1, "git for the incident")
         supervision.checkpoint("agent exited with code 3")
         await until(lambda: held_git.calls() == 2, "git for the exit")

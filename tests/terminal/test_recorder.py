@@ -101,3 +101,14 @@ def test_a_flood_is_written_in_bounded_batches_not_half_a_second_at_once(tmp_pat
     recorder.close()
     events = _cast_lines(recorder.cast_path)[1:]
     assert "".join(e[2] for e in events) == "x" * FLUSH_CHARS
+
+
+def test_a_marker_is_an_asciicast_m_event_without_control_characters(tmp_path):
+    clock = FakeClock()
+    recorder = SessionRecorder(tmp_path, "demo", 80, 24, clock=clock)
+    recorder.record(b"before\r\n")
+    clock.now += 2.5
+    recorder.mark("compaction #3\x1b[31m, auto")
+    recorder.close()
+    lines = _cast_lines(recorder.cast_path)
+    assert lines[-1] == [2.5, "m", "compaction #3[31m, auto"]

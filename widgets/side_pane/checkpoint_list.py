@@ -243,7 +243,7 @@ class CheckpointList(Widget):
         if self.highlighted is None:
             return
         if self.marked is None or self.marked == self.highlighted:
-            self.notify("mark another checkpoint first (m)", severity="warning")
+            self.notify("Mark another checkpoint first (m)", severity="warning")
             return
         self.diff(self.marked, self.highlighted)
 

@@ -1,8 +1,12 @@
-"""The Events tab: a timeline of `events.jsonl`, newest at the bottom, incidents highlighted.
+"""The Events tab: one row per event of `events.jsonl`, newest at the bottom, and the
+fields of the highlighted one in full underneath.
 
-The file grows for the whole life of a project, so the log reads its tail once
-and then only the bytes appended since (see :class:`JsonlFollower`); a line
-still being written is picked up on the next change.
+A row is the time, the incident it concerns and what happened in words
+(:mod:`widgets.side_pane.event_words`); incidents stand out. A row that does not fit ends
+in an ellipsis, and the whole event is always in the detail view below, so
+nothing is lost to the width. The file grows for the whole life of a project, so
+the log reads its tail once and then only the bytes appended since (see
+:class:`JsonlFollower`); a line still being written is picked up on the next change.
 """
 
 from __future__ import annotations
@@ -10,104 +14,69 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import RichLog
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.store.watcher import JsonlFollower
+from widgets.side_pane.event_words import EventRow, describe, fields_text
 from widgets.side_pane.store_changed import StoreChanged
 
 INITIAL_EVENTS = 200
-# Keys every event has, or that describe_event already put into words.
-_SHOWN_KEYS = {
-    "at", "kind", "source", "number", "type", "trigger", "sources", "summary", "dropped_unpinned",
-}  # fmt: skip
+MAX_EVENTS = 2000
+TONE_STYLES = {
+    "incident": "bold white on dark_red",
+    "warning": "yellow",
+    "good": "green",
+    "note": "cyan",
+    "quiet": "dim",
+    "": "",
+}
 
 
-def describe_event(event: dict[str, Any]) -> tuple[str, str]:
-    """One event as ``(text, style)``: the time, what happened, and its details in short."""
-    at = str(event.get("at", ""))
-    when = at[11:19] if len(at) >= 19 else at or "--:--:--"
-    kind = str(event.get("kind", "?"))
-    source = str(event.get("source", ""))
-    if kind == INCIDENT_KIND:
-        sources = event.get("sources")
-        via = ", ".join(map(str, sources)) if isinstance(sources, list) and sources else source
-        trigger = f" ({event['trigger']})" if event.get("trigger") else ""
-        head = f"⚠ incident #{event.get('number', '?')} {event.get('type', '?')}{trigger} via {via}"
-        style = "bold white on dark_red"
-    elif kind == "invariant-fix":
-        head = (
-            f"invariant fixed: cursor {event.get('from_cursor')} → {event.get('to_cursor')}"
-            f" ({event.get('violation', '?')})"
-        )
-        style = "yellow"
-    elif kind == "decision":
-        head = f"decision pinned: {event.get('text', '')}"
-        style = "cyan"
-    elif kind == "recall_check":
-        head, style = _recall_words(event)
-    elif kind == "ack":
-        head = f"ack: {event.get('text', '')}"
-        style = "dim"
-    elif kind == "hook":
-        head = f"hook {event.get('event') or event.get('name') or ''}".rstrip()
-        style = "dim"
-    else:
-        head = kind
-        style = ""
-    extras = [
-        f"{key}={_short(value)}"
-        for key, value in event.items()
-        if key not in _SHOWN_KEYS
-        and not (kind == "invariant-fix" and key != "message")
-        and not (kind == "decision" and key == "text")
-        and not (kind in ("recall_check", "ack") and key not in ("incident",))
-    ]
-    dropped = event.get("dropped_unpinned")
-    if kind in (INCIDENT_KIND, "incident_update") and isinstance(dropped, list) and dropped:
-        terms = [str(d.get("term")) for d in dropped if isinstance(d, dict)]
-        head += f"  dropped, not pinned: {', '.join(terms)}"
-    line = f"{when} {head}"
-    if source and kind != INCIDENT_KIND:
-        line += f" [{source}]"
-    if extras:
-        line += "  " + " ".join(extras)
-    return line, style
+def row_text(row: EventRow, width: int) -> Text:
+    """The row on one line of ``width`` cells, ending in an ellipsis if it is cut."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    text.append(f"{row.time} {row.incident:>3} ", style="dim")
+    text.append(" ".join(row.what.split()), style=TONE_STYLES.get(row.tone, ""))
+    if row.tone == "incident":
+        text.stylize(TONE_STYLES["incident"])
+    text.truncate(max(1, width), overflow="ellipsis")
+    return text
 
 
-def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
-    """ "recall check: complete, 3 of 3 decisions restated", or the missing ones and terms."""
-    restated = event.get("restated") if isinstance(event.get("restated"), list) else []
-    missing = [row for row in event.get("missing") or [] if isinstance(row, dict)]
-    result = str(event.get("result", "?"))
-    asked = len(restated) + len(missing)
-    if result == "none":
-        plural = "s" * (asked != 1)
-        return (
-            f"recall check: none, no `tether ack` in time ({asked} decision{plural})",
-            "bold yellow",
-        )
-    head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
-    for row in missing:
-        terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"
-        head += f"; decision {row.get('decision', '?')} missing: {terms}"
-    style = {"complete": "green", "partial": "yellow"}.get(result, "bold yellow")
-    return head, style
+class EventList(OptionList):
+    """The rows; Enter (shown in the footer) opens the highlighted event's fields."""
+
+    BINDINGS = [Binding("enter", "select", "All fields")]
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+class EventFields(VerticalScroll):
+    """The highlighted event's fields; Escape goes back to the rows."""
+
+    BINDINGS = [Binding("escape", "back", "Back to the events")]
+
+    def action_back(self) -> None:
+        self.screen.query_one("#events-list").focus()
 
 
-class EventsLog(RichLog):
+class EventsLog(Widget):
     """The timeline; follows `events.jsonl` as hooks, detectors and the CLI append to it."""
 
     DEFAULT_CSS = """
-    EventsLog { height: 1fr; background: $surface; }
+    EventsLog { layout: vertical; height: 1fr; background: $surface; }
+    EventsLog #events-list { height: 1fr; min-height: 4; border: none; padding: 0; }
+    EventsLog #events-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    EventsLog #events-detail { height: 35%; min-height: 3; }
+    EventsLog #events-fields { padding: 0 1; }
     """
+    BINDINGS = [Binding("end", "newest", "Newest", show=False)]
 
     class IncidentSeen(Message):
         """An incident was appended while the log was watching (not one from history)."""
@@ -122,40 +91,113 @@ class EventsLog(RichLog):
             return self.log_widget
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
-        super().__init__(wrap=True, markup=False, highlight=False, max_lines=2000, **kwargs)
+        super().__init__(**kwargs)
         self.tether = tether
         self._follower = JsonlFollower(tether.events)
-        self._empty = True
+        self.events: list[dict[str, Any]] = []
+        self._rows: list[EventRow] = []
+        self._width = 0
+
+    def compose(self) -> ComposeResult:
+        yield EventList(id="events-list")
+        yield Static("", id="events-title")
+        with EventFields(id="events-detail"):
+            yield Static("", id="events-fields")
+
+    @property
+    def options(self) -> OptionList:
+        return self.query_one("#events-list", OptionList)
 
     def on_mount(self) -> None:
         self._start()
 
+    def focus(self, scroll_visible: bool = True) -> EventsLog:
+        """Focus goes to the list, where the arrow keys move through the events."""
+        self.options.focus(scroll_visible)
+        return self
+
     def _start(self) -> None:
-        self.clear()
-        self._empty = True
-        events = self._follower.start(INITIAL_EVENTS)
-        if not events:
-            self.write(Text("no events yet", style="italic dim"))
-        for event in events:
-            self._append(event)
+        self.events.clear()
+        self._rows.clear()
+        self._append(self._follower.start(INITIAL_EVENTS))
 
     def on_store_changed(self, message: StoreChanged) -> None:
         if message.path == self.tether.root:
             self._start()
         elif message.path == self.tether.events:
-            for event in self._follower.read_new():
-                self._append(event)
+            new = self._follower.read_new()
+            self._append(new)
+            for event in new:
                 if event.get("kind") == INCIDENT_KIND:
                     self.post_message(self.IncidentSeen(self, event))
 
-    def _append(self, event: dict[str, Any]) -> None:
-        if self._empty:
-            self.clear()
-            self._empty = False
-        line, style = describe_event(event)
-        self.write(Text(line, style=style))
+    def _append(self, events: list[dict[str, Any]]) -> None:
+        options = self.options
+        before = len(self.events)
+        at_end = options.highlighted is None or options.highlighted >= before - 1
+        self.events.extend(events)
+        self._rows.extend(describe(event) for event in events)
+        if before == 0 or len(self.events) > MAX_EVENTS:
+            del self.events[:-MAX_EVENTS], self._rows[:-MAX_EVENTS]
+            self._rebuild()
+        elif events:
+            width = self._row_width()
+            options.add_options([Option(row_text(row, width)) for row in self._rows[before:]])
+        if self.events and at_end:
+            options.highlighted = len(self.events) - 1
+        self._show_detail()
+
+    def _row_width(self) -> int:
+        return max(10, self.options.scrollable_content_region.width or self.size.width or 40)
+
+    def _rebuild(self) -> None:
+        options = self.options
+        keep = options.highlighted
+        options.clear_options()
+        if not self.events:
+            options.add_option(Option(Text("no events yet", style="italic dim"), id="none"))
+            options.disable_option("none")
+            return
+        width = self._row_width()
+        self._width = width
+        options.add_options([Option(row_text(row, width)) for row in self._rows])
+        if keep is not None and keep < len(self.events):
+            options.highlighted = keep
+
+    def on_resize(self) -> None:
+        if self.events and self._row_width() != self._width:
+            self._rebuild()
+
+    @on(OptionList.OptionHighlighted, "#events-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._show_detail()
+
+    @on(OptionList.OptionSelected, "#events-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_details()
+
+    def _show_detail(self) -> None:
+        index = self.options.highlighted
+        title = self.query_one("#events-title", Static)
+        fields = self.query_one("#events-fields", Static)
+        if index is None or not 0 <= index < len(self.events):
+            title.update("")
+            fields.update("")
+            return
+        title.update(f"Event {index + 1} of {len(self.events)}, all its fields:")
+        fields.update(Text(fields_text(self.events[index])))
+
+    def action_details(self) -> None:
+        """Enter: the fields below take the keys, to scroll through a long event."""
+        self.query_one("#events-detail", EventFields).focus()
+
+    def action_newest(self) -> None:
+        if self.events:
+            self.options.highlighted = len(self.events) - 1
 
     @property
     def shown_lines(self) -> list[str]:
-        """The plain text of the lines on the log, for tests and screenshots."""
-        return [strip.text for strip in self.lines]
+        """The plain text of the rows, for tests and screenshots."""
+        return [row_text(row, 10_000).plain for row in self._rows]

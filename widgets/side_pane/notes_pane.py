@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -28,6 +26,7 @@ from supervisor.errors import TetherError
 from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
 from supervisor.store.tether_dir import TetherDir
 from widgets.side_pane.store_changed import StoreChanged
+from widgets.text_editor import Editor
 
 SAVE_DEBOUNCE_SECONDS = 0.6
 SAVE_RETRY_SECONDS = 3.0
@@ -51,13 +50,8 @@ def apply_line_edit(area: TextArea, edit: LineEdit) -> None:
         area.replace("\n".join(edit.lines), (0, 0), (count - 1, len(lines[count - 1])))
 
 
-class NotesEditor(TextArea):
-    """A TextArea that leaves F6–F10 to tether (TextArea itself binds F6 and F7)."""
-
-    BINDINGS = [Binding(f"f{n}", "leave_to_app", show=False) for n in range(6, 11)]
-
-    def action_leave_to_app(self) -> None:
-        raise SkipAction()
+class NotesEditor(Editor):
+    """The notes editor (its own name, for the pane's CSS and tests)."""
 
 
 class NotesPane(Widget):
@@ -156,7 +150,7 @@ class NotesPane(Widget):
         with Vertical(id="notes-conflict"):
             yield Label("", id="notes-conflict-title")
             yield Label("on disk:")
-            yield TextArea("", id="notes-disk", read_only=True, show_line_numbers=False)
+            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
             with Horizontal(id="notes-choices"):
                 yield Button("Keep disk", id="notes-keep-disk", compact=True)
                 yield Button("Keep mine", id="notes-keep-mine", compact=True)
@@ -394,7 +388,8 @@ class NotesPane(Widget):
         yours = lines_only_in(mine, disk)
         self.query_one("#notes-conflict-title", Label).update(
             f"{self.editing} changed on disk while you were editing: {theirs} line(s) on disk "
-            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick."
+            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick "
+            "(shift+Tab to the buttons, Enter)."
         )
         self.query_one("#notes-disk", TextArea).load_text(disk)
         already = self.conflicted

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
@@ -22,18 +21,21 @@ from supervisor.store.watcher import TetherWatcher
 from widgets.side_pane.checkpoint_list import CheckpointList
 from widgets.side_pane.events_log import EventsLog
 from widgets.side_pane.notes_pane import NotesPane
+from widgets.side_pane.pane_keys import PaneKeys
 from widgets.side_pane.progress_pane import ProgressPane
 from widgets.side_pane.store_changed import StoreChanged
 
 MISSING_POLL_SECONDS = 1.0
 
 
-class SidePane(Widget, can_focus=True):
-    """Tabs beside the terminal. Focusing the pane itself hands focus to the active tab."""
+class SidePane(PaneKeys, can_focus=True):
+    """Tabs beside the terminal. Focusing the pane itself hands focus to the active tab;
+    its keys (tabs, a focus cycle that stays inside) are :class:`PaneKeys`'."""
 
     DEFAULT_CSS = (
         f"SidePane {{ {SIDE_PANE_WIDTH_CSS} height: 1fr; border-left: tall $panel; }}"
         + """
+    SidePane:focus-within { border-left: tall $accent; }
     SidePane #side-missing { display: none; height: auto; padding: 0 1; background: $warning 30%; }
     SidePane.-missing #side-missing { display: block; }
     SidePane TabbedContent { height: 1fr; }
@@ -153,5 +155,6 @@ class SidePane(Widget, can_focus=True):
             self.query_one(TabbedContent).query_one("Tabs").focus()
 
     def show_tab(self, name: str) -> None:
-        """Bring a tab forward: ``notes``, ``progress``, ``checkpoints`` or ``events``."""
+        """Bring a tab forward: ``notes``, ``progress``, ``checkpoints`` or ``events`` (focus
+        stays where it is; the tab keys also move it, see :class:`PaneKeys`)."""
         self.query_one(TabbedContent).active = f"tab-{name}"

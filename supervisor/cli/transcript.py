@@ -1,0 +1,53 @@
+"""`tether transcript [SESSION]`: a recorded session as plain text, on stdout.
+
+Renders the `.cast` through the emulator (see :mod:`supervisor.terminal.transcript`),
+so it holds what the `.txt` cannot: each screen before it was cleared, and the
+last screen even when tether was killed. The recovery payload points here for
+the whole conversation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from supervisor.cli import add_dir_option
+from supervisor.errors import TetherError
+from supervisor.store import fsio
+from supervisor.store.tether_dir import TetherDir
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument(
+        "session",
+        nargs="?",
+        help="a recording in .tether/sessions/ (its name or part of it; default: the newest)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the recordings, oldest first")
+    add_dir_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from supervisor.terminal.session import default_emulator
+    from supervisor.terminal.transcript import find_session, render, sessions
+
+    tether = TetherDir.require(args.dir)
+    if args.list:
+        found = sessions(tether.sessions)
+        if not found:
+            print(f"no recordings in {tether.sessions}; `tether run` records each session")
+        for path in found:
+            print(path.stem)
+        return 0
+    path = find_session(tether.sessions, args.session)
+    try:  # a recording is tether's own file: never through a link, never a pipe
+        handle = os.fdopen(fsio.open_regular(path, os.O_RDONLY), "rb")
+    except OSError as error:
+        raise TetherError(f"cannot read {path}: {error.strerror}") from None
+    out = sys.stdout
+    with handle:
+        for line in render(handle, str(path), default_emulator):
+            out.write(line + "\n")
+    out.flush()
+    return 0

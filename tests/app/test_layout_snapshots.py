@@ -1,0 +1,69 @@
+"""SVG snapshots of the whole app at 80x24, 120x40 and 200x50: the agent's width, the side
+pane hidden and shown, the status bar while it is hidden, the agent's own ANSI colours.
+
+The agent is a real child in a real PTY printing fixed text; the `.tether/` is the fixed
+one of tests/pane_screens.py. Regenerate after an intended change with ``pytest
+tests/app/test_layout_snapshots.py --snapshot-update`` and look at the pictures.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+
+import pytest
+from textual.widgets import TextArea
+
+from supervisor.app import RunConfig, TetherApp
+from tests.conftest import wait_for_screen, wait_until
+from tests.pane_screens import write_fixture
+from widgets.side_pane import SidePane
+
+COLOURS = (
+    r"printf '\033[34mblue (ESC[34m)\033[0m \033[31mred\033[0m \033[35mmagenta\033[0m "
+    r"\033[1;32mbold green\033[0m \033[38;5;208m256-colour 208\033[0m "
+    r"\033[38;2;255;160;60mtruecolour\033[0m\n'; sleep 600"
+)
+
+
+def build(tmp_path, shell_env) -> TetherApp:
+    tether = write_fixture(tmp_path)
+    old = time.time() - 1800  # "30 min ago" for as long as the snapshot takes
+    for path in tether.checkpoints.iterdir():
+        os.utime(path, (old, old))
+    config = RunConfig(
+        argv=["sh", "-c", COLOURS], workdir=tmp_path, env=shell_env, side_pane=True, record=False
+    )
+    return TetherApp(config)
+
+
+async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
+    app = pilot.app
+    await wait_for_screen(pilot, app, r"truecolour")
+    await wait_until(
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+    )
+    for area in app.query(TextArea):
+        area.cursor_blink = False
+    for key in keys:
+        await pilot.press(key)
+        await pilot.pause()
+    view = app.terminal
+    await wait_until(
+        pilot,
+        lambda: app.session.emulator.cols == view.size.width and not view._pending_paint,
+        10,
+        "the agent's new size, painted",
+    )
+    await pilot.pause(0.5)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+@pytest.mark.parametrize("pane", ["by-width", "toggled", "focused"])
+def test_layout_snapshot(snap_compare, tmp_path, shell_env, size, pane):
+    """``focused``: F9 put the keys in the pane (a hidden one floats over the agent), whose
+    border lights up and whose keys the footer shows."""
+    app = build(tmp_path, shell_env)
+    keys = {"by-width": (), "toggled": ("f5",), "focused": ("f9",)}[pane]
+    assert snap_compare(app, terminal_size=size, run_before=partial(settle, keys=keys))

@@ -1,0 +1,50 @@
+"""The app calls the user back on an incident and after a long turn, never after a short one."""
+
+from __future__ import annotations
+
+from supervisor.app import RunConfig, TetherApp
+from supervisor.config.notify import NotifySettings
+from supervisor.config.profiles import load_profile
+from tests.conftest import wait_for_screen, wait_until
+
+
+def demo_app(tmp_path, shell_env, delay: str, after: float) -> TetherApp:
+    shell_env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": "0"})
+    config = RunConfig(
+        argv=load_profile("demo").argv(),
+        workdir=tmp_path,
+        env=shell_env,
+        profile_name="demo",
+        side_pane=False,
+        notify=NotifySettings(after_busy_seconds=after),
+    )
+    return TetherApp(config)
+
+
+async def test_an_incident_rings_and_notifies(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env, "0.05", after=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
+        await pilot.press(*"hello", "enter")
+        await wait_for_screen(pilot, app, r"Working on it: hello")
+        assert app.alerts == []  # a quick turn says nothing
+        await pilot.press(*"/compact", "enter")
+        await wait_until(pilot, lambda: app.alerts, 15, "the call")
+        assert app.alerts == [
+            "\x1b]9;tether: Context compacted (#1)\x07"
+            "\x1b]777;notify;tether;Context compacted (#1)\x07\x07"
+        ]
+
+
+async def test_a_wait_after_a_long_turn_notifies(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env, "2.5", after=1.5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state", timeout=20)
+        await pilot.pause(0.5)
+        app.alerts.clear()  # the brief's own turn
+        await pilot.pause(0.5)
+        assert app.alerts == []
+        await pilot.press(*"a long task", "enter")
+        await wait_for_screen(pilot, app, r"Working on it: a long task", timeout=20)
+        await wait_until(pilot, lambda: app.alerts, 10, "the call")
+        assert "the agent waits for input after" in app.alerts[0]

@@ -1,0 +1,189 @@
+"""Every side-pane action by keys alone, in the whole app beside a real shell: focus never
+leaves the pane without F9, the tabs switch by key, the footer shows the focused pane's keys."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import TabbedContent, TextArea
+
+from supervisor.app import RunConfig, TetherApp
+from supervisor.store import checkpoints
+from tests.app.test_panes import Recorder
+from tests.conftest import wait_until
+from tests.pane_screens import write_fixture
+from widgets.side_pane import SidePane, notes_pane
+from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
+from widgets.side_pane.events_log import EventsLog
+from widgets.side_pane.notes_pane import NotesPane
+
+BASH = ["bash", "--norc", "--noprofile"]
+
+
+def make_app(tmp_path, shell_env) -> TetherApp:
+    write_fixture(tmp_path)
+    config = RunConfig(argv=BASH, workdir=tmp_path, env=shell_env, side_pane=True)
+    return TetherApp(config)
+
+
+async def to_tab(pilot, app: TetherApp, name: str) -> None:
+    """The next-tab key until ``name`` is in front (from Notes: Progress, Checkpoints, Events)."""
+    tabs = app.query_one(TabbedContent)
+    for _ in range(4):
+        if tabs.active == f"tab-{name}":
+            return
+        await pilot.press("ctrl+pagedown")
+        await pilot.pause()
+    assert tabs.active == f"tab-{name}"
+
+
+async def into_the_pane(pilot, app: TetherApp) -> SidePane:
+    await wait_until(
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+    )
+    await pilot.press("f9")
+    await pilot.pause()
+    side = app.query_one(SidePane)
+    assert side.has_focus_within
+    return side
+
+
+def footer_actions(app: TetherApp) -> set[str]:
+    """The actions the footer shows now (the focused widget's chain and the app's own)."""
+    return {
+        binding.action
+        for (_node, binding, _enabled, _tip) in app.active_bindings.values()
+        if binding.show
+    }
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+async def test_tab_cycles_inside_the_pane_and_never_hands_keys_to_the_agent(
+    tmp_path, shell_env, size
+):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=size) as pilot:
+        side = await into_the_pane(pilot, app)
+        visited = set()
+        for key in ["tab"] * 8 + ["shift+tab"] * 8:
+            await pilot.press(key)
+            await pilot.pause()
+            assert side.has_focus_within, f"{key} took focus out of the pane"
+            assert not app.terminal.has_focus
+            visited.add(app.focused.id)
+        assert {"notes-editor", "file-notes", "file-task"} <= visited
+        await pilot.press("f9")
+        await pilot.pause()
+        assert app.terminal.has_focus
+
+
+async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tmp_path, shell_env):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(200, 50)) as pilot:
+        assert "next_tab" not in footer_actions(app)  # the agent has the keys
+        side = await into_the_pane(pilot, app)
+        tabs = app.query_one(TabbedContent)
+        assert {"next_tab", "previous_tab", "rehydrate"} <= footer_actions(app)
+        seen = []
+        for _ in range(4):
+            await pilot.press("ctrl+pagedown")
+            await pilot.pause()
+            seen.append(tabs.active)
+            assert side.has_focus_within
+        assert seen == ["tab-progress", "tab-checkpoints", "tab-events", "tab-notes"]
+        await pilot.press("ctrl+pageup")
+        await wait_until(pilot, lambda: "select" in footer_actions(app), 5, "the events' keys")
+        assert tabs.active == "tab-events"  # Enter: all the fields of the row
+        await pilot.press("alt+left")  # back to Checkpoints, the other way round
+        keys = {"diff_live", "mark", "diff_marked", "restore"}
+        await wait_until(pilot, lambda: keys <= footer_actions(app), 5, "the checkpoints' keys")
+        assert tabs.active == "tab-checkpoints"
+        await pilot.press("alt+right", "alt+right")
+        editor = app.query_one("#notes-editor")
+        await wait_until(pilot, lambda: app.focused is editor, 5, "the editor's focus")
+
+
+async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell_env):
+    app = make_app(tmp_path, shell_env)
+    seen = Recorder()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await into_the_pane(pilot, app)
+        await to_tab(pilot, app, "checkpoints")
+        listing = app.query_one(CheckpointList)
+        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        assert listing.highlighted == 2
+        await pilot.press("l")  # diff #2 against the live state
+        await pilot.press("m", "down", "d")  # mark #2, go to #1, diff against the mark
+        await pilot.pause()
+        shown = [(m.what, m.seq, m.other) for m in seen.of(CheckpointList.Shown)]
+        assert ("diff", 2, None) in shown and ("diff", 2, 1) in shown  # older first
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: seen.of(CheckpointList.Restored), 10, "the restore")
+        assert seen.of(CheckpointList.Restored)[0].seq == 1
+        assert len(checkpoints.list_seqs(app.supervision.tether)) >= 3  # the safety one
+
+
+async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, shell_env):
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await into_the_pane(pilot, app)
+        await to_tab(pilot, app, "events")
+        log = app.query_one(EventsLog)
+        await wait_until(pilot, lambda: log.has_focus_within, 5, "the list's focus")
+        decision = next(i for i, event in enumerate(log.events) if "7443" in str(event.get("text")))
+        while log.options.highlighted != decision:
+            await pilot.press("up")
+        await pilot.pause()
+        fields = str(app.query_one("#events-fields").render())
+        assert "text: use port 7443 for the admin API because 8443 is taken by the proxy" in (
+            " ".join(fields.split())
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.focused is app.query_one("#events-detail")
+        await pilot.press("escape")  # back to the rows, still in the pane
+        await pilot.pause()
+        assert app.focused is log.options
+
+
+async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, monkeypatch):
+    monkeypatch.setattr(notes_pane, "SAVE_DEBOUNCE_SECONDS", 60.0)  # the user is mid-edit
+    app = make_app(tmp_path, shell_env)
+    seen = Recorder()
+    async with app.run_test(size=(200, 50), message_hook=seen) as pilot:
+        await into_the_pane(pilot, app)
+        pane = app.query_one(NotesPane)
+        editor = app.query_one("#notes-editor", TextArea)
+        await wait_until(pilot, lambda: "## Phase" in editor.text, 10, "the notes")
+        await pilot.press("ctrl+end", *"- mine", "enter")
+        app.supervision.tether.add_note("done", "theirs, from the agent")
+        await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
+        for _ in range(12):
+            if app.focused is app.query_one("#notes-merge"):
+                break
+            await pilot.press("shift+tab")
+            await pilot.pause()
+        assert app.focused is app.query_one("#notes-merge")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [m.choice for m in seen.of(NotesPane.Resolved)] == ["merge"]
+        assert not pane.conflicted
+
+
+async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_env):
+    from widgets.side_slot import SideSlot
+
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await into_the_pane(pilot, app)  # F9 on a hidden pane: a look
+        slot = app.query_one(SideSlot)
+        assert slot.peeking
+        await to_tab(pilot, app, "checkpoints")
+        listing = app.query_one(CheckpointList)
+        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert slot.display and slot.peeking and listing.has_focus_within

@@ -1,0 +1,61 @@
+"""`tether demo` says where its state lives and starts afresh on request, never at the cost of
+a `.tether/` it did not create."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.app import RunConfig, TetherApp
+from supervisor.cli.demo import DEMO_GOAL, forget, seed
+from supervisor.config.profiles import load_profile
+from supervisor.errors import TetherError
+from supervisor.store.tether_dir import TetherDir, init
+from tests.conftest import wait_for_screen
+
+
+def test_fresh_removes_the_demos_state_and_refuses_anyone_elses(tmp_path):
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    seed(demo)
+    TetherDir.at(demo).add_note("done", "state from an earlier run")
+    forget(demo)
+    assert not TetherDir.at(demo).exists()
+    seed(demo)
+    assert DEMO_GOAL in TetherDir.at(demo).read_task()
+    mine = tmp_path / "project"
+    mine.mkdir()
+    init(mine, goal="my own work")
+    with pytest.raises(TetherError, match="is not the demo's"):
+        forget(mine)
+    assert "my own work" in TetherDir.at(mine).read_task()
+
+
+async def test_the_demo_agent_says_where_the_demos_state_is(tmp_path, shell_env):
+    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_FOLDER": str(tmp_path)})
+    config = RunConfig(
+        argv=load_profile("demo").argv(),
+        workdir=tmp_path,
+        env=shell_env,
+        profile_name="demo",
+        side_pane=False,
+    )
+    app = TetherApp(config)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await wait_for_screen(pilot, app, r"tether demo --fresh` starts afresh")
+        assert "The demo's state is in ~/.tether/" in screen  # HOME is tmp_path here
+
+
+def test_status_where_there_is_no_tether_points_at_the_demos(tmp_path, monkeypatch, capsys):
+    from supervisor.cli import main
+    from supervisor.cli.demo import demo_folder
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    demo = demo_folder()
+    demo.mkdir(parents=True)
+    seed(demo)
+    here = tmp_path / "here"
+    here.mkdir()
+    assert main(["status", "--dir", str(here)]) == 2
+    err = capsys.readouterr().err
+    assert f"no .tether/ in {here}" in err
+    assert f"`tether demo` keeps its own: tether status --dir {demo}" in err

@@ -1,0 +1,52 @@
+"""A text editor with the keys people expect, that leaves tether's own keys to tether.
+
+Textual's TextArea has no key to the start or the end of the whole text, so
+ctrl+Home and ctrl+End (with shift: select) are added; it binds F6 and F7 itself
+(select line, select all), which would shadow tether's keys, so those two are
+dropped and go on to the app.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.widgets import TextArea
+
+TETHERS_KEYS = ("f6", "f7")  # the ones TextArea binds
+
+
+def _without_tethers_keys(bindings) -> list[Binding]:
+    kept = []
+    for binding in bindings:
+        if isinstance(binding, tuple):
+            binding = Binding(*binding)
+        keys = [key for key in binding.key.split(",") if key.strip() not in TETHERS_KEYS]
+        if keys:
+            kept.append(
+                Binding(
+                    ",".join(keys),
+                    binding.action,
+                    binding.description,
+                    show=binding.show,
+                    key_display=binding.key_display,
+                    priority=binding.priority,
+                )
+            )
+    return kept
+
+
+class Editor(TextArea, inherit_bindings=False):
+    """A TextArea with ctrl+Home / ctrl+End, and F6 / F7 left to the app."""
+
+    BINDINGS = [
+        *_without_tethers_keys(TextArea.BINDINGS),
+        Binding("ctrl+home", "text_start", "Start", show=False),
+        Binding("ctrl+end", "text_end", "End", show=False),
+        Binding("ctrl+shift+home", "text_start(True)", show=False),
+        Binding("ctrl+shift+end", "text_end(True)", show=False),
+    ]
+
+    def action_text_start(self, select: bool = False) -> None:
+        self.move_cursor(self.document.start, select=select)
+
+    def action_text_end(self, select: bool = False) -> None:
+        self.move_cursor(self.document.end, select=select)
