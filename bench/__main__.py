@@ -154,8 +154,8 @@ def bench_floods(table: Table, repeats: int, quick: bool) -> None:
             f"{min(ours):.2f}–{max(ours):.2f} ({repeats} runs)",
             anchor,
             f"{ratio_tmux:.3f}× tmux; {med / r_med:.4f}× raw",
-            "≥ 0.5× tmux (goal)",
-            _verdict(ratio_tmux >= 0.5) if tmux else "n/a",
+            "≥ 1.0× tmux",
+            _verdict(ratio_tmux >= 1.0) if tmux else "n/a",
         )
         table.add(
             "1. pipeline loop stall",
@@ -295,11 +295,13 @@ def bench_startup(table: Table, runs: int, frames: int) -> None:
     times = startup.command_times(runs)
     table.raw["commands"] = times
     base = _median(times["python -c pass"])
-    for name in ("tether hook Stop", "tether note"):
+    names = ("tether hook Stop", startup.SERVED_STOP, "tether note", startup.SERVED, startup.ALONE)
+    for name in names:
         ms = [x * 1000 for x in times[name]]
         lo, hi = _iqr(ms)
         ratio = _median(times[name]) / base
-        is_hook = name.startswith("tether hook")
+        # Issue 19's target is the hook as the agent meets it, answered by its supervisor.
+        is_hook = name in (startup.SERVED_STOP, startup.SERVED)
         table.add(
             "6. command wall time",
             f"`{name}` as a whole process",
@@ -321,6 +323,8 @@ def bench_startup(table: Table, runs: int, frames: int) -> None:
             f"{min(ms):.0f}–{max(ms):.0f} ({len(ms)} runs)",
             f"bare in tmux {_median(f['bare']) * 1000:.0f} ms",
             "",
+            "≤ 150 ms",
+            _verdict(_median(ms) <= 150),
         )
 
 

@@ -68,7 +68,7 @@ def detectors_available() -> dict[str, bool]:
     found = {}
     for name in ("stream_detector", "screen_detector", "fusion"):
         try:
-            __import__(f"supervisor.{name}")
+            __import__(f"supervisor.recognize.{name}")
             found[name] = True
         except ImportError:
             found[name] = False

@@ -6,6 +6,10 @@
 * ``tether hook Stop`` (a hook's JSON on stdin) and ``tether note decision ...``
   against ``python -c pass``, each a whole process, runs interleaved so load
   drifts hit all three alike. The target: the hook within 3x ``python -c pass``.
+* ``tether hook SessionStart`` with source ``compact`` (the payload built, counted
+  exactly, a checkpoint taken) as Claude Code runs it under ``tether run``: the
+  supervisor's :class:`~supervisor.agents.hook_server.HookServer` (here in this
+  process, tokenizer preloaded) answers; and alone, with no supervisor listening.
 
     .venv/bin/python -m bench.startup
 """
@@ -25,6 +29,10 @@ BIN = Path(sys.executable).parent
 TETHER = str(BIN / "tether") if (BIN / "tether").exists() else "tether"
 MARK = "FIRST-FRAME-MARK"
 HOOK_INPUT = b'{"hook_event_name": "Stop", "session_id": "bench", "stop_hook_active": false}'
+COMPACT_INPUT = b'{"hook_event_name": "SessionStart", "source": "compact", "session_id": "bench"}'
+SERVED = "tether hook SessionStart compact (supervisor answers)"
+ALONE = "tether hook SessionStart compact (alone)"
+SERVED_STOP = "tether hook Stop (supervisor answers)"
 
 
 def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
@@ -64,11 +72,12 @@ def first_frame_times(runs: int = 5) -> dict:
     return {"tether": with_tether, "bare": bare}
 
 
-def _run(command: list[str], cwd: Path, data: bytes | None) -> float:
+def _run(command: list[str], cwd: Path, data: bytes | None, env=None) -> float:
     start = time.perf_counter()
     subprocess.run(
         command,
         cwd=cwd,
+        env=env,
         input=data,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -84,17 +93,39 @@ def command_times(runs: int = 20) -> dict:
         subprocess.run(
             [TETHER, "init", "--goal", "benchmark"], cwd=work, check=True, capture_output=True
         )
+        for n in range(8):  # a payload of a realistic size: pinned decisions to count
+            decision = f"decision {n}: keep the 250 ms debounce in watcher.py for notes_{n}.md"
+            subprocess.run(
+                [TETHER, "note", "decision", decision], cwd=work, check=True, capture_output=True
+            )
+        from supervisor.agents import hook_client
+        from supervisor.agents.hook_server import HookServer, preload
+
+        preload(tokenizer=True)  # as the supervisor has a few seconds after its start
+        server = HookServer(work, preload_after=None)
+        alone_env = {k: v for k, v in os.environ.items() if k != hook_client.SOCKET_ENV}
+        alone_env.pop("TETHER_PROFILE", None)
+        served_env = {**alone_env, hook_client.SOCKET_ENV: server.start()}
+        compact = [TETHER, "hook", "SessionStart", "--dir", str(work)]
         commands = {
-            "python -c pass": ([sys.executable, "-c", "pass"], None),
-            "tether hook Stop": ([TETHER, "hook", "Stop"], HOOK_INPUT),
-            "tether note": ([TETHER, "note", "done", "bench note"], None),
+            "python -c pass": ([sys.executable, "-c", "pass"], None, None),
+            "tether hook Stop": ([TETHER, "hook", "Stop"], HOOK_INPUT, alone_env),
+            SERVED_STOP: ([TETHER, "hook", "Stop"], HOOK_INPUT, served_env),
+            "tether note": ([TETHER, "note", "done", "bench note"], None, None),
+            SERVED: (compact, COMPACT_INPUT, served_env),
+            ALONE: (compact, COMPACT_INPUT, alone_env),
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
-        for command, data in commands.values():  # warm the page cache
-            _run(command, work, data)
-        for _ in range(runs):
-            for name, (command, data) in commands.items():
-                times[name].append(_run(command, work, data))
+        try:
+            for command, data, env in commands.values():  # warm the page cache
+                _run(command, work, data, env)
+            for _ in range(runs):
+                for name, (command, data, env) in commands.items():
+                    times[name].append(_run(command, work, data, env))
+        finally:
+            server.stop()
+        if server.served != 2 * (runs + 1):
+            raise RuntimeError(f"the supervisor answered {server.served} of {2 * (runs + 1)}")
         return times
     finally:
         shutil.rmtree(work, ignore_errors=True)

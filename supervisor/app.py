@@ -57,7 +57,6 @@ TICK_SECONDS = 0.25  # the poll; the side pane's watcher wakes a read sooner (se
 KEYS = Keymap()
 # Short words, in key order, so that all of them fit the footer of an 80-column terminal.
 ACTIONS = {  # Keymap field -> (action, footer text)
-    "pin_dropped": ("pin_dropped", "Pin"),
     "compact": ("compact", "Compact"),
     "side_pane": ("toggle_pane", "Pane"),
     "rehydrate": ("rehydrate", "Rehydrate"),
@@ -65,6 +64,9 @@ ACTIONS = {  # Keymap field -> (action, footer text)
     "checkpoint": ("checkpoint", "Checkpoint"),
     "switch_focus": ("switch_focus", "Focus"),
     "quit": ("request_quit", "Quit"),
+    "pin_dropped": ("pin_dropped", "Pin"),
+    # Only while a dead tether's agent still runs (check_action); else the key is the agent's.
+    "end_orphan": ("end_orphan", "End left-over agent"),
 }
 
 
@@ -293,7 +295,8 @@ class TetherApp(App[int], inherit_bindings=False):
         injector = self.supervision.injector
         if injector is not None and self._banner_source == "injection":
             status = injector.status()
-            if status.state in ("sent", "unacknowledged"):  # keep "N s ago" current
+            # keep "N s ago" current, and a queued payload's reason (busy, then a typed line...)
+            if status.state in ("sent", "unacknowledged", "queued"):
                 self._injection(status)
 
     def _checkpoint_age(self) -> str:
@@ -316,6 +319,14 @@ class TetherApp(App[int], inherit_bindings=False):
     def _incident_text(self, incident) -> str:
         keys = self.config.keymap
         parts = [incident.title()]
+        if incident.kind == "unclean-exit" and incident.details.get("ran"):
+            parts[0] += f": {incident.details['ran']}"  # short: the keys must fit the row
+            orphan = self.supervision.orphan
+            if orphan is not None:
+                parts.append(
+                    f"its agent (pid {orphan.agent_pid}) still runs: "
+                    f"{keys.end_orphan.upper()} end it"
+                )
         if incident.audit is not None:
             parts.append(incident.audit.headline())
         if incident.dropped:
@@ -339,6 +350,7 @@ class TetherApp(App[int], inherit_bindings=False):
         tone = "error" if incident.kind == "crash" else "warning"
         self._show(self._incident_text(incident), tone, "incident")
         self.status_bar.compactions = self.supervision.fusion.compaction_count()
+        self.status_bar.incidents = incident.number  # numbered across runs: the count in all
         self.status_bar.last_incident = incident.title()
         if change.new:
             self._alert(self.attention.incident(incident.title()))
@@ -468,6 +480,15 @@ class TetherApp(App[int], inherit_bindings=False):
         if result == "empty":
             self.banner.show("Nothing to send: the payload is empty", "warning")
 
+    @work(exclusive=True, group="orphan")
+    async def action_end_orphan(self) -> None:
+        """SIGTERM, then SIGKILL, to the dead tether's agent; the banner says how it went."""
+        if self.supervision.orphan is None:
+            return
+        self.banner.show("Ending the previous tether's agent…", "info")
+        said = await self.supervision.end_orphan()
+        self._show(said, "success" if "was ended" in said else "error", "orphan")
+
     def action_preview(self) -> None:
         self._build_payload(self._preview_payload)
 
@@ -536,7 +557,10 @@ class TetherApp(App[int], inherit_bindings=False):
                 slots.first().unpeek()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """No pane key (nor its footer entry) when the app runs without a side pane."""
+        """No pane key (nor its footer entry) when the app runs without a side pane; the
+        end-orphan key only while there is an orphan (otherwise the key is the agent's)."""
+        if action == "end_orphan":
+            return self.supervision.orphan is not None
         return action != "toggle_pane" or self.config.side_pane
 
     def action_toggle_pane(self) -> None:

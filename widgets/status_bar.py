@@ -3,6 +3,11 @@
 While the side pane is hidden, the line starts with what the pane would have shown
 first: the last incident, marked, and the key that brings the pane back (first, so an
 80-column terminal still shows it).
+
+Two counts that a reader could take for one are labelled with what they count: the
+compactions of this run (fusion's count, from 0 at every start) and the incidents
+recorded in `.tether/` in all, which go on across runs (the banner's ``#5`` is the
+fifth).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class StatusBar(Static):
     agent_state: reactive[str] = reactive("starting")
     context: reactive[str] = reactive("")
     compactions: reactive[int] = reactive(0)
+    incidents: reactive[int] = reactive(0)  # in all: the last incident's number
     checkpoint_age: reactive[str] = reactive("")
     profile: reactive[str] = reactive("")
     last_incident: reactive[str] = reactive("")
@@ -38,7 +44,9 @@ class StatusBar(Static):
             parts.insert(0, self.profile)
         if self.context:
             parts.append(f"context {self.context}")
-        parts.append(f"compactions {self.compactions}")
+        parts.append(f"compactions {self.compactions} this run")
+        if self.incidents:
+            parts.append(f"incidents {self.incidents} in all")
         if self.checkpoint_age:
             parts.append(f"checkpoint {self.checkpoint_age}")
         line = Text()

@@ -78,8 +78,15 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
     return session_start_answer(work_dir, payload_json)
 
 
-def handle(event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO) -> int:
-    """Record one hook call under ``work_dir/.tether/``; always returns 0."""
+def handle(
+    event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO, stderr: TextIO | None = None
+) -> int:
+    """Record one hook call under ``work_dir/.tether/``; always returns 0.
+
+    ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
+    server passes its own, to send them back to the hook's process.
+    """
+    stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
     try:
         if stdin.isatty():
@@ -96,13 +103,13 @@ def handle(event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO) -> int:
     try:
         TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
     except Exception as problem:  # a full disk must not break the agent's hook
-        print(f"tether hook: not recorded: {problem}", file=sys.stderr)
+        print(f"tether hook: not recorded: {problem}", file=stderr)
         return 0
     payload = fields.get("payload")
     try:
         answer = answer_for(event, payload if isinstance(payload, dict) else None, work_dir)
     except Exception as problem:
-        print(f"tether hook: no answer: {problem}", file=sys.stderr)
+        print(f"tether hook: no answer: {problem}", file=stderr)
         return 0
     if answer:
         stdout.write(answer)

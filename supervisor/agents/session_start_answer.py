@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
-from supervisor.rehydrate.payload import build_payload, latest_incident
-from supervisor.store import checkpoints, notes, trust
-from supervisor.store.tether_dir import TetherDir
+from supervisor.rehydrate.payload import build_payload, incident_record
+from supervisor.store import checkpoints, fsio, notes, trust
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+from supervisor.times import iso, parse_time
 
 AUTO_SOURCES = ("compact", "clear")
 PROFILE_ENV = "TETHER_PROFILE"
@@ -48,8 +50,8 @@ def session_start_answer(
     if untrusted is not None:  # another person's notes: not pasted before the user says yes
         tether.record_event("auto_rehydrate_withheld", "hook", hook_source=source, why=untrusted)
         return None
-    incident = latest_incident(tether)
-    number = incident.get("number") if incident else None
+    incident = this_loss(tether, "compaction" if source == "compact" else "wipe")
+    number = incident.get("number")
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
     tether.record_event(
@@ -69,3 +71,54 @@ def session_start_answer(
     )
     answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
     return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+
+
+# Seconds within which the hook and the supervisor's fusion take a sighting for the same
+# loss (fusion's window).
+SAME_LOSS_WINDOW = 10.0
+
+
+def this_loss(tether: TetherDir, kind: str, now: float | None = None) -> dict[str, Any]:
+    """The incident a ``SessionStart(compact|clear)`` hook answers: the loss that just happened.
+
+    The hook often runs before the supervisor has recorded the compaction (nothing
+    on screen yet, or an automatic one with nothing on screen at all), so the last
+    incident would be the previous one. The last incident is this loss only when
+    it is of this kind, recent, and no hook answered it yet; otherwise the hook
+    records it, and the supervisor's fusion adopts that number when it sees the
+    loss (:meth:`TetherDir.claim_incident`).
+    """
+    now = time.time() if now is None else now
+    with tether.updating():
+        answered, trigger = _since_last_incident(tether, now)
+        event, _new = tether.claim_incident(
+            kind,
+            "hook",
+            at=now,
+            within=SAME_LOSS_WINDOW,
+            taken=answered,
+            trigger=trigger if kind == "compaction" else None,
+            sources=["hook"],
+            observed_at=iso(now),
+        )
+    return incident_record(tether, event.get("number")) or event
+
+
+def _since_last_incident(tether: TetherDir, now: float) -> tuple[set[Any], str | None]:
+    """From the last incident on (reading backwards): the incidents a hook already
+    answered, and the trigger of a ``PreCompact`` hook call within the window."""
+    answered: set[Any] = set()
+    trigger = None
+    for event in fsio.iter_jsonl_reversed(tether.events):
+        kind = event.get("kind")
+        if kind == "auto_rehydrate":
+            answered.add(event.get("incident"))
+        elif kind == "hook" and event.get("event") == "PreCompact" and trigger is None:
+            when = parse_time(event.get("at"))
+            payload = event.get("payload") if isinstance(event.get("payload"), dict) else {}
+            recent = when is not None and now - when.timestamp() <= SAME_LOSS_WINDOW
+            if recent and payload.get("trigger") in ("manual", "auto"):
+                trigger = payload["trigger"]
+        elif kind == INCIDENT_KIND:
+            break
+    return answered, trigger

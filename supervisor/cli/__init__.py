@@ -7,11 +7,13 @@ Each subcommand module offers ``add_arguments(parser)`` and ``run(args) -> int``
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 
-from supervisor.errors import TetherError
+from supervisor.errors import TetherError  # no imports of its own
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~8 ms of `tether hook`)
+if TYPE_CHECKING:
+    import argparse
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -40,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _top_parser() -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="tether",
         description="Supervise an interactive coding agent so it never silently loses its place.",
@@ -94,6 +98,15 @@ def refuse_undecodable(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # on the agent's critical path: before argparse is imported
+        from supervisor.cli.hook import fast_main
+
+        code = fast_main(argv[1:])
+        if code is not None:
+            return code
+    import argparse
+    import importlib
+
     if not argv or argv[0] in ("-h", "--help"):
         _top_parser().print_help()
         return 0

@@ -56,7 +56,8 @@ def last_session_profile(tether: TetherDir) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from supervisor.config.profiles import load_profile
     from supervisor.errors import TetherError
-    from supervisor.rehydrate.payload import build_payload, latest_incident
+    from supervisor.rehydrate.payload import build_payload, incident_record, latest_incident
+    from supervisor.store import checkpoints
 
     tether = TetherDir.require(args.dir)
     if args.profile:
@@ -66,11 +67,29 @@ def run(args: argparse.Namespace) -> int:
             profile = load_profile(last_session_profile(tether) or DEFAULT_PROFILE)
         except TetherError:  # a guessed name that is no profile: the plain default
             profile = load_profile(DEFAULT_PROFILE)
-    incident = None if args.no_incident else latest_incident(tether)
+    snapshot = None
+    if args.checkpoint is not None:
+        snapshot = checkpoints.load(tether, args.checkpoint)
+    if args.no_incident:
+        incident = None
+    elif snapshot is not None:  # that checkpoint's incident, not whatever came after it
+        number = _incident_number(snapshot.incident)
+        incident = incident_record(tether, number) if number is not None else None
+    else:
+        incident = latest_incident(tether)
     payload = build_payload(
-        tether, profile, checkpoint=args.checkpoint, incident=incident, budget=args.budget
+        tether, profile, checkpoint=snapshot, incident=incident, budget=args.budget
     )
     sys.stdout.write(payload.text + "\n")
     sys.stdout.flush()
     print(f"tether payload: {payload.describe()} (profile {profile.name})", file=sys.stderr)
     return 0
+
+
+def _incident_number(value: object) -> int | None:
+    """A checkpoint's incident field (a number, or text naming one) as the number."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
+        return int(value.strip().lstrip("#"))
+    return None

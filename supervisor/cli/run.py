@@ -14,6 +14,9 @@ from pathlib import Path
 
 from supervisor.errors import TetherError
 
+# TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
+EARLY_ENV = "TETHER_EARLY_START"
+
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     from supervisor.cli import add_dir_option
@@ -51,7 +54,7 @@ def split_command(words: list[str]) -> tuple[str | None, list[str]]:
 def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.config.keymap import load_keymap
     from supervisor.config.notify import load_notify_settings
-    from supervisor.run.supervision import RunConfig, agent_argv
+    from supervisor.run.run_config import RunConfig, agent_argv
     from supervisor.store.tether_dir import TetherDir, init
     from supervisor.terminal.pty_host import resolve_command
 
@@ -117,19 +120,57 @@ def ask_trust(workdir: Path, *, trusted: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
-    if workdir.is_dir():
-        ask_trust(workdir, trusted=getattr(args, "trust", False))
-    config = build_config(profile, words, workdir)
-    if not sys.stdout.isatty():
-        raise TetherError("tether run needs a terminal (stdout is not a tty)")
-    os.chdir(config.workdir)
-    from supervisor.run.launch import start_early
-
-    early = start_early(config)  # the agent starts while the UI loads
+    if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one
+        ask_trust(workdir, trusted=getattr(args, "trust", False))  # before anything runs
+    ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
+    painter = _early_painter(ahead.session) if ahead is not None else None
+    early = None
     try:
+        if ahead is not None:
+            ahead.complete()  # what the agent's start did not wait for
+        config = build_config(profile, words, workdir)
+        if not sys.stdout.isatty():
+            raise TetherError("tether run needs a terminal (stdout is not a tty)")
+        os.chdir(config.workdir)
+        from supervisor.run.launch import start_early
+
+        early = start_early(config, ahead)  # the agent starts while the UI loads
+        ahead = None  # the supervision has it now
+        if painter is None and early is not None:
+            painter = _early_painter(early.session)  # and shows while the UI loads
         from supervisor.app import run_app
 
+        if painter is not None:
+            early.session.hand_back(painter.finish())
+            painter = None  # the app's driver takes the alternate screen over
         return run_app(config, early)
     finally:
+        if painter is not None:  # the UI never came up: give the terminal back
+            painter.finish()
+            painter.release()
+        if ahead is not None:
+            ahead.abandon()
         if early is not None:
             early.abandon()  # already done by the app unless it never took over
+
+
+def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
+    """`tether run` in a terminal: the agent spawned now (see supervisor/run/early_spawn.py)."""
+    if not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
+        return None
+    import shutil
+
+    from supervisor.config.layout import view_size
+    from supervisor.run.early_spawn import spawn_ahead
+
+    size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
+    return spawn_ahead(profile, words, workdir, size)
+
+
+def _early_painter(session):
+    """The agent's first screens, painted where its view will be, until the UI is up."""
+    if os.environ.get(EARLY_ENV) == "0":
+        return None
+    from supervisor.terminal.early_painter import EarlyPainter
+
+    return EarlyPainter(session).start()

@@ -29,12 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     elif name == "note":
         parser.add_argument(
             "section",
-            help="phase | decision | rejected | done | unproven | next | any other section name",
+            help="phase | decision | rejected | done | unproven | next | a section notes.md has",
         )
         parser.add_argument("text", nargs="+", help="the text ('-' reads it from stdin)")
         parser.epilog = (
             "phase and next replace their section (one current value); decision pins a "
-            "timestamped item; every other section gets a new '- ' item at its end"
+            "timestamped item; every other section gets a new '- ' item at its end. An unknown "
+            "name is refused (a typo would lose the note): add its '## ' heading first"
         )
     elif name == "checkpoint":
         parser.add_argument("-m", "--message", default="manual", metavar="WHY", help="reason")
@@ -166,6 +167,8 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             "state": lock_state,
             "pid": holder.pid if holder else None,
             "started_at": holder.started_at if holder else None,
+            "agent_pid": holder.agent_pid if holder else None,
+            "agent_running": bool(holder and holder.agent_alive),
         },
         "problems": problems,
     }
@@ -212,6 +215,9 @@ def _status(args: argparse.Namespace) -> int:
         _out(f"supervisor: running (pid {supervisor['pid']})")
     elif supervisor["state"] == "died":
         _out(f"supervisor: died without a clean exit (pid {supervisor['pid']})")
+        if supervisor["agent_running"]:
+            pid = supervisor["agent_pid"]
+            _out(f"agent:      pid {pid} still runs, left by it (`tether run` offers to end it)")
     for problem in report["problems"]:
         if problem != verdict["message"]:
             _out(f"problem:    {problem}")
@@ -248,16 +254,19 @@ def _checkpoint(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from supervisor.store import invariant
+    from supervisor.store.artifact_scan import ArtifactScan
 
     tether = TetherDir.require(args.dir)
+    scan = ArtifactScan(tether)  # the whole artifacts file: gaps and bad lines anywhere
     if args.fix:
-        outcome = invariant.fix(tether)
+        outcome = invariant.fix(tether, scan=scan)
         if args.json:
             _print_json(
                 {
                     "before": outcome.before.to_dict(),
                     "after": outcome.after.to_dict(),
                     "fixed": outcome.changed,
+                    "changes": list(outcome.changes),
                 }
             )
         else:
@@ -265,11 +274,14 @@ def _check(args: argparse.Namespace) -> int:
                 _out(f"warning: {warning}")
             if outcome.changed:
                 _out(f"was:   {outcome.before.message}")
-                _out(f"fixed: {outcome.after.message}")
+                for change in outcome.changes:
+                    _out(f"changed: {change}")
+                _out(f"now:   {outcome.after.message}")
             else:
+                _out("changed nothing")
                 _out(("ok: " if outcome.after.ok else "VIOLATED: ") + outcome.after.message)
         return 0 if outcome.after.ok else 1
-    verdict = invariant.check(tether)
+    verdict = invariant.check(tether, scan)
     if args.json:
         _print_json(verdict.to_dict())
     else:

@@ -1,8 +1,9 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F3–F10. A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f12"``; a key given to two actions is refused.
+binds many ctrl and alt keys, so tether keeps to F3 and F5–F10, F12 (and F4, bound only
+while a dead tether's orphaned agent is left to end). A user changes them in
+``<config dir>/keys.toml``, e.g. ``rehydrate = "f11"``; a key given to two actions is refused.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from supervisor.errors import TetherError
 
 @dataclass(frozen=True, slots=True)
 class Keymap:
-    pin_dropped: str = "f3"  # pin what the last compaction dropped and nobody pinned
-    compact: str = "f4"  # compact the agent now, with the pins as its instructions
+    pin_dropped: str = "f12"  # pin what the last compaction dropped and nobody pinned
+    compact: str = "f3"  # compact the agent now, with the pins as its instructions
     rehydrate: str = "f6"
     preview: str = "f7"
     checkpoint: str = "f8"
     switch_focus: str = "f9"
     quit: str = "f10"
     side_pane: str = "f5"
+    # Bound only while a dead tether's agent still runs (orphaned): ends it.
+    end_orphan: str = "f4"
 
 
 def load_keymap(path: Path | None = None) -> Keymap:

@@ -32,3 +32,18 @@ def side_pane_cols(columns: int, wanted: bool | None = None) -> int:
     if wanted is None and room < SIDE_PANE_MIN_COLS:
         return 0
     return max(SIDE_PANE_MIN_COLS, min(share, room))
+
+
+def view_size(columns: int, lines: int, *, side_pane: bool) -> tuple[int, int] | None:
+    """The agent view's size in a terminal of ``columns`` x ``lines``; None if it is too
+    small to show an agent (the view then starts the agent once it has a usable size).
+
+    Here rather than in run/launch.py: `tether run` sizes the agent before the engine
+    that launch.py imports (run/early_spawn.py)."""
+    cols = columns
+    if side_pane:
+        cols -= side_pane_cols(columns)
+    rows = lines - CHROME_ROWS
+    if cols < 2 or rows < 2:
+        return None
+    return cols, rows

@@ -102,6 +102,9 @@ class DecisionCapture:
         text = data.decode("utf-8", "ignore")
         if text.startswith("\x1b[200~"):
             text = text[6:].removesuffix("\x1b[201~")
+        elif text == "\x1b\x7f":  # alt+backspace: the last word goes
+            self._typed = _without_last_word(self._typed)
+            return
         elif text.startswith("\x1b"):
             return
         for char in text:
@@ -114,6 +117,8 @@ class DecisionCapture:
                 self._typed = self._typed[:-1]
             elif char in "\x03\x15":
                 self._typed = ""
+            elif char == "\x17":  # ctrl+w
+                self._typed = _without_last_word(self._typed)
             elif char >= " ":
                 self._typed += char
 
@@ -226,3 +231,8 @@ def _continues(row: str, column: int) -> bool:
     indent = len(row) - len(row.lstrip(" "))
     body = row.strip()
     return indent == column and not body.startswith(_BULLETS) and MARKER not in body
+
+
+def _without_last_word(text: str) -> str:
+    kept = text.rstrip()
+    return kept[: len(kept) - len(kept.split(" ")[-1])]

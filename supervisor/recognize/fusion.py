@@ -204,11 +204,28 @@ class Fusion:
         return bool(incident.dropped)
 
     def _record_incident(self, incident: Incident) -> int:
+        """The store's number for a new incident, or the one `tether hook` just recorded.
+
+        Claude's ``SessionStart(compact)`` hook records the compaction itself when it
+        comes first (its payload must name it); then this is the same loss, and the
+        incident gets that number with an update, not a second incident.
+        """
         if self._tether is None:
             number = self._next_number
             self._next_number += 1
             return number
-        event = self._tether.record_incident(incident.kind, "fusion", **incident.to_event())
+        fields = incident.to_event()
+        event, new = self._tether.claim_incident(
+            incident.kind,
+            "fusion",
+            at=incident.at,
+            within=self._window,
+            taken={known.number for known in self._incidents},
+            recorded_by=("hook",),  # a previous run's incident is never this one
+            **fields,
+        )
+        if not new:
+            self._record("incident_update", number=event["number"], **fields)
         return int(event["number"])
 
     def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:

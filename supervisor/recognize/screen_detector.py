@@ -12,8 +12,12 @@ De-duplication of loss markers (compaction, wipe) — the rule, and why:
   above it at the time the marker row was drawn). The context row tells two
   compactions apart when the agent prints the same words each time (the demo
   agent's marker sits under the reply before it).
-* While a key is visible anywhere on the screen, it is one observation however
-  often it is redrawn (Ink repaints, diff renderers, the row moving up).
+* While a key is visible on the screen, it is one observation however often it
+  is redrawn (Ink repaints, diff renderers, the row moving up). Keys are
+  counted, not just noted: a long session compacts many times with the same
+  lines around the marker, so a second row with a key already visible is a new
+  compaction when there was activity since that key was last reported (an Ink
+  redraw that leaves a stale copy behind, with no activity, is still one).
 * A key that left the screen and comes back is a redraw of history (resize,
   full repaint, scrolling) — not new — unless there was *activity* since it was
   last visible: input sent to the agent (:meth:`note_input`) or a busy /
@@ -27,6 +31,10 @@ De-duplication of loss markers (compaction, wipe) — the rule, and why:
   compaction in that window is still reported by the hook/transcript sources,
   which are trusted above the screen.
 
+A compaction regex with a named group ``auto`` tells the trigger from the marker
+itself: "auto" when the group matched, "manual" when not (the demo prints
+``(auto)``); without the group the trigger is left to the sources that know.
+
 Other kinds (context meter, compaction started, context full, exit hints) are
 reported when they appear or, for the meters, when the percentage changes.
 """
@@ -34,14 +42,17 @@ reported when they appear or, for the meters, when the percentage changes.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from supervisor.config.profiles import MarkerRules
 from supervisor.recognize.observations import (
     AGENT_STATE,
+    AUTO,
     COMPACTION,
     COMPACTION_STARTED,
+    MANUAL,
     SCREEN,
     WIPE,
     Observation,
@@ -63,6 +74,7 @@ class _Match:
     key: tuple[str, str, str]  # loss kinds: (kind, text, context above); else (kind, text, "")
     percent: int | None = None
     session: str | None = None
+    trigger: str | None = None
 
 
 class ScreenDetector:
@@ -76,7 +88,7 @@ class ScreenDetector:
         self._row_matches: list[list[_Match]] = []
         self._seen_losses: dict[tuple[str, str, str], int] = {}  # key -> activity count
         self._activity = 0
-        self._visible_prev: set[tuple[str, str, str]] = set()
+        self._reported_at: dict[tuple[str, str, str], int] = {}  # loss key -> activity count
         self._percent: dict[str, int] = {}
         self._state: str | None = None
         self._pending_input = False
@@ -128,29 +140,34 @@ class ScreenDetector:
         changed = sorted(range(rows) if dirty is None else {y for y in dirty if 0 <= y < rows})
         for y in changed:
             self._texts[y] = emulator.row_text(y)
-        before_rows = {m.key: y for y, row in enumerate(self._row_matches) for m in row}
-        before = set(before_rows)
+        before_rows = [(m.key, y) for y, row in enumerate(self._row_matches) for m in row]
+        # rows of the last scan that cannot have scrolled off the top since
+        kept = Counter(key for key, y in before_rows if y - scrolled >= 0)
         for y in changed:
             self._row_matches[y] = self._match_row(y, emulator)
-        self._rebind_moved({key for key, y in before_rows.items() if y - scrolled >= 0}, before)
+        self._rebind_moved(kept)
         matches = [m for row in self._row_matches for m in row]
-        visible = {m.key for m in matches}
+        counts = Counter(m.key for m in matches)
         observations: list[Observation] = []
 
         # activity cues first, so a compaction drawn in the same frame as its spinner counts
-        for match in matches:
-            if match.kind in _ACTIVITY_KINDS and match.key not in before:
+        for key, count in counts.items():
+            if key[0] in _ACTIVITY_KINDS and count > kept.get(key, 0):
                 self._activity += 1
+        reported: set[tuple[str, str, str]] = set()
         for match in matches:
-            if match.key in before or match.key in self._visible_prev:
+            key = match.key
+            if key in reported or counts[key] <= kept.get(key, 0):
                 continue
-            observation = self._new_match(match, now)
+            reported.add(key)
+            observation = self._new_match(match, now, again=key in kept)
             if observation is not None:
                 observations.append(observation)
+                if key[0] in LOSS_KINDS:
+                    self._reported_at[key] = self._activity
         for match in matches:
             if match.kind in LOSS_KINDS:
                 self._seen_losses[match.key] = self._activity
-        self._visible_prev = visible
         if self._pending_input and changed:
             self._pending_input = False
             self._replaying = False
@@ -169,18 +186,22 @@ class ScreenDetector:
             return "waiting"
         return None
 
-    def _rebind_moved(
-        self, still_on_screen: set[tuple[str, str, str]], before: set[tuple[str, str, str]]
-    ) -> None:
+    def _rebind_moved(self, kept: Counter[tuple[str, str, str]]) -> None:
         """Keep the key of a loss marker that only moved (scrolling changes the row above it).
 
-        Only markers that cannot have scrolled off the top are candidates.
+        Only markers that cannot have scrolled off the top are candidates: a row
+        whose key is new takes the key of a vanished one with the same text.
         """
-        current = {m.key for row in self._row_matches for m in row}
-        orphans = [key for key in still_on_screen if key[0] in LOSS_KINDS and key not in current]
+        current = Counter(m.key for row in self._row_matches for m in row)
+        orphans = [
+            key
+            for key, count in kept.items()
+            if key[0] in LOSS_KINDS
+            for _ in range(count - current.get(key, 0))
+        ]
         for row in self._row_matches:
             for index, match in enumerate(row):
-                if match.kind not in LOSS_KINDS or match.key in before:
+                if match.kind not in LOSS_KINDS or match.key in kept:
                     continue
                 for key in orphans:
                     if key[:2] == match.key[:2]:
@@ -216,6 +237,9 @@ class ScreenDetector:
                 if kind in _PERCENT_KINDS and groups.get("percent"):
                     percent = int(groups["percent"])
                 context = self._context_above(y, emulator) if kind in LOSS_KINDS else ""
+                trigger = None
+                if "auto" in pattern.groupindex:  # the marker itself says which it was
+                    trigger = AUTO if groups.get("auto") else MANUAL
                 found.append(
                     _Match(
                         kind=kind,
@@ -224,20 +248,24 @@ class ScreenDetector:
                         key=(kind, matched, context),
                         percent=percent,
                         session=groups.get("session"),
+                        trigger=trigger,
                     )
                 )
                 break  # one match per kind per row
         return found
 
-    def _new_match(self, match: _Match, now: float) -> Observation | None:
+    def _new_match(self, match: _Match, now: float, *, again: bool) -> Observation | None:
+        """``again``: another row with this key is still on the screen."""
         details = {"marker": match.text, "channel": match.channel}
         if match.kind in LOSS_KINDS:
-            seen_at = self._seen_losses.get(match.key)
             if self._replaying:
                 return None  # history of a resumed session
-            if seen_at is not None and seen_at == self._activity:
+            if again:
+                if self._reported_at.get(match.key) == self._activity:
+                    return None  # a stale copy left by a redraw, not a new marker
+            elif self._seen_losses.get(match.key) == self._activity:
                 return None  # a redraw of a marker already reported
-            return Observation(match.kind, SCREEN, now, details=details)
+            return Observation(match.kind, SCREEN, now, trigger=match.trigger, details=details)
         if match.kind in _PERCENT_KINDS:
             if match.percent is None or self._percent.get(match.kind) == match.percent:
                 return None

@@ -105,10 +105,13 @@ class InjectorStatus:
     seconds: float = 0.0  # how long the state has lasted
     queued: int = 0
     incident: int | str | None = None
+    why: str = ""  # queued: why it waits, from the supervisor (busy, a typed line...)
     recall: RecallCheck | None = None  # the recall check of the last send, once recorded
 
     def describe(self) -> str:
         if self.state == QUEUED:
+            if self.why:
+                return f"Payload queued: {self.why}"
             return "Payload queued: the agent is busy; it goes in when the agent waits for input"
         if self.recall is not None:
             return self.recall.describe()
@@ -150,6 +153,7 @@ class Injector:
         recall_timeout: float | None = None,
         source: str = "supervisor",
         ask_git: AskGit | None = None,
+        why_waiting: Callable[[], str | None] | None = None,
     ) -> None:
         """``ask_git``: how to find the git position for the checkpoint before each send
         (:meth:`Supervision.ask_git` asks off the event loop); by default, at once."""
@@ -168,6 +172,7 @@ class Injector:
         )
         self.source = source
         self.ask_git = ask_git or self._ask_git_at_once
+        self.why_waiting = why_waiting  # the banner says truly why a payload is queued
         self.queue: list[_Request] = []
         self.sending: _Request | None = None  # between asking git and writing the paste
         self.last: _Sent | None = None
@@ -415,8 +420,9 @@ class Injector:
         now = self.clock()
         if self.queue:
             first = self.queue[0]
+            why = (self.why_waiting() if self.why_waiting is not None else None) or ""
             return InjectorStatus(
-                QUEUED, first.reason, now - first.queued_at, len(self.queue), first.incident
+                QUEUED, first.reason, now - first.queued_at, len(self.queue), first.incident, why
             )
         sent = self.last
         if sent is None:
@@ -429,12 +435,12 @@ class Injector:
                 sent.acknowledged_after,
                 0,
                 request.incident,
-                sent.recall,
+                recall=sent.recall,
             )
         age = now - sent.at
         if sent.recall is not None:  # "none": no ack within the timeout
             return InjectorStatus(
-                UNACKNOWLEDGED, request.reason, age, 0, request.incident, sent.recall
+                UNACKNOWLEDGED, request.reason, age, 0, request.incident, recall=sent.recall
             )
         if request.expect_ack and age >= self.ack_warn_seconds:
             return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)

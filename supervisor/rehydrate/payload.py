@@ -23,6 +23,7 @@ from typing import Any
 
 from supervisor.config.profiles import Profile
 from supervisor.rehydrate import budget
+from supervisor.rehydrate.repairs import repairs_since_last_payload
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
@@ -83,6 +84,7 @@ class _Incident:
     degraded: list[tuple[str, list[str]]]
     audited: bool
     dropped: list[str] = field(default_factory=list)  # "dropped, not pinned" terms
+    message: str | None = None  # what tether says about it (an unclean exit's lifetime)
 
 
 @dataclass(slots=True)
@@ -99,6 +101,7 @@ class _State:
     next_step: str
     progress: dict[str, Any]
     invariant: dict[str, Any]
+    repairs: list[str] = field(default_factory=list)  # what tether fixed since the last payload
 
 
 def build_payload(
@@ -122,6 +125,7 @@ def build_payload(
         checkpoint = checkpoints.load(tether, checkpoint)
     snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
     state = _state_of(snapshot)
+    state.repairs = repairs_since_last_payload(tether)
     view = _incident_view(incident, state.decisions)
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
@@ -153,11 +157,32 @@ def build_payload(
 
 
 def latest_incident(tether: TetherDir) -> dict[str, Any] | None:
-    """The last incident event in ``events.jsonl``, reading backwards from the end only."""
-    marker = INCIDENT_KIND.encode()
-    for event in fsio.iter_jsonl_reversed(tether.events, containing=marker):
-        if event.get("kind") == INCIDENT_KIND:
-            return event
+    """The last incident in ``events.jsonl``, with what later sources added to it."""
+    return incident_record(tether)
+
+
+def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, Any] | None:
+    """Incident ``number`` (None: the last one) as recorded, its updates merged in.
+
+    An incident is opened by its first sighting; the summary, the audit, the
+    trigger and more sources often come seconds later as ``incident_update``
+    events, and a payload about the incident must carry them. Reads backwards
+    from the end, as far as the incident's own event.
+    """
+    updates: list[dict[str, Any]] = []
+    for event in fsio.iter_jsonl_reversed(tether.events, containing=b"incident"):
+        kind = event.get("kind")
+        if kind == "incident_update":
+            updates.append(event)
+        elif kind == INCIDENT_KIND and (number is None or event.get("number") == number):
+            merged = dict(event)
+            for update in reversed(updates):  # oldest first
+                if update.get("number") != merged.get("number"):
+                    continue
+                for key, value in update.items():
+                    if key not in ("at", "kind", "source", "number") and value is not None:
+                        merged[key] = value
+            return merged
     return None
 
 
@@ -345,6 +370,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             lost=[],
             degraded=[],
             audited=False,
+            message=data.get("message") if isinstance(data.get("message"), str) else None,
         )
         rows = data.get("dropped_unpinned")
         if isinstance(rows, list):
@@ -367,6 +393,7 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             lost=[],
             degraded=[],
             audited=False,
+            message=incident.details.get("message"),
         )
         view.dropped = [d.term for d in getattr(incident, "dropped", ())]
         audit = incident.audit
@@ -374,7 +401,9 @@ def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
             view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
             view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
             view.audited = True
-    if not view.audited and view.summary and decisions:
+    if view.kind != "compaction":  # only a compaction summary the agent gave is audited
+        view.lost, view.degraded, view.audited = [], [], False
+    elif not view.audited and view.summary and decisions:
         _audit_now(view, decisions)
     return view
 
@@ -418,6 +447,8 @@ def _incident_lines(view: _Incident, decisions: list[str]) -> list[str]:
     if view.at:
         head += f", at {view.at}"
     lines = ["## Incident", "", head + "."]
+    if view.message:
+        lines.append(view.message[:1].upper() + view.message[1:] + ".")
     if not view.audited:
         if view.kind == "compaction":
             lines.append("No compaction summary was available to audit; trust the decisions above.")
@@ -497,6 +528,9 @@ def _render(
             out += [f"## {headings[title]}", "", *(_bullet(item) for item in items), ""]
     out += ["## Next step", "", fitted.next_step or _missing(fitted, "next", state.where), ""]
     out += ["## Progress", "", _progress_words(state), ""]
+    if state.repairs:
+        out += ["Repairs tether made on disk since the last recovery (disk won):"]
+        out += [_bullet(repair) for repair in state.repairs] + [""]
     if incident is not None:
         out += [*_incident_lines(incident, state.decisions), *_dropped_lines(incident), ""]
     out += _pointers(state, fitted)

@@ -17,29 +17,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from supervisor.config.layout import CHROME_ROWS, side_pane_cols
+from supervisor.config.layout import view_size
 from supervisor.errors import TetherError
+from supervisor.run.early_spawn import SpawnedAhead
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
 
 
-def view_size(columns: int, lines: int, *, side_pane: bool) -> tuple[int, int] | None:
-    """The agent view's size in a terminal of ``columns`` x ``lines``; None if it is too
-    small to show an agent (the view then starts the agent once it has a usable size)."""
-    cols = columns
-    if side_pane:
-        cols -= side_pane_cols(columns)
-    rows = lines - CHROME_ROWS
-    if cols < 2 or rows < 2:
-        return None
-    return cols, rows
-
-
-def new_supervision(config: RunConfig, size: tuple[int, int] = (80, 24)) -> Supervision:
-    """The session for ``config``'s command at ``size`` and the supervision around it."""
-    env = dict(config.env) if config.env is not None else None
-    cols, rows = size
-    session = AgentSession(config.argv, cols=cols, rows=rows, cwd=str(config.workdir), env=env)
+def new_supervision(
+    config: RunConfig, size: tuple[int, int] = (80, 24), session: AgentSession | None = None
+) -> Supervision:
+    """The session for ``config``'s command at ``size`` (or ``session``, spawned already)
+    and the supervision around it."""
+    if session is None:
+        env = dict(config.env) if config.env is not None else None
+        cols, rows = size
+        session = AgentSession(config.argv, cols=cols, rows=rows, cwd=str(config.workdir), env=env)
     supervision = Supervision(config, session)
     if session.base_env is None:
         session.base_env = dict(os.environ)
@@ -84,15 +77,17 @@ class EarlyStart:
         self.supervision.close()
 
 
-def start_early(config: RunConfig) -> EarlyStart | None:
-    """Lock the folder and spawn the agent now, at its view's size in this terminal.
+def start_early(config: RunConfig, ahead: SpawnedAhead | None = None) -> EarlyStart | None:
+    """Lock the folder and spawn the agent now, at its view's size in this terminal, or
+    put the supervision around the agent ``ahead`` that `tether run` spawned already.
 
     None when the terminal is too small to know that size; the app then starts the
     agent itself once its view is laid out. Raises TetherError (with nothing left
     running and the lock released) if the folder is locked or the agent cannot start.
     """
-    columns, lines = shutil.get_terminal_size()  # what Textual's driver asks too
-    size = view_size(columns, lines, side_pane=config.side_pane)
+    if ahead is not None:
+        return _adopt(config, ahead)
+    size = agent_size(config.side_pane)
     if size is None:
         return None
     supervision = new_supervision(config, size)
@@ -102,6 +97,31 @@ def start_early(config: RunConfig) -> EarlyStart | None:
         supervision.session.spawn()
     except TetherError:
         supervision.close()
+        raise
+    supervision.start_recording()
+    return EarlyStart(supervision, scheduler)
+
+
+def agent_size(side_pane: bool) -> tuple[int, int] | None:
+    """The agent view's size in this terminal (what Textual's driver asks too)."""
+    columns, lines = shutil.get_terminal_size()
+    return view_size(columns, lines, side_pane=side_pane)
+
+
+def _adopt(config: RunConfig, ahead: SpawnedAhead) -> EarlyStart:
+    """The supervision around an agent spawned before the engine was imported."""
+    session = ahead.session
+    if session.argv != config.argv or ahead.profile_name != config.profile_name:
+        ahead.abandon()
+        raise TetherError("tether run: the command spawned ahead is not the one configured")
+    supervision = new_supervision(config, session=session)
+    supervision.hook_server = ahead.hook_server  # its socket is in the agent's environment
+    scheduler = LateScheduler()
+    try:
+        ahead.complete()  # `tether run` did, unless the caller is not `tether run`
+        supervision.open(scheduler=scheduler, lock=ahead.lock)
+    except BaseException:
+        ahead.abandon()
         raise
     supervision.start_recording()
     return EarlyStart(supervision, scheduler)

@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from supervisor.agents import hook_client
+from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.profiles import Profile, load_profile
@@ -26,19 +28,21 @@ from supervisor.recognize.agent_state import AgentState
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
-from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Incident, Observation
+from supervisor.recognize.observations import Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
+from supervisor.run.orphan import end_left_over_agent, left_over_agent
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, TickReader, TickReads
 from supervisor.store import invariant, notes
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.invariant_guard import InvariantGuard
+from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
 from supervisor.terminal.pty_host import ExitStatus
@@ -49,7 +53,8 @@ __all__ = ["ContextMeter", "RunConfig", "Scheduler", "Supervision", "Taken", "ag
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
-HALF_TYPED_PATIENCE = 10.0  # ...or, with a line typed but not sent, this long
+# How often the lock's mtime is touched: after a crash it says when tether died, to this.
+HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
@@ -72,6 +77,8 @@ class Supervision:
         self.clock = clock
         self.tether = TetherDir.at(config.workdir)
         self.lock: supervisor_lock.SupervisorLock | None = None
+        self._last_heartbeat = float("-inf")
+        self.hook_server: HookServer | None = None
         self.recorder: SessionRecorder | None = None
         self.problems: list[str] = []
         self.started_at = clock()
@@ -86,6 +93,7 @@ class Supervision:
         self.current_incident: Incident | None = None
         self._was_waiting = False
         self.decisions = DecisionCapture()
+        self._send_anyway = False  # the user pressed the rehydrate key again on a typed line
         self._last_input = 0.0
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._scan_rows: set[int] = set()  # rows changed since then
@@ -115,19 +123,19 @@ class Supervision:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def open(self, scheduler: Scheduler | None = None) -> None:
-        """Create `.tether/` if needed, take the folder's lock, start listening."""
+    def open(
+        self, scheduler: Scheduler | None = None, lock: supervisor_lock.SupervisorLock | None = None
+    ) -> None:
+        """Create `.tether/` if needed, take the folder's lock (or the one `tether run` took
+        before spawning the agent), start listening."""
         if not self.tether.exists():
             init(self.config.workdir)
-        self.lock = supervisor_lock.acquire(self.tether)
+        self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
+        self._serve_hooks()
         self.reader.open()
         previous = self.lock.previous
         if previous is not None:
-            summary = f"the previous tether ({previous.describe()}) died without a clean exit"
-            details = {"previous_pid": previous.pid, "previous_started_at": previous.started_at}
-            self.observe(
-                Observation(UNCLEAN_EXIT, LOCK, self.clock(), summary=summary, details=details)
-            )
+            self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
         self.injector = Injector(
             self.session,
             self.profile,
@@ -135,6 +143,7 @@ class Supervision:
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
             ask_git=self.ask_git,
+            why_waiting=self.wait_reason,
         )
         self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()
@@ -144,6 +153,7 @@ class Supervision:
 
     def start_recording(self) -> None:
         """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
+        self._note_agent_pid()
         if not self.config.record or self.recorder is not None:
             return
         emulator = self.session.emulator
@@ -166,9 +176,25 @@ class Supervision:
             except OSError as error:
                 self._problem(f"recording not closed cleanly: {error}")
             self.recorder = None
+        if self.hook_server is not None:
+            self.hook_server.stop()
+            self.hook_server = None
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+    def _serve_hooks(self) -> None:
+        """Answer the agent's `tether hook` calls from this process (the fast path)."""
+        try:  # `tether run` may have reserved its socket for an agent spawned before this
+            server = self.hook_server or HookServer(self.config.workdir)
+            path = server.start()
+        except OSError as error:  # the hooks then build their answers themselves
+            self._problem(f"hook calls are answered the slow way: {error}")
+            return
+        self.hook_server = server
+        if self.session.base_env is None:
+            self.session.base_env = dict(os.environ)
+        self.session.base_env[hook_client.SOCKET_ENV] = path
 
     def resized(self, cols: int, rows: int) -> None:
         if self.recorder is not None:
@@ -194,8 +220,24 @@ class Supervision:
         self.state.restart()
         self.transcript.forget()
         self.session.start(argv=argv)
+        self._note_agent_pid()
         self.tether.record_event("agent_restart", "supervisor", argv=argv)
         self.rehydrate(reason="restart after crash", payload=payload)
+
+    def _note_agent_pid(self) -> None:
+        """The lock names the running agent, for the next start if this tether dies."""
+        host = self.session.host
+        if self.lock is not None and host is not None:
+            self.lock.record_agent(host.pid)
+
+    @property
+    def orphan(self) -> LockInfo | None:
+        """The dead tether's agent, still running (orphaned), if there is one."""
+        return left_over_agent(self.lock)
+
+    async def end_orphan(self) -> str:
+        """End the dead tether's left-over agent (off the loop); say how it went."""
+        return await end_left_over_agent(self.lock, self.tether)
 
     def _problem(self, message: str) -> None:
         self.problems.append(message)
@@ -205,21 +247,31 @@ class Supervision:
     # -- input from the user -----------------------------------------------------
 
     def ready_for_injection(self) -> bool:
-        """The agent waits for input and the person is not typing to it.
+        """The agent waits for input and the person is not typing to it."""
+        return self.wait_reason() is None
 
-        An injection while the user types would interleave with their keys (and a
-        half-typed line would swallow the payload): it waits until the user has
-        submitted or cleared their line and paused for USER_QUIET seconds. A line
-        left half-typed (or cleared with keys tether does not follow) stops
-        holding the payload back after HALF_TYPED_PATIENCE seconds.
+    def wait_reason(self) -> str | None:
+        """Why a payload must wait now, in words for the banner; None when it may go.
+
+        A paste while the user types would interleave with their keys, and one into
+        a half-typed line would be glued to it and submitted with it: a line the
+        user started holds the payload until it is sent or cleared, however long
+        that takes, unless the user presses the rehydrate key again (send anyway).
         """
         now = self.clock()
-        idle = now - self._last_input
-        return (
-            self.state.ready_for_input(now)
-            and idle >= USER_QUIET
-            and (not self.decisions.typed or idle >= HALF_TYPED_PATIENCE)
-        )
+        if self.decisions.typed and not self._send_anyway:  # first: an echo is not "busy"
+            key = self.config.keymap.rehydrate.upper()
+            return (
+                "you have started typing on the agent's input line; it is sent once the line "
+                f"is empty (sent or cleared) · {key} again: send anyway"
+            )
+        if not self.state.ready_for_input(now):
+            state = self.state.state(now)
+            doing = "busy" if state in ("busy", "unknown") else state
+            return f"the agent is {doing}; it is sent when the agent waits for input"
+        if now - self._last_input < USER_QUIET:
+            return "you are typing to the agent; it is sent after a pause"
+        return None
 
     def note_input(self, data: bytes) -> None:
         """Keys the user sent the agent: ends a resume replay; typed DECISION: lines wait
@@ -227,6 +279,8 @@ class Supervision:
         self._last_input = self.clock()
         self.screen.note_input()
         self.decisions.keys(data, self._last_input)
+        if not self.decisions.typed:
+            self._send_anyway = False
 
     def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
         """Pin each ``(text, source)``, recording its true source (typed or screen)."""
@@ -374,6 +428,10 @@ class Supervision:
     def apply_tick(self, reads: TickReads) -> None:
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
+        monotonic = time.monotonic()
+        if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
+            self._last_heartbeat = monotonic
+            self.lock.heartbeat()
         self._hook_events(reads.events, wall)
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
@@ -381,6 +439,8 @@ class Supervision:
             self.observe(observation)
         if reads.invariant.problem:
             self._problem(reads.invariant.problem)
+        for warning in reads.invariant.warnings:
+            self._problem(warning)
         for problem in reads.problems:
             self._problem(problem)
         self.last_checkpoint = reads.last_checkpoint
@@ -419,6 +479,8 @@ class Supervision:
         enforced = self.invariant.enforce()
         if enforced.problem:
             self._problem(enforced.problem)
+        for warning in enforced.warnings:
+            self._problem(warning)
         return enforced.result
 
     def _report_state(self) -> None:
@@ -454,6 +516,8 @@ class Supervision:
     # -- rehydration ---------------------------------------------------------------
 
     def _injection_changed(self, status: InjectorStatus) -> None:
+        if status.state == "sent":
+            self._send_anyway = False
         for notify in self.on_injection:
             notify(status)
 
@@ -479,6 +543,8 @@ class Supervision:
 
         number = self.current_incident.number if self.current_incident else None
         recovery = {"restate": "all"}  # the injection is a recovery: its recall is checked
+        if self.decisions.typed and self.injector.queue:  # pressed again on a typed line
+            self._send_anyway = True
         if text is None:
             resent = self._resend_missing(number)
             if resent is not None:

@@ -347,13 +347,18 @@ def iter_jsonl_reversed(
             pieces = block.split(b"\n")
             carry = pieces[0] if position > 0 else b""
             lines = pieces[1:] if position > 0 else pieces
+            offset = position + (len(pieces[0]) + 1 if position > 0 else 0)
+            offsets = []
+            for raw in lines:
+                offsets.append(offset)
+                offset += len(raw) + 1
             for index in range(len(lines) - 1, -1, -1):
                 raw = lines[index]
                 if not raw.strip() or (containing is not None and containing not in raw):
                     continue
                 # Only the piece after the file's last newline can be a torn append.
                 torn = first_chunk and index == len(lines) - 1
-                record = _parse_line(raw, path, problems, torn=torn)
+                record = _parse_line(raw, path, problems, torn=torn, offset=offsets[index])
                 if record is not None:
                     yield record
             first_chunk = False
@@ -372,17 +377,51 @@ def _open_existing(path: Path) -> BinaryIO | None:
 
 
 def _parse_line(
-    raw: bytes, path: Path, problems: list[BadLine] | None, *, torn: bool, number: int = -1
+    raw: bytes,
+    path: Path,
+    problems: list[BadLine] | None,
+    *,
+    torn: bool,
+    number: int = -1,
+    offset: int | None = None,
 ) -> dict[str, Any] | None:
-    """One line's JSON object, else None with the reason added to ``problems``."""
+    """One line's JSON object, else None with the reason added to ``problems``.
+
+    Its line is ``number``, or counted from its byte ``offset`` (readers going
+    backwards), then only when the line is bad.
+    """
     record, why = loads_why(raw)
     if why is not None:
         if problems is not None:
             reason = "torn last line (a write was cut short)" if torn else why
-            problems.append(BadLine(path, number, reason))
+            problems.append(BadLine(path, _where(path, number, offset), reason))
         return None
     if not isinstance(record, dict):
         if problems is not None:
-            problems.append(BadLine(path, number, "not a JSON object"))
+            problems.append(BadLine(path, _where(path, number, offset), "not a JSON object"))
         return None
     return record
+
+
+def _where(path: Path, number: int, offset: int | None) -> int:
+    return number if offset is None else line_number_at(path, offset)
+
+
+def line_number_at(path: Path, offset: int, *, chunk: int = 1 << 20) -> int:
+    """The 1-based line number of the line starting at byte ``offset``.
+
+    Readers that go backwards do not know it; only a bad line needs it, so it is
+    counted then (newlines before ``offset``), in chunks. -1 if the file is gone.
+    """
+    try:
+        with open(path, "rb") as handle:
+            newlines, left = 0, offset
+            while left > 0:
+                block = handle.read(min(chunk, left))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                left -= len(block)
+    except OSError:
+        return -1
+    return newlines + 1

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from supervisor.errors import TetherError
+from supervisor.store.artifact_scan import ArtifactScan
 from supervisor.store.tether_dir import Progress, TetherDir, describe_value, is_count
 from supervisor.times import iso, parse_time, utc_now
 
@@ -71,10 +72,19 @@ def _last_artifact_time(tether: TetherDir, record: dict[str, Any]) -> tuple[str 
     return iso(mtime), "mtime"
 
 
-def check(tether: TetherDir) -> InvariantResult:
-    """Compare ``progress.json`` with the tail of ``artifacts.jsonl`` (never the whole file)."""
+def check(tether: TetherDir, scan: ArtifactScan | None = None) -> InvariantResult:
+    """Compare ``progress.json`` with the tail of ``artifacts.jsonl``.
+
+    The tail only, unless ``scan`` is given: then the gaps in the indexes and the
+    bad lines of the whole file are warnings too (a scan reads only what was
+    appended since its last look).
+    """
     last, problems = tether.last_artifact()
     warnings = [str(problem) for problem in problems]
+    if scan is not None:
+        for warning in scan.look().warnings(tether.artifacts):
+            if warning not in warnings:
+                warnings.append(warning)
     last_index: int | None = None
     last_at, time_source = None, ""
     if last is not None:
@@ -151,13 +161,16 @@ def _lag_seconds(updated_at: str | None, last_artifact_at: str | None) -> float 
 
 @dataclass(frozen=True, slots=True)
 class FixResult:
+    """``changes``: what was written, in words ("progress.json: cursor 381 → 380")."""
+
     before: InvariantResult
     after: InvariantResult
     changed: bool
     event: dict[str, Any] | None
+    changes: tuple[str, ...] = ()
 
 
-def fix(tether: TetherDir, source: str = "cli") -> FixResult:
+def fix(tether: TetherDir, source: str = "cli", scan: ArtifactScan | None = None) -> FixResult:
     """Roll ``progress.cursor`` to the disk truth and record the discrepancy as an event.
 
     A malformed ``progress.json`` is kept beside as ``progress.json.bad-<time>``
@@ -165,30 +178,40 @@ def fix(tether: TetherDir, source: str = "cli") -> FixResult:
     ``updated_at``. A bad artifact line cannot be fixed from here: it is reported.
     """
     with tether.updating():
-        before = check(tether)
+        before = check(tether, scan)
         if before.ok or before.kind == BAD_ARTIFACT:
             return FixResult(before, before, False, None)
         expected = before.expected_cursor or 0
+        changes: list[str] = []
         if before.kind == BAD_PROGRESS:
             progress = Progress(cursor=expected, phase="")
             if tether.progress.exists():
                 keep = tether.progress.with_name(f"progress.json.bad-{utc_now().replace(':', '')}")
                 _copy_aside(tether.progress, keep)
+                changes.append(f"kept the unreadable {tether.progress.name} as {keep.name}")
+            changes.append(f"{tether.progress.name}: rebuilt with cursor {expected}")
         else:
             progress = tether.read_progress()
+            if progress.cursor != expected:
+                changes.append(f"{tether.progress.name}: cursor {progress.cursor} → {expected}")
+            else:
+                changes.append(f"{tether.progress.name}: updated_at stamped now (was batching)")
             progress.cursor = expected
         tether.write_progress(progress)
-        after = check(tether)
+        after = check(tether, scan)
     event = tether.record_event(
         "invariant-fix",
         source,
         violation=before.kind,
         message=before.message,
+        before=before.message,
+        after=after.message,
+        changes=changes,
         from_cursor=before.cursor,
         to_cursor=expected,
         last_index=before.last_index,
     )
-    return FixResult(before, after, True, event)
+    return FixResult(before, after, True, event, tuple(changes))
 
 
 def _copy_aside(path: Any, target: Any) -> None:

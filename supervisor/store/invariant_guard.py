@@ -8,11 +8,12 @@ fsync files: the supervisor runs them off the event loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from supervisor.errors import TetherError
 from supervisor.store import invariant
+from supervisor.store.artifact_scan import ArtifactScan
 from supervisor.store.tether_dir import TetherDir
 
 FIXED_FROM_DISK = (invariant.CURSOR_AHEAD, invariant.CURSOR_BEHIND, invariant.BAD_PROGRESS)
@@ -31,6 +32,7 @@ class Enforced:
 
     result: invariant.InvariantResult | None = None
     problem: str | None = None
+    warnings: list[str] = field(default_factory=list)  # new gaps and bad lines, each once
 
 
 class InvariantGuard:
@@ -40,6 +42,8 @@ class InvariantGuard:
         self.tether = tether
         self.source = source
         self._stamp: tuple[float, float] | None = None
+        self._scan = ArtifactScan(tether)  # the whole artifacts file, reading only appends
+        self._warned: set[str] = set()
 
     def changed(self) -> bool:
         """Whether either file changed since the last :meth:`enforce` (two stat calls)."""
@@ -55,11 +59,28 @@ class InvariantGuard:
             return Enforced()
         self._stamp = stamp
         try:
-            result = invariant.check(self.tether)
+            result = invariant.check(self.tether, self._scan)
+            warnings = self._new_warnings(result.warnings)
             if result.kind in FIXED_FROM_DISK:
-                fixed = invariant.fix(self.tether, source=self.source)
+                fixed = invariant.fix(self.tether, source=self.source, scan=self._scan)
                 self._stamp = (_mtime(self.tether.progress), stamp[1])
-                return Enforced(fixed.after, f"cursor fixed from disk: {fixed.before.message}")
+                said = "; ".join(fixed.changes)
+                problem = f"cursor fixed from disk: {said} (was: {fixed.before.message})"
+                return Enforced(fixed.after, problem, warnings)
         except TetherError as error:
             return Enforced(problem=str(error))
-        return Enforced(result)
+        return Enforced(result, warnings=warnings)
+
+    def _new_warnings(self, warnings: list[str]) -> list[str]:
+        """A gap in the indexes or a bad line is an event (Events pane, next payload), once.
+
+        A torn last line is left to `tether check`: it may still be being written.
+        """
+        new = []
+        for warning in warnings:
+            if warning in self._warned or "torn last line" in warning:
+                continue
+            self._warned.add(warning)
+            self.tether.record_event("artifacts-warning", self.source, warning=warning)
+            new.append(warning)
+        return new

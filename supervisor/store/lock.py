@@ -6,6 +6,13 @@ outlives a crash on purpose: a clean exit empties it, so content found under a
 free lock means the previous supervisor died without cleaning up, and the next
 start can raise an ``unclean-exit`` incident.
 
+The content also names the agent the supervisor ran (``agent_pid`` and the
+process's start time, so a recycled pid is not taken for it): an agent that
+ignores SIGHUP outlives a killed supervisor, orphaned, and the next start can
+say it still runs and offer to end it. The file's mtime is touched while the
+supervisor lives (:meth:`SupervisorLock.heartbeat`), so after a crash it says
+about when the supervisor died.
+
 The file is opened through :func:`fsio.open_regular` (a link or a device planted
 there by a cloned repository is refused, never truncated or read without end).
 It is rewritten in place rather than atomically renamed: a ``flock``
@@ -19,9 +26,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from dataclasses import dataclass
+import signal
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from supervisor.errors import TetherError
+from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 from supervisor.times import utc_now
@@ -29,16 +40,69 @@ from supervisor.times import utc_now
 
 @dataclass(frozen=True, slots=True)
 class LockInfo:
-    """What a lock file says about the supervisor that wrote it."""
+    """What a lock file says about the supervisor that wrote it.
+
+    ``last_alive``: epoch seconds of its last sign of life (the lock's heartbeat or
+    its recording, whichever is later), known only for a previous supervisor.
+    ``agent_alive``: the agent it ran is still running (same pid, same start time).
+    """
 
     pid: int | None
     started_at: str | None
     pid_alive: bool = False
+    agent_pid: int | None = None
+    agent_start: int | None = None
+    last_alive: float | None = None
+    agent_alive: bool = False
 
     def describe(self) -> str:
         pid = "unknown pid" if self.pid is None else f"pid {self.pid}"
         started = f", started {self.started_at}" if self.started_at else ""
         return pid + started
+
+    def lifetime(self) -> str:
+        """When it started and about when it died, in words for the banner."""
+        started = f"started {_clock(self.started_at)}" if self.started_at else "start unknown"
+        if self.last_alive is None:
+            return f"{started}, died at an unknown time"
+        died = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.last_alive))
+        return f"{started}, last alive {died}"
+
+    def span(self) -> str:
+        """The same, short, for the banner: ``ran 2026-05-01 09:00:00 → 09:41:00 UTC``."""
+        start = _clock(self.started_at).removesuffix(" UTC") if self.started_at else "?"
+        if self.last_alive is None:
+            return f"started {start} UTC, died at an unknown time"
+        end = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.last_alive))
+        if end[:10] == start[:10]:
+            end = end[11:]
+        return f"ran {start} → {end} UTC"
+
+
+def _clock(stamp: str) -> str:
+    """``2026-12-01T08:10:02.123Z`` as ``2026-12-01 08:10:02 UTC``."""
+    return stamp.replace("T", " ").split(".")[0].rstrip("Z") + " UTC"
+
+
+def process_start(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot (/proc/PID/stat field 22)."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()  # the name may hold spaces and parens
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def parent_pid(pid: int) -> int | None:
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+        return int(data[data.rfind(b")") + 2 :].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -53,6 +117,10 @@ def _pid_alive(pid: int | None) -> bool:
     return True
 
 
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _parse(data: bytes) -> LockInfo | None:
     """``None`` for an empty file (a clean exit); otherwise what it says, as far as readable."""
     if not data.strip():
@@ -62,10 +130,64 @@ def _parse(data: bytes) -> LockInfo | None:
         return LockInfo(None, None)
     if not isinstance(record, dict):
         return LockInfo(None, None)
-    pid = record.get("pid")
-    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid < 1 << 31 else None
+    pid = _int(record.get("pid"))
+    pid = pid if pid is not None and 0 < pid < 1 << 31 else None
     started = record.get("started_at")
-    return LockInfo(pid, started if isinstance(started, str) else None, _pid_alive(pid))
+    agent_pid, agent_start = _int(record.get("agent_pid")), _int(record.get("agent_start"))
+    agent_alive = bool(agent_pid and agent_start and not _gone(agent_pid, agent_start))
+    return LockInfo(
+        pid,
+        started if isinstance(started, str) else None,
+        _pid_alive(pid),
+        agent_pid=agent_pid,
+        agent_start=agent_start,
+        agent_alive=agent_alive,
+    )
+
+
+def end_process(pid: int, start: int | None, grace: float = 2.0) -> bool:
+    """End a left-over agent: SIGTERM, then SIGKILL after ``grace`` seconds; True once gone.
+
+    ``start`` guards against a recycled pid: nothing is signalled unless the
+    process still has that start time. Blocks up to ``grace``: run it off the loop.
+    """
+    if start is None:
+        return False  # no start time to check the pid against: never signal a stranger
+    if _gone(pid, start):
+        return True  # already gone (or the pid is another process's now)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return True
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if _gone(pid, start):
+                return True
+            time.sleep(0.02)
+    return _gone(pid, start)
+
+
+def _gone(pid: int, start: int) -> bool:
+    """Not that process any more: exited, another one's pid now, or a zombie nobody reaped."""
+    if process_start(pid) != start:
+        return True
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True
+    return data[data.rfind(b")") + 2 :].split()[:1] == [b"Z"]
+
+
+def _last_alive(fd: int, tether: TetherDir) -> float | None:
+    """The later of the lock's heartbeat and the newest recording's last write."""
+    times = [os.fstat(fd).st_mtime]
+    try:
+        names = sorted(p.name for p in tether.sessions.iterdir())[-2:]
+        times += [(tether.sessions / name).stat().st_mtime for name in names]
+    except OSError:
+        pass
+    return max(times)
 
 
 #: A lock file holds one short JSON object; more than this is not one of ours.
@@ -85,6 +207,25 @@ class SupervisorLock:
         self.tether = tether
         self.previous = previous
         self._fd: int | None = fd
+        self._record: dict[str, object] = {}
+
+    def record_agent(self, pid: int) -> None:
+        """Name the agent this supervisor runs, so a next start can find it orphaned."""
+        if self._fd is None:
+            return
+        self._record.update(agent_pid=pid, agent_start=process_start(pid))
+        try:
+            _write(self._fd, self._record)
+        except OSError:
+            pass  # the lock still holds; only the orphan check loses its pid
+
+    def heartbeat(self) -> None:
+        """Touch the lock file: its mtime says the supervisor was alive until now."""
+        if self._fd is not None:
+            try:
+                os.utime(self._fd)
+            except OSError:
+                pass
 
     @property
     def held(self) -> bool:
@@ -132,11 +273,10 @@ def acquire(tether: TetherDir) -> SupervisorLock:
         ) from None
     try:
         previous = _parse(_read_fd(fd))
-        data = json.dumps({"pid": os.getpid(), "started_at": utc_now()}).encode() + b"\n"
-        os.ftruncate(fd, 0)
-        os.lseek(fd, 0, os.SEEK_SET)
-        os.write(fd, data)
-        os.fsync(fd)
+        if previous is not None:
+            previous = replace(previous, last_alive=_last_alive(fd, tether))
+        record: dict[str, object] = {"pid": os.getpid(), "started_at": utc_now()}
+        _write(fd, record)
     except OSError as error:
         os.close(fd)
         raise TetherError(
@@ -146,7 +286,17 @@ def acquire(tether: TetherDir) -> SupervisorLock:
     opened = tether.make_private()
     if opened is not None:  # notes and recordings can hold what the user typed
         tether.record_event("made_private", "supervisor", mode_before=oct(opened), mode="0o700")
-    return SupervisorLock(tether, fd, previous)
+    lock = SupervisorLock(tether, fd, previous)
+    lock._record = record
+    return lock
+
+
+def _write(fd: int, record: dict[str, object]) -> None:
+    data = json.dumps(record).encode() + b"\n"
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)
+    os.fsync(fd)
 
 
 def inspect(tether: TetherDir) -> tuple[str, LockInfo | None]:
@@ -169,3 +319,26 @@ def inspect(tether: TetherDir) -> tuple[str, LockInfo | None]:
         return ("stale", info) if info is not None else ("free", None)
     finally:
         os.close(fd)
+
+
+def unclean_exit_observation(previous: LockInfo, at: float) -> Observation:
+    """What a stale lock tells: the dead supervisor's lifetime and whether its agent runs.
+
+    The words go in ``details["message"]``, never in ``summary``: a summary is what
+    an agent produced when it compacted, and only that is ever loss-audited.
+    """
+    pid = "unknown pid" if previous.pid is None else f"pid {previous.pid}"
+    message = f"the previous tether ({pid}; {previous.lifetime()}) died without a clean exit"
+    details: dict[str, object] = {
+        "previous_pid": previous.pid,
+        "previous_started_at": previous.started_at,
+        "previous_last_alive": iso(previous.last_alive) if previous.last_alive else None,
+        "message": message,
+        "ran": previous.span(),
+    }
+    if previous.agent_alive and previous.agent_pid:
+        parent = parent_pid(previous.agent_pid)
+        orphaned = " (orphaned, parent pid 1)" if parent == 1 else f" (parent pid {parent})"
+        details["orphan_pid"] = previous.agent_pid
+        details["message"] = f"{message}; its agent (pid {previous.agent_pid}) still runs{orphaned}"
+    return Observation(UNCLEAN_EXIT, LOCK, at, details=details)

@@ -9,6 +9,7 @@ free text before the first heading, unknown sections and trailing spaces.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ REPLACED_SECTIONS = frozenset({"phase", "next step"})
 
 DECISIONS = "Decisions"
 PHASE = "Phase"
+_KNOWN_TITLE_KEYS = frozenset(" ".join(t.lower().split()) for t in SECTION_ALIASES.values())
 
 # The title's optional closing "#"s are taken off by _closing_hashes: a regex doing it
 # (`(.*?)(?: +#+)? *$`) backtracks quadratically over a heading line of many spaces.
@@ -51,6 +53,32 @@ def canonical_title(name: str) -> str:
 
 def _key(title: str) -> str:
     return " ".join(title.lower().split())
+
+
+# The names `tether note` offers, in the order of the notes template.
+NOTE_SECTIONS = ("phase", "decision", "rejected", "done", "unproven", "next")
+
+
+def unknown_section(notes_text: str, name: str) -> str | None:
+    """Why ``tether note NAME`` must be refused, or None when NAME is a section.
+
+    A typo (``decison``) would otherwise create a new section nobody reads, and a
+    decision noted there is never pinned. Known are the short names and their
+    titles, and every section that already exists in notes.md.
+    """
+    title = canonical_title(name)
+    existing = Document.parse(notes_text).titles()
+    known_keys = {_key(t) for t in SECTION_ALIASES.values()} | {_key(t) for t in existing}
+    if name.strip().lower() in SECTION_ALIASES or _key(title) in known_keys:
+        return None
+    offered = list(NOTE_SECTIONS) + [t for t in existing if _key(t) not in _KNOWN_TITLE_KEYS]
+    candidates = {**{key: key for key in SECTION_ALIASES}, **{_key(t): t for t in existing}}
+    close = difflib.get_close_matches(_key(name), list(candidates), n=1, cutoff=0.6)
+    hint = f"did you mean {candidates[close[0]]!r}? " if close else ""
+    return (
+        f"unknown notes section {name.strip()!r}: {hint}known sections are "
+        f"{', '.join(offered)} (a new section: add its '## ' heading to notes.md first)"
+    )
 
 
 @dataclass(slots=True)

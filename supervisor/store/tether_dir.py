@@ -222,6 +222,9 @@ class TetherDir:
         title = notes.canonical_title(section)
         with self.updating():
             before = self.read_notes()
+            problem = notes.unknown_section(before, section)
+            if problem is not None:
+                raise TetherError(f"{self.notes}: {problem}")
             after = notes.apply_note(before, section, text, utc_now())
             if after != before:
                 self.write_notes(after)
@@ -349,6 +352,12 @@ class TetherDir:
         with self.updating():
             number = self.incident_count() + 1
             return self.record_event(INCIDENT_KIND, source, number=number, type=type_, **details)
+
+    def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[dict[str, Any], bool]:
+        """This loss's incident, shared by the hook and the supervisor: see incident_claim."""
+        from supervisor.store.incident_claim import claim_incident
+
+        return claim_incident(self, type_, source, **how)
 
     def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
         """The last ``count`` readable events, reading the tail only."""

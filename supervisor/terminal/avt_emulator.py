@@ -27,7 +27,6 @@ from functools import lru_cache
 from typing import Any
 
 import avt
-from wcwidth import wcswidth, wcwidth
 
 from supervisor.terminal.avt_pens import bg_only, colour_sgr, pen_sgr, pen_style
 from supervisor.terminal.emulator import (
@@ -54,7 +53,7 @@ WIDE_POOL = (0x3C000, 0x3FFFD)
 NARROW_POOL = (0x10C000, 0x10FFFD)
 
 
-def _zero_width_ranges() -> list[tuple[int, int]]:
+def _zero_width_ranges(wcwidth) -> list[tuple[int, int]]:
     """Code points wcwidth measures as zero width (combining, ZWJ, VS...), plus skin tones."""
     try:
         from wcwidth.table_zero import ZERO_WIDTH
@@ -71,27 +70,50 @@ def _class(ranges) -> str:
     return "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges)
 
 
-_ZERO_RANGES = _zero_width_ranges()
-_ZERO = _class(_ZERO_RANGES)
-_POOLS = _class((WIDE_POOL, NARROW_POOL))
-# Whether text needs the cluster pass, in two steps, because a class with astral ranges
-# tests every range for every character (bench/README.md): the BMP zero-width characters
-# (a bitmap) first, then, only if the text has astral characters, the astral ones.
-_ZERO_BMP = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi <= 0xFFFF)}]")
-_ZERO_ASTRAL = re.compile(f"[{_class((lo, hi) for lo, hi in _ZERO_RANGES if hi > 0xFFFF)}{_POOLS}]")
+class _Clusters:
+    """wcwidth and the patterns built on its zero-width table, made on the first text that
+    is not ASCII: importing wcwidth takes 15-40 ms, on `tether run`'s way to the agent's
+    first frame (the early painter needs an emulator), and ASCII never needs them."""
+
+    _made: _Clusters | None = None
+
+    def __init__(self) -> None:
+        from wcwidth import wcswidth, wcwidth
+
+        self.wcwidth, self.wcswidth = wcwidth, wcswidth
+        ranges = _zero_width_ranges(wcwidth)
+        pools = _class((WIDE_POOL, NARROW_POOL))
+        # Whether text needs the cluster pass, in two steps, because a class with astral
+        # ranges tests every range for every character (bench/README.md): the BMP
+        # zero-width characters (a bitmap) first, then, only if the text has astral
+        # characters, the astral ones.
+        bmp = _class((lo, hi) for lo, hi in ranges if hi <= 0xFFFF)
+        astral = _class((lo, hi) for lo, hi in ranges if hi > 0xFFFF)
+        self.zero_bmp = re.compile(f"[{bmp}]")
+        self.zero_astral = re.compile(f"[{astral}{pools}]")
+        # The zero-width characters (and ZWJ-joined characters) that join one base character.
+        self.marks = re.compile(f"(?:{ZWJ}{_PRINTABLE}?|[{_class(ranges)}])*")
+
+    @classmethod
+    def get(cls) -> _Clusters:
+        made = cls._made
+        if made is None:  # two threads may both make it: the same tables either way
+            made = cls._made = cls()
+        return made
+
+
 # One range is a fast scan; max(text) would iterate in Python objects.
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _needs_clusters(text: str) -> bool:
-    if _ZERO_BMP.search(text) is not None:
+    tables = _Clusters.get()
+    if tables.zero_bmp.search(text) is not None:
         return True
-    return _ASTRAL.search(text) is not None and _ZERO_ASTRAL.search(text) is not None
+    return _ASTRAL.search(text) is not None and tables.zero_astral.search(text) is not None
 
 
 _PRINTABLE = r"[^\x00-\x1f\x7f-\x9f]"
-# The zero-width characters (and ZWJ-joined characters) that join one base character.
-_MARKS = re.compile(f"(?:{ZWJ}{_PRINTABLE}?|[{_ZERO}])*")
 # The escape sequences of the pre-filtered stream: a character ending one is no base.
 _ESCAPE = re.compile(r"\x1b(?:\[\??[0-9;]*[@-~]|[()].|#8|[78DEHM])", re.S)
 # Erases whose blank cells must carry the background colour only.
@@ -104,9 +126,10 @@ _MARGINS = re.compile(r"(?:\x9b|\x1b\[)(\d+);(\d+)r")
 @lru_cache(maxsize=1024)
 def _cluster_wide(data: str) -> bool:
     """Whether a cluster takes two columns (wide base, emoji VS16 or ZWJ sequence)."""
-    if wcwidth(data[0]) == 2:
+    tables = _Clusters.get()
+    if tables.wcwidth(data[0]) == 2:
         return True
-    return len(data) > 1 and wcswidth(data) == 2
+    return len(data) > 1 and tables.wcswidth(data) == 2
 
 
 class AvtEmulator(PrefilteredScreen):
@@ -296,11 +319,12 @@ class AvtEmulator(PrefilteredScreen):
             # The previous segment ended in a ZWJ: its cluster takes this character.
             self._joining = False
             if text and text[0] not in _CONTROLS:
-                pos = _MARKS.match(text, 1).end()
+                pos = _Clusters.get().marks.match(text, 1).end()
                 self._rejoin(text[:pos])
-        found = {m.start() for m in _ZERO_BMP.finditer(text, pos)}
+        tables = _Clusters.get()
+        found = {m.start() for m in tables.zero_bmp.finditer(text, pos)}
         if _ASTRAL.search(text, pos) is not None:
-            found.update(m.start() for m in _ZERO_ASTRAL.finditer(text, pos))
+            found.update(m.start() for m in tables.zero_astral.finditer(text, pos))
         for i in sorted(found):
             if i < pos:
                 continue  # already part of a cluster
@@ -309,7 +333,7 @@ class AvtEmulator(PrefilteredScreen):
                 out.append(self._placeholder(text[i]))
                 pos = i + 1
                 continue
-            end = _MARKS.match(text, i).end()
+            end = tables.marks.match(text, i).end()
             marks = text[i:end]
             if i > pos and text[i - 1] not in _CONTROLS and not _ends_escape(text, i):
                 out.append(text[pos : i - 1])

@@ -8,15 +8,17 @@ what arrived. Everything here is engine: no Textual.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.emulator import Emulator, FeedResult
 from supervisor.terminal.keys import encode_paste
 from supervisor.terminal.pty_host import ExitStatus, PtyHost
+
+if TYPE_CHECKING:  # asyncio is imported by whoever runs the loop: not before the agent starts
+    import asyncio
 
 # One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
 # at most, so keys and repaints never wait longer than that: the byte budget follows how
@@ -93,7 +95,11 @@ class AgentSession:
     ) -> None:
         """Spawn the child (raises TetherError if it cannot start) and begin reading."""
         self.spawn(argv)
-        self.read_on(loop or asyncio.get_running_loop())
+        if loop is None:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+        self.read_on(loop)
 
     def spawn(self, argv: Sequence[str] | None = None) -> None:
         """Spawn the child without reading it yet (no event loop runs before the UI has
@@ -112,10 +118,30 @@ class AgentSession:
         self._cancel_turn()
         self._backlog, self._backlog_at, self._ended = b"", 0, False
 
+    def adopt(self, host: PtyHost) -> None:
+        """Take on a child spawned before this session existed (`tether run` spawns it
+        before the emulator is even imported), at this session's size."""
+        if self.host is not None:
+            raise RuntimeError("this session has a child already")
+        self.host, self.exit_status = host, None
+        if (host.cols, host.rows) != (self.emulator.cols, self.emulator.rows):
+            host.resize(self.emulator.cols, self.emulator.rows)
+
     def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Read the spawned child's output from ``loop`` from now on."""
+        """Read the spawned child's output from ``loop`` from now on (what was handed
+        back first)."""
         self._loop = loop
-        self._set_reading(True)
+        if self._backlog:
+            self._schedule_turn()  # reading resumes once the backlog is processed
+        else:
+            self._set_reading(True)
+
+    def hand_back(self, data: bytes) -> None:
+        """Output someone else read from the PTY before the loop ran (the early painter):
+        processed first, exactly as if the session had read it."""
+        if data:
+            self._backlog = data + self._backlog[self._backlog_at :]
+            self._backlog_at = 0
 
     def _set_reading(self, on: bool) -> None:
         """Watch the PTY for output, or stop while a backlog is being worked off."""

@@ -77,7 +77,12 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     profile = load_profile("claude")
     assert context.startswith(profile.preamble)
     assert DECISION in context and "write artifact 12" in context
-    assert "- LOST: decision 1 (missing: 250 ms)" in context
+    if source == "compact":  # the compaction recorded a moment ago, with its audit
+        assert "Context compacted (#1, auto)" in context
+        assert "- LOST: decision 1 (missing: 250 ms)" in context
+    else:  # a /clear is a new loss: the hook records it, and the payload is about it
+        assert "Context wiped (#2), seen by hook" in context and "LOST" not in context
+    number = 1 if source == "compact" else 2
     # Exactly the payload of the checkpoint taken just before answering.
     seq = checkpoints.latest_seq(tether)
     assert checkpoints.load(tether, seq).reason == "before auto rehydration"
@@ -87,7 +92,7 @@ def test_session_start_after_a_loss_answers_with_the_payload(work, source):
     auto = [e for e in events if e["kind"] == "auto_rehydrate"]
     assert len(auto) == 1
     assert auto[0]["hook_source"] == source and auto[0]["tokens"] == expected.tokens
-    assert auto[0]["incident"] == 1 and auto[0]["checkpoint"] == seq
+    assert auto[0]["incident"] == number and auto[0]["checkpoint"] == seq
     assert any(e["kind"] == "hook" and e.get("event") == "SessionStart" for e in events)
 
 

@@ -38,6 +38,8 @@ def build(tmp_path, *, unclean: bool = False) -> TetherApp:
     if unclean:  # what a tether killed mid-run leaves: a lock file nobody holds
         stale = {"pid": 999_999, "started_at": "2026-05-01T09:00:00.000Z"}
         tether.lock.write_text(json.dumps(stale) + "\n")
+        died = 1_777_628_460.0  # 2026-05-01 09:41:00 UTC: its heartbeat's last touch
+        os.utime(tether.lock, (died, died))
     env = {**os.environ, "HOME": str(tmp_path), "TETHER_CONFIG_DIR": str(tmp_path / "cfg")}
     app = TetherApp(RunConfig(argv=AGENT, workdir=work, env=env, side_pane=False))
     app._checkpoint_age = lambda: "#1, 5 s ago"  # the one clock on screen, frozen
@@ -71,7 +73,7 @@ BANNERS = {
         InjectorStatus("acknowledged", "rehydrate", 12.0)
     ),
     "recall-partial": lambda: EngineLink.InjectionChanged(
-        InjectorStatus("acknowledged", "rehydrate", 3.0, 0, 3, PARTIAL)
+        InjectorStatus("acknowledged", "rehydrate", 3.0, 0, 3, recall=PARTIAL)
     ),
 }
 

@@ -1,6 +1,6 @@
-"""The closed loop's keys in the app, with the demo agent in a real PTY: compact now (F4,
+"""The closed loop's keys in the app, with the demo agent in a real PTY: compact now (F3,
 `tether compact`, offered in the banner past the profile's threshold) and pin what the
-fold dropped that nobody pinned (F3)."""
+fold dropped that nobody pinned (F12)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path,
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")
         await wait_for_screen(pilot, app, r"\? for shortcuts")
-        await pilot.press("f4")
+        await pilot.press("f3")
         await wait_for_screen(pilot, app, r"❯ /compact tether keeps this project's state")
         await wait_for_screen(pilot, app, r"Conversation compacted")
         banner = app.query_one(LossBanner)
@@ -85,8 +85,8 @@ async def test_the_banner_offers_a_compaction_past_the_threshold_and_never_sends
         app.supervision.observe(
             Observation(CONTEXT_USED, SCREEN, time.time(), details={"percent": 80})
         )
-        await wait_until(pilot, lambda: "F4 compacts now" in banner.text, what="the offer")
-        assert banner.text.startswith("Context 80% used: F4 compacts now")
+        await wait_until(pilot, lambda: "F3 compacts now" in banner.text, what="the offer")
+        assert banner.text.startswith("Context 80% used: F3 compacts now")
         await pilot.pause(1.0)
         assert injections(tmp_path, "compact") == []  # offered, not done: it is off by default
 
@@ -101,8 +101,8 @@ async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env)
         )
         banner = app.query_one(LossBanner)
         await wait_until(pilot, lambda: "dropped, not pinned" in banner.text, what="the banner")
-        assert "3 specifics dropped, not pinned (F3 pins)" in banner.text
-        await pilot.press("f3")
+        assert "3 specifics dropped, not pinned (F12 pins)" in banner.text
+        await pilot.press("f12")
         await wait_until(pilot, lambda: isinstance(app.screen, PinDropped), what="the picker")
         await pilot.press("down", "down", "space", "p")  # the third: 512 MB
         await wait_until(pilot, lambda: not isinstance(app.screen, PinDropped), what="closed")

@@ -31,8 +31,8 @@ async def test_an_incident_rings_and_notifies(tmp_path, shell_env):
         await pilot.press(*"/compact", "enter")
         await wait_until(pilot, lambda: app.alerts, 15, "the call")
         assert app.alerts == [
-            "\x1b]9;tether: Context compacted (#1)\x07"
-            "\x1b]777;notify;tether;Context compacted (#1)\x07\x07"
+            "\x1b]9;tether: Context compacted (#1, manual)\x07"
+            "\x1b]777;notify;tether;Context compacted (#1, manual)\x07\x07"
         ]
 
 

@@ -313,6 +313,39 @@ async def test_restore_asks_first_and_checkpoints_the_state_it_replaces(tmp_path
 # -- Events -----------------------------------------------------------------------------------
 
 
+async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_found(tmp_path):
+    app = harness(tmp_path, "events")
+    async with app.run_test(size=(150, 40)) as pilot:
+        log = app.query_one(EventsLog)
+        await wait_until(pilot, lambda: log.shown_lines, 5, "the history")
+        cursor = app.tether.read_progress().cursor
+        run_elsewhere(  # a supervisor in its own process: the agent skipped an index
+            """
+            import sys
+            from supervisor.run.supervision import RunConfig, Supervision
+            from supervisor.store.tether_dir import TetherDir
+            from supervisor.terminal.session import AgentSession
+            tether = TetherDir.at(sys.argv[1])
+            last = tether.last_artifact()[0]["index"]
+            tether.append_artifact(index=last + 2)
+            supervision = Supervision(
+                RunConfig(argv=["true"], workdir=sys.argv[1]), AgentSession(["true"])
+            )
+            supervision.open()
+            supervision.close()
+            """,
+            str(tmp_path),
+        )
+        last = app.tether.last_artifact()[0]["index"]
+
+        def shown() -> str:
+            return "\n".join(log.shown_lines)
+
+        await wait_until(pilot, lambda: "artifacts:" in shown(), 10, "the gap")
+        assert f"index {last} follows {last - 2}: index {last - 1} is missing" in shown()
+        assert f"cursor fixed: {cursor} → {last + 1} (cursor behind)" in shown()  # rolled
+
+
 async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
     app = harness(tmp_path, "events")
     seen = Recorder()

@@ -81,6 +81,8 @@ def test_status_json_reports_phase_cursor_invariant_checkpoint_and_incidents(wor
 
 def test_note_sections(work, capsys):
     d = str(work)
+    notes_md = TetherDir.at(work).notes
+    notes_md.write_text(notes_md.read_text() + "\n## Open questions\n")  # a section of our own
     for section, text in [
         ("decision", "use port 8443"),
         ("rejected", "port 443: needs root"),
@@ -95,6 +97,18 @@ def test_note_sections(work, capsys):
     assert "] use port 8443\n" in notes and "- port 443: needs root\n" in notes
     assert "## Open questions\n\n- why?\n" in notes
     assert "## Next step\n\nwire the server\n" in notes
+
+
+def test_a_misspelt_section_is_refused_with_the_known_ones_and_a_close_match(work):
+    before = TetherDir.at(work).read_notes()
+    done = shell(work, "note", "decison", "use redis 7.2")
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "unknown notes section 'decison'" in done.stderr
+    assert "did you mean 'decision'?" in done.stderr
+    assert "phase, decision, rejected, done, unproven, next" in done.stderr
+    assert "notes.md" in done.stderr and done.stdout == ""
+    assert TetherDir.at(work).read_notes() == before  # nothing written anywhere
+    assert shell(work, "note", "Decisions", "use redis 7.2").returncode == 0  # the title works
 
 
 def test_history_show_diff_restore(work, capsys):
@@ -216,6 +230,36 @@ def test_status_says_the_last_recall_check(work, capsys):
     assert "recall:     complete: recovered: 1 of 1 decisions restated" in out
     report = json.loads(tether(capsys, "status", "--json", "--dir", d)[1])
     assert report["recall"]["result"] == "complete" and report["recall"]["restated"] == [1]
+
+
+def test_check_flags_gaps_and_torn_lines_with_their_real_line_numbers(work):
+    t = TetherDir.at(work)
+    lines = [json.dumps({"index": i}) for i in (0, 1, 2, 3, 5)]
+    lines.insert(2, '{"index": 9, "tor')  # a torn line in the middle: line 3
+    t.artifacts.write_text("\n".join(lines) + "\n" + '{"index": 6, "ha')  # and a torn last line
+    t.set_progress(cursor=6)
+    done = shell(work, "check")
+    assert "Traceback" not in done.stderr
+    said = done.stdout
+    assert f"warning: {t.artifacts}:3: not valid JSON" in said
+    assert f"warning: {t.artifacts}:7: torn last line" in said
+    assert f"warning: {t.artifacts}:6: index 5 follows 3: index 4 is missing" in said
+    assert ":-1:" not in said
+
+
+def test_check_fix_says_what_it_changed(work):
+    t = TetherDir.at(work)
+    t.artifacts.write_text("".join(json.dumps({"index": i}) + "\n" for i in range(380)))
+    t.set_progress(cursor=381)
+    done = shell(work, "check", "--fix")
+    assert done.returncode == 0, done.stderr
+    assert "changed: progress.json: cursor 381 → 380" in done.stdout
+    assert "now:   cursor 380 matches artifacts (last index 379)" in done.stdout
+    (fix,) = [e for e in read_jsonl(t.events)[0] if e["kind"] == "invariant-fix"]
+    assert "progress says cursor 381" in fix["before"] and "cursor 380 matches" in fix["after"]
+    assert fix["changes"] == ["progress.json: cursor 381 → 380"]
+    again = shell(work, "check", "--fix")
+    assert "changed nothing" in again.stdout
 
 
 def test_history_is_newest_first_and_names_each_incident_once(work, capsys):

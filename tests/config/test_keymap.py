@@ -15,8 +15,8 @@ def test_the_defaults_are_all_different_function_keys() -> None:
 
 def test_a_key_given_to_an_action_that_has_it_by_default_is_refused(tmp_path) -> None:
     path = tmp_path / "keys.toml"
-    path.write_text('checkpoint = "f4"\n')
-    with pytest.raises(TetherError, match=r"keys.toml: checkpoint and compact are both 'f4'"):
+    path.write_text('checkpoint = "f3"\n')
+    with pytest.raises(TetherError, match=r"keys.toml: checkpoint and compact are both 'f3'"):
         load_keymap(path)
-    path.write_text('checkpoint = "f4"\ncompact = "f11"\n')
-    assert load_keymap(path).checkpoint == "f4"
+    path.write_text('checkpoint = "f3"\ncompact = "f11"\n')
+    assert load_keymap(path).checkpoint == "f3"

@@ -230,17 +230,17 @@ def test_claude_compaction_lists_what_it_dropped_that_nobody_pinned(
         terms = [d["term"] for d in incident["dropped_unpinned"]]
         assert "src/auth/tokens.py" in terms and "512 MB" in terms, terms
         assert not any("Redis" in term for term in terms)  # pinned: the audit covers it
-        run.wait_tether_screen(r"specifics? dropped, not pinned \(F3 pins\)")
+        run.wait_tether_screen(r"specifics? dropped, not pinned \(F12 pins\)")
 
 
 def test_claude_compact_key_sends_slash_compact_with_the_pins(
     make_claude_env, fake_server, tether_run
 ):
-    with Timer("closed loop: F4 compacts with the pins"):
+    with Timer("closed loop: F3 compacts with the pins"):
         run = claude_run(tether_run, make_claude_env(), fake_server)
         run.wait_screen(CM["ready"])
         after = run.last_seq()
-        run.press("F4")
+        run.press("F3")
         run.wait_event("injection", reason="compact")
         request = run.wait_request(
             lambda e: e.get("rule") == "claude-compact", after=after, what="the compaction"

@@ -278,6 +278,88 @@ def test_5_codex_manual_and_auto_compact_then_rehydrate(make_codex_env, fake_ser
         assert len(run.incidents_of("compaction")) == 2, run.incidents()
 
 
+# --------------------------------------------------------------------------- repeated folds
+
+
+def _session_start_contexts(entry: dict) -> list[str]:
+    """Every "SessionStart hook additional context:" text in the request, in order."""
+    body = entry["body"]
+    blocks: list = []
+    for part in [body.get("system"), *(m.get("content") for m in body.get("messages") or [])]:
+        blocks += [part] if isinstance(part, str) else list(part or [])
+    texts = [block if isinstance(block, str) else block.get("text", "") for block in blocks]
+    return [
+        text.split(SESSION_START_CONTEXT, 1)[1]
+        for text in texts
+        if isinstance(text, str) and SESSION_START_CONTEXT in text
+    ]
+
+
+def test_7_claude_three_compacts_are_three_incidents_each_rehydrated_by_its_own_hook(
+    make_claude_env, fake_server, tether_run
+):
+    with Timer("7 claude /compact x3, SessionStart payload names each"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        _claude_conversation(run)
+        for number in (1, 2, 3):
+            run.type_line("/compact", enter_delay=1.0)
+            run.wait_incident(
+                "compaction",
+                where=lambda i, n=number: i["number"] == n and "screen" in i.get("sources", []),
+                timeout=40,
+                what=f"compaction incident #{number}, seen on screen too",
+            )
+            auto = run.wait_event("auto_rehydrate", hook_source="compact", incident=number)
+            assert auto["tokens"] > 0, auto
+            run.wait_screen(CM["ready"])
+            after = run.last_seq()
+            run.type_line(f"carry on after fold {number}")
+            request = run.wait_request(
+                lambda e, n=number: claude_last_prompt(e["body"]) == f"carry on after fold {n}",
+                after=after,
+                what=f"the first prompt after fold {number}",
+            )
+            contexts = _session_start_contexts(request)
+            named = [c for c in contexts if f"Context compacted (#{number}, manual)" in c]
+            if not named:
+                run.fail(f"no SessionStart context names incident #{number}: {contexts!r:.600}")
+            assert PREAMBLE in named[-1] and has_all_specifics(named[-1]), named[-1][:1500]
+            run.wait_screen(rf"ack 'carry on after fold {number}'", timeout=30)
+        compactions = run.incidents_of("compaction")
+        assert [i["number"] for i in compactions] == [1, 2, 3], run.incidents()
+        assert all(i["trigger"] == "manual" for i in compactions), compactions
+        hooks = [e["incident"] for e in run.events_of("auto_rehydrate", hook_source="compact")]
+        assert hooks == [1, 2, 3], hooks
+
+
+def test_8_codex_three_compacts_are_three_incidents_each_f6_payload_names_it(
+    make_codex_env, fake_server, tether_run
+):
+    with Timer("8 codex /compact x3, F6 names each"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.type_line(DECISION)
+        run.wait_screen(r"ack 'DECISION: refresh tokens in Redis")
+        for number in (1, 2, 3):
+            run.type_line("/compact", enter_delay=1.0)
+            run.wait_incident(
+                "compaction",
+                where=lambda i, n=number: (
+                    i["number"] == n and {"screen", "transcript"} <= set(i.get("sources", []))
+                ),
+                timeout=40,
+                what=f"compaction incident #{number} from screen and rollout",
+            )
+            run.wait_screen(XM["ready"])
+            run.mark = run.events()[-1]["at"]
+            request = _codex_payload_request(run, after=run.last_seq())
+            prompt = codex_last_prompt(request["body"])
+            assert f"Context compacted (#{number}, manual)" in prompt, prompt[:2000]
+        compactions = run.incidents_of("compaction")
+        assert [i["number"] for i in compactions] == [1, 2, 3], run.incidents()
+
+
 def test_nothing_left_running(tmp_path_factory):
     """Runs last in the e2e tier (the files run in name order): no tether, agent, hook, fake
     server or tmux server of this session is alive: they carry its temp dir or socket."""

@@ -137,3 +137,33 @@ def test_a_new_marker_arriving_as_an_old_one_scrolls_off_is_still_reported():
             if change and change.new:
                 opened.append(step)
     assert opened == list(range(25))
+
+
+def test_the_same_marker_under_the_same_row_after_input_is_a_new_compaction_each_time():
+    screen = Screen(rows=30)
+    found = []
+    for _ in range(4):
+        screen.detector.note_input()
+        screen.print("❯ /compact\n")
+        found += screen.kinds(f"{MARK}\n\n")
+    assert found == ["compaction"] * 4
+    assert screen.emulator.display().count(MARK) == 4  # all four on the screen at once
+
+
+def test_a_redraw_that_leaves_a_stale_copy_of_the_marker_is_one_observation():
+    screen = Screen(rows=20)
+    assert screen.kinds(f"❯ /compact\n{MARK}\n") == ["compaction"]
+    # an Ink redraw that miscounted its lines: the old copy stays, the same rows again below
+    assert screen.kinds(f"❯ /compact\n{MARK}\n") == []
+    assert screen.emulator.display().count(MARK) == 2
+
+
+def test_the_demo_marker_says_whether_the_compaction_was_automatic():
+    screen = Screen()
+    found = screen.detector.scan
+    screen.emulator.feed(f"⏺ reply\r\n{MARK} (auto)\r\n".encode())
+    (auto,) = found(screen.emulator, 1.0, screen.emulator.take_dirty())
+    screen.detector.note_input()
+    screen.emulator.feed(f"❯ /compact\r\n{MARK}\r\n".encode())
+    (manual,) = found(screen.emulator, 2.0, screen.emulator.take_dirty())
+    assert (auto.trigger, manual.trigger) == ("auto", "manual")

@@ -298,3 +298,34 @@ def test_the_payload_names_what_the_fold_dropped_that_nobody_pinned(tether, prof
     )
     event = {"kind": "incident", "number": 3, "type": "compaction", **incident.to_event()}
     assert "src/auth/tokens.py; 512 MB." in build_payload(tether, profile, incident=event).text
+
+
+def _payload_cli(tether, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor", "payload", "--dir", str(tether.work_dir), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_payload_of_a_checkpoint_describes_that_checkpoints_incident(tether, profile):
+    first = tether.record_incident("compaction", "fusion", trigger="manual", sources=["screen"])
+    tether.record_event(  # the transcript's summary arrives a moment later
+        "incident_update",
+        "fusion",
+        number=first["number"],
+        sources=["screen", "transcript"],
+        summary="We convert reports; files are part files.",
+    )
+    snapshot = checkpoints.take(tether, "incident #1", incident=first["number"], with_git=False)
+    tether.record_incident("wipe", "fusion", trigger=None, sources=["hook"])
+    text = _payload_cli(tether, "--checkpoint", str(snapshot.seq), "--budget", "0")
+    assert "Context compacted (#1, manual), seen by screen, transcript" in text
+    assert "Context wiped" not in text
+    lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1")]
+    assert len(lost) == 1 and "250 ms" in lost[0]  # audited against its own summary
+    assert "Context wiped (#2" in _payload_cli(tether, "--budget", "0")  # live: the latest

@@ -114,7 +114,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
     markers = [text for _at, code, text in lines if code == "m"]
     assert markers == [
         "injection: initial brief",
-        "compaction #1",
+        "compaction #1, manual",
         "injection: rehydrate (incident #1)",
         "recall check: complete (incident #1)",
     ]
@@ -202,7 +202,7 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
         await compact(pilot, app)
         await wait_until(
             pilot,
-            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1)"],
+            lambda: checkpoint_reasons(tether)[-1:] == ["Context compacted (#1, manual)"],
             what="its checkpoint",
         )
         before, calls = checkpoints.list_seqs(tether), held_git.calls()
@@ -221,3 +221,42 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
     snapshot = checkpoints.load(tether, sent[0]["checkpoint"])
     assert snapshot.reason == "before injection" and snapshot.seq == before[-1] + 1
     assert snapshot.git["head"] == head and snapshot.at <= sent[0]["at"]
+
+
+async def test_a_half_typed_line_holds_the_payload_until_it_is_empty_and_says_so(
+    tmp_path, shell_env
+):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        before = len(injections(tmp_path, "rehydrate"))
+        await pilot.press(*"half typed words")  # typed, not sent
+        await pilot.press("f6")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        assert "you have started typing on the agent's input line" in banner.text
+        assert "F6 again: send anyway" in banner.text and "busy" not in banner.text
+        # the two agree: the agent waits (its echo of the keys is over), the typed line holds it
+        await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", what="waiting")
+        assert "you have started typing" in banner.text
+        await pilot.pause(11)  # longer than any patience: a typed line is never run over
+        assert len(injections(tmp_path, "rehydrate")) == before
+        await pilot.press("ctrl+c")  # the user clears the line
+        screen = await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        assert "wordsContext" not in screen and "half typed words" not in screen
+        assert len(injections(tmp_path, "rehydrate")) == before + 1
+
+
+async def test_the_rehydrate_key_pressed_again_sends_anyway(tmp_path, shell_env):
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+        await compact(pilot, app)
+        await pilot.press(*"my own words ")
+        await pilot.press("f6")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "send anyway" in banner.text, what="the offer")
+        await pilot.press("f6")  # the user chooses: send it now
+        await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)
+        assert len(injections(tmp_path, "rehydrate")) == 1

@@ -50,6 +50,26 @@ async def test_a_run_is_recorded_and_checkpointed_at_exit(tmp_path):
     assert any(e["kind"] == "agent_exit" and e["code"] == 4 for e in events)
 
 
+async def test_the_agents_hook_calls_are_answered_by_its_supervisor(tmp_path):
+    hook = f"echo '{{\"n\": 7}}' | {sys.executable} -m supervisor.cli hook Stop --dir ."
+    argv = ["sh", "-c", f"{hook}; echo hook-exit=$?"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    socket_path = supervision.hook_server.path
+    assert session.base_env["TETHER_HOOK_SOCKET"] == socket_path
+    await run_to_exit(session)
+    served = supervision.hook_server.served
+    supervision.close()
+
+    assert served == 1
+    assert "hook-exit=0" in "\n".join(session.emulator.display())
+    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    assert [e["payload"] for e in events if e["kind"] == "hook"] == [{"n": 7}]
+    assert supervision.hook_server is None and not os.path.exists(socket_path)
+
+
 def test_a_second_tether_on_the_same_folder_is_refused(tmp_path):
     config = RunConfig(argv=["true"], workdir=tmp_path)
     first = Supervision(config, AgentSession(["true"], cwd=str(tmp_path)))
@@ -92,7 +112,7 @@ def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
     events, _ = TetherDir.at(tmp_path).recent_events(10)
     incident = next(e for e in events if e.get("kind") == "incident")
     assert incident["type"] == "unclean-exit"
-    assert "died without a clean exit" in incident["summary"]
+    assert "died without a clean exit" in incident["message"] and incident["summary"] is None
 
 
 def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
@@ -343,3 +363,36 @@ async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
         supervision.close()
     assert len(heard) == 1 and isinstance(heard[0], TetherError)
     assert supervision.problems == []  # told to the one who asked, not as a problem
+
+
+def test_every_repair_and_gap_is_an_event_and_in_the_next_payload(tmp_path):
+    from supervisor.store import fsio
+    from supervisor.store.tether_dir import init
+
+    init(tmp_path)
+    tether = TetherDir.at(tmp_path)
+    for index in range(4):
+        fsio.append_jsonl(tether.artifacts, {"index": index})
+    tether.set_progress(cursor=7)
+    supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path), AgentSession(["true"]))
+    problems: list[str] = []
+    supervision.on_problem.append(problems.append)
+    supervision.open()
+    try:
+        assert tether.read_progress().cursor == 4
+        fsio.append_jsonl(tether.artifacts, {"index": 5})  # index 4 never written: line 5
+        supervision.tick()
+        text = supervision.build_payload().text
+    finally:
+        supervision.close()
+    events, _ = tether.recent_events(50)
+    (first, second) = [e for e in events if e["kind"] == "invariant-fix"]
+    assert first["changes"] == ["progress.json: cursor 7 → 4"]
+    assert "progress says cursor 7" in first["before"] and "cursor 4 matches" in first["after"]
+    (gap,) = [e for e in events if e["kind"] == "artifacts-warning"]
+    assert gap["warning"] == f"{tether.artifacts}:5: index 5 follows 3: index 4 is missing"
+    assert gap["warning"] in problems
+    assert "Repairs tether made on disk since the last recovery (disk won):" in text
+    assert "progress.json: cursor 7 → 4 (was: progress says cursor 7" in text
+    assert "progress.json: cursor 4 → 6" in text and "index 4 is missing" in text
+    assert second["changes"] == ["progress.json: cursor 4 → 6"]

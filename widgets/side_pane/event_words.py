@@ -124,6 +124,8 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
             f"({str(get('violation', '?')).replace('-', ' ')})",
             "warning",
         )
+    if kind == "artifacts-warning":  # a gap in the indexes or a bad line, with its line number
+        return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
     if kind == "agent_exit":

@@ -1,0 +1,166 @@
+"""The `tether hook` fast path: a real hook process handing its call to a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from supervisor.agents import hook_client
+from supervisor.agents.hook_command import STDIN_LIMIT
+from supervisor.agents.hook_server import HookServer
+from supervisor.store.tether_dir import init
+
+COMPACT = json.dumps({"hook_event_name": "SessionStart", "source": "compact", "session_id": "s1"})
+
+
+def run_hook(event: str, work: Path, stdin: bytes, socket_path: str | None, **env: str):
+    environment = {k: v for k, v in os.environ.items() if k not in ("TETHER_PROFILE",)}
+    environment.pop(hook_client.SOCKET_ENV, None)
+    if socket_path is not None:
+        environment[hook_client.SOCKET_ENV] = socket_path
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor.cli", "hook", event, "--dir", str(work)],
+        input=stdin,
+        capture_output=True,
+        env=environment,
+        check=False,
+        timeout=60,
+    )
+
+
+def events(work: Path) -> list[dict]:
+    lines = (work / ".tether" / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    init(tmp_path, goal="keep the hook fast")
+    return tmp_path
+
+
+@pytest.fixture
+def server(work: Path) -> Iterator[HookServer]:
+    server = HookServer(work, preload_after=None)
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_the_supervisor_answers_a_compaction_with_the_payload_and_records_it_once(
+    work: Path, server: HookServer
+) -> None:
+    result = run_hook("SessionStart", work, COMPACT.encode(), server.path)
+    assert result.returncode == 0 and result.stderr == b""
+    answer = json.loads(result.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "SessionStart"
+    assert "keep the hook fast" in answer["additionalContext"]
+    assert server.served == 1
+    kinds = [e["kind"] for e in events(work)]
+    assert kinds.count("hook") == 1 and kinds.count("auto_rehydrate") == 1
+    (rehydrated,) = [e for e in events(work) if e["kind"] == "auto_rehydrate"]
+    assert rehydrated["exact"] is True  # counted with the tokenizer, not estimated
+
+
+def test_the_answer_is_the_one_the_hook_process_gives_alone(work: Path, server: HookServer) -> None:
+    served = json.loads(run_hook("SessionStart", work, COMPACT.encode(), server.path).stdout)
+    alone = json.loads(run_hook("SessionStart", work, COMPACT.encode(), None).stdout)
+    assert server.served == 1
+
+    def without_checkpoint(answer: dict) -> str:  # each call takes a checkpoint of its own
+        text = answer["hookSpecificOutput"]["additionalContext"]
+        text = re.sub(r"checkpoint #\d+ \([^)]*\)\)?", "checkpoint #N", text)
+        # ...and each SessionStart(compact) is a compaction of its own: #1, then #2
+        text = re.sub(r"compacted \(#\d+\), seen by hook, at [\d:.TZ-]+", "compacted (#N)", text)
+        return re.sub(r"checkpoints/\d+\.json", "checkpoints/N.json", text)
+
+    assert without_checkpoint(served) == without_checkpoint(alone)
+
+
+def test_no_supervisor_listening_means_the_hook_handles_itself(work: Path) -> None:
+    result = run_hook("Stop", work, b"{}", str(work / "no-such-socket"))
+    assert result.returncode == 0 and result.stderr == b""
+    assert [e["event"] for e in events(work) if e["kind"] == "hook"] == ["Stop"]
+
+
+def test_another_folder_is_declined_and_handled_by_the_hook_itself(
+    tmp_path: Path, server: HookServer
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    init(other, goal="another agent")
+    result = run_hook("Stop", other, b'{"n": 1}', server.path)
+    assert result.returncode == 0 and server.served == 0
+    assert [e["payload"] for e in events(other) if e["kind"] == "hook"] == [{"n": 1}]
+
+
+def test_another_profile_is_declined_since_the_answer_depends_on_it(
+    work: Path, server: HookServer
+) -> None:
+    result = run_hook("Stop", work, b"{}", server.path, TETHER_PROFILE="codex")
+    assert result.returncode == 0 and server.served == 0
+    assert [e["event"] for e in events(work) if e["kind"] == "hook"] == ["Stop"]
+
+
+def test_stdin_over_the_limit_is_handled_by_the_hook_itself_with_every_byte_counted(
+    work: Path, server: HookServer
+) -> None:
+    huge = b'{"x": "' + b"a" * (STDIN_LIMIT + 10) + b'"}'
+    result = run_hook("PostCompact", work, huge, server.path)
+    assert result.returncode == 0 and server.served == 0
+    (event,) = [e for e in events(work) if e["kind"] == "hook"]
+    assert event["error"] == f"stdin over {STDIN_LIMIT} bytes" and event["bytes"] == len(huge)
+
+
+def test_a_garbled_request_is_declined(server: HookServer) -> None:
+    assert server.answer(b"GET / HTTP/1.0\r\n\r\n") == b"DECLINE\n"
+    assert server.answer(hook_client.MAGIC + b"\nStop\n") == b"DECLINE\n"
+
+
+def test_a_garbled_or_short_answer_is_an_error_not_a_decline() -> None:
+    assert hook_client.parse_answer(b"DECLINE\n") is None
+    answer = hook_client.parse_answer(b"OK 0 2 1\nhie")
+    assert (answer.code, answer.stdout, answer.stderr) == (0, b"hi", b"e")
+    for reply in (b"", b"OK 0 5 0\nhi", b"HTTP/1.1 200 OK\n"):
+        with pytest.raises(OSError):
+            hook_client.parse_answer(reply)
+
+
+def test_stop_wakes_the_server_and_removes_its_socket(work: Path) -> None:
+    server = HookServer(work, preload_after=None)
+    path = Path(server.start())
+    assert path.exists()
+    server.stop()
+    assert not path.exists() and not path.parent.exists()
+    assert hook_client.ask("Stop", str(work), b"{}", str(path)) is None
+
+
+def test_the_client_caps_stdin_as_the_handler_does() -> None:
+    assert hook_client.STDIN_LIMIT == STDIN_LIMIT
+
+
+def test_the_fast_path_imports_neither_argparse_nor_typing_nor_json(
+    work: Path, server: HookServer
+) -> None:
+    code = (
+        "import sys, io\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}'))\n"
+        "from supervisor.cli import main\n"
+        f"code = main(['hook', 'Stop', '--dir', {str(work)!r}])\n"
+        "print([m for m in ('argparse', 'typing', 'json', 'socket') if m in sys.modules], code)\n"
+    )
+    env = {**os.environ, hook_client.SOCKET_ENV: str(server.path)}
+    env.pop("TETHER_PROFILE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.stdout.strip() == "[] 0", result.stderr
+    assert server.served == 1
