@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
@@ -337,6 +338,8 @@ class TetherApp(App[int], inherit_bindings=False):
             )
         if incident.kind == "crash":
             parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
+        elif rehydrates_at_next_prompt(self.supervision.profile):
+            parts.append(f"rehydrated with your next prompt · {keys.rehydrate.upper()} now")
         else:
             parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
         return " — ".join(parts)

@@ -58,7 +58,8 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
     the rejected approaches and the next step
     (:mod:`supervisor.rehydrate.summary_instructions`).
 
-    For ``SessionStart`` with source ``compact`` or ``clear``: the rehydrate
+    For ``SessionStart`` with source ``compact`` or ``clear``, or ``startup`` of a new
+    session in the running agent (Codex's ``/new``, see :mod:`.new_session`): the rehydrate
     payload as ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
     "additionalContext": ...}}`` when the profile's ``auto_rehydrate`` is on,
     so Claude Code rehydrates before anyone presses a key. The payload builder
@@ -71,11 +72,17 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
         return instructions(TetherDir.at(work_dir)) or None
     if event != "SessionStart" or not payload_json:
         return None
-    if payload_json.get("source") not in ("compact", "clear"):
+    new_session = False
+    if payload_json.get("source") == "startup":  # Codex's /new: a wipe, if it is one
+        from supervisor.agents.new_session import started_anew
+        from supervisor.store.tether_dir import TetherDir
+
+        new_session = started_anew(TetherDir.at(work_dir), payload_json)
+    if not new_session and payload_json.get("source") not in ("compact", "clear"):
         return None
     from supervisor.agents.session_start_answer import session_start_answer
 
-    return session_start_answer(work_dir, payload_json)
+    return session_start_answer(work_dir, payload_json, new_session=new_session)
 
 
 def handle(

@@ -25,6 +25,7 @@ CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
 EXIT_HINT = "exit_hint"
+HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
 # Sources, most trusted first.
@@ -46,6 +47,11 @@ INCIDENT_KINDS = {
 
 MANUAL = "manual"
 AUTO = "auto"
+
+# A detail (True) on a sighting the agent reports only when the next turn starts, however
+# long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest
+# incident of its kind that lacks its channel, outside the usual window.
+AT_NEXT_TURN = "at_next_turn"
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,10 +171,15 @@ class CodexRollout:
     0.171.0 a ``/compact`` runs as its own turn whose ``task_started`` has no
     ``turn_attribution``, while an automatic one runs inside a user turn
     (``turn_trigger: "user"``) before its model request; that is the rule used.
+
+    A ``session_meta`` entry with another session id than the one followed so far
+    is a wipe: after ``/clear`` (or ``/new``) Codex starts a new rollout file for
+    a new session when the next prompt is submitted.
     """
 
     def __init__(self) -> None:
         self.window: int | None = None
+        self.session_id: str | None = None
         self._turn_by_user = False
         self.said = _Window()  # the folded window (``window`` is the context size)
 
@@ -184,6 +189,8 @@ class CodexRollout:
         at = now if now is not None else (entry_time(record) or 0.0)
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         kind = record.get("type")
+        if kind == "session_meta":
+            return self._session(payload, at, history)
         if kind == "response_item" and payload.get("type") == "message":
             if payload.get("role") == "user":
                 self.said.add(_text_of(payload.get("content")))
@@ -231,3 +238,16 @@ class CodexRollout:
 
     def _trigger(self) -> str:
         return AUTO if self._turn_by_user else MANUAL
+
+    def _session(self, payload: dict[str, Any], at: float, history: bool) -> list[Observation]:
+        session = payload.get("id") or payload.get("session_id")
+        if not isinstance(session, str) or not session:
+            return []
+        sub_agent = isinstance(payload.get("source"), dict)
+        if sub_agent or payload.get("thread_source", "user") != "user":
+            return []  # a sub-agent's thread: the user's conversation goes on
+        previous, self.session_id = self.session_id, session
+        if history or previous is None or previous == session:
+            return []
+        details = {"channel": "new_session", "session": session, "previous_session": previous}
+        return [Observation(WIPE, TRANSCRIPT, at, details=details)]

@@ -1,8 +1,8 @@
 """Everything tether does around one agent run, without a UI.
 
 The app composes this with its widgets; tests and benchmarks drive it
-headless. Data flows one way: each PTY read goes to the recorder, the stream
-and screen detectors and the agent state; hook events (appended to
+headless. Data flows one way: each PTY read goes to the recorder, the screen
+detector and the agent state (with Codex's OSC 7501 reports); hook events (appended to
 events.jsonl by `tether hook`), transcript tails and the process exit become
 observations too; fusion turns observations into incidents; the injector puts
 the rehydrate payload into the agent when it waits for input. Listeners (the
@@ -18,20 +18,20 @@ from collections.abc import Callable
 from typing import Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.codex_hooks import REVIEW_PROBLEM
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
-from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
-from supervisor.recognize.observations import Incident, Observation
+from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
@@ -87,7 +87,7 @@ class Supervision:
 
         self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
         self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
-        self.stream = StreamDetector()
+        self.status_reports = StatusReports()
         self.state = AgentState()
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
@@ -216,8 +216,7 @@ class Supervision:
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.stream = StreamDetector()
-        self.state.restart()
+        self.state.restart()  # status_reports stay: only a report the new process makes counts
         self.transcript.forget()
         self.session.start(argv=argv)
         self._note_agent_pid()
@@ -307,7 +306,7 @@ class Supervision:
             if result.scrolled_off:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
-        observations = self.stream.feed(data, now)
+        observations = self.status_reports.read(self.session.emulator.agent_status, now)
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
             self._scan_rows |= result.dirty
@@ -349,6 +348,8 @@ class Supervision:
 
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""
+        if observation.kind == HOOKS_REVIEW:
+            self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
