@@ -53,6 +53,11 @@ def clean_event_name(event: str) -> str:
 def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = ".") -> str | None:
     """What to print on stdout for the agent, or None to print nothing.
 
+    For ``PreCompact``: plain text that Claude Code appends to its compaction
+    prompt as additional instructions: keep the pinned decisions word for word,
+    the rejected approaches and the next step
+    (:mod:`supervisor.rehydrate.summary_instructions`).
+
     For ``SessionStart`` with source ``compact`` or ``clear``, or ``startup`` of a new
     session in the running agent (Codex's ``/new``, see :mod:`.new_session`): the rehydrate
     payload as ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -60,6 +65,11 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
     """
+    if event == "PreCompact":
+        from supervisor.rehydrate.summary_instructions import instructions
+        from supervisor.store.tether_dir import TetherDir
+
+        return instructions(TetherDir.at(work_dir)) or None
     if event != "SessionStart" or not payload_json:
         return None
     new_session = False

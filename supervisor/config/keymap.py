@@ -1,9 +1,9 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F5–F10 (and F4, bound only while
-a dead tether's orphaned agent is left to end). A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``.
+binds many ctrl and alt keys, so tether keeps to F3 and F5–F10, F12 (and F4, bound only
+while a dead tether's orphaned agent is left to end). A user changes them in
+``<config dir>/keys.toml``, e.g. ``rehydrate = "f11"``; a key given to two actions is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from supervisor.errors import TetherError
 
 @dataclass(frozen=True, slots=True)
 class Keymap:
+    pin_dropped: str = "f12"  # pin what the last compaction dropped and nobody pinned
+    compact: str = "f3"  # compact the agent now, with the pins as its instructions
     rehydrate: str = "f6"
     preview: str = "f7"
     checkpoint: str = "f8"
@@ -46,4 +48,13 @@ def load_keymap(path: Path | None = None) -> Keymap:
     for key, value in data.items():
         if not isinstance(value, str) or not value:
             raise TetherError(f'{path}: {key} must be a key name like "f6" or "ctrl+g"')
-    return Keymap(**data)
+    keymap = Keymap(**data)
+    taken: dict[str, str] = {}
+    for field in fields(Keymap):
+        key = getattr(keymap, field.name)
+        if key in taken:
+            raise TetherError(
+                f"{path}: {field.name} and {taken[key]} are both {key!r}; give one another key"
+            )
+        taken[key] = field.name
+    return keymap

@@ -63,6 +63,10 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "hook_context_limit": (int, "an integer (characters, 0 = none)"),
     "auto_rehydrate": (bool, "true or false"),
     "initial_brief": (bool, "true or false"),
+    "recall_timeout": (int, "an integer (seconds)"),
+    "compact_command": (str, 'a string such as "/compact {instructions}"'),
+    "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
+    "compact_at_break": (bool, "true or false"),
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
@@ -216,6 +220,13 @@ class Profile:
     auto_rehydrate: bool
     initial_brief: bool
     markers: MarkerRules
+    # The closed loop: seconds to wait for `tether ack` after a recovery (then "none");
+    # the agent's own compaction command ("{instructions}" is replaced, "" = none); the
+    # context percentage at which the banner offers it; whether tether sends it itself.
+    recall_timeout: int = 180
+    compact_command: str = ""
+    compact_offer_percent: int = 0
+    compact_at_break: bool = False
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -373,7 +384,13 @@ def parse_profile(
                 "integrations",
                 f"unknown integration {item!r} ({', '.join(sorted(INTEGRATIONS))})",
             )
-    for key in ("context_window", "payload_budget", "hook_context_limit"):
+    for key in (
+        "context_window",
+        "payload_budget",
+        "hook_context_limit",
+        "recall_timeout",
+        "compact_offer_percent",
+    ):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
     submit = data.get("submit_key", "\r")
@@ -403,6 +420,10 @@ def parse_profile(
         auto_rehydrate=data.get("auto_rehydrate", False),
         initial_brief=data.get("initial_brief", False),
         markers=MarkerRules(**rules),
+        recall_timeout=data.get("recall_timeout", 180),
+        compact_command=data.get("compact_command", ""),
+        compact_offer_percent=data.get("compact_offer_percent", 0),
+        compact_at_break=data.get("compact_at_break", False),
     )
 
 

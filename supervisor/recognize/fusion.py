@@ -18,7 +18,9 @@ the banner is immediate) and adds later sightings to it as sources:
   kept for a compaction that follows within the window, or given to the recent
   compaction it was read after (hooks are read a tick after the screen);
 * the trigger and the summary are filled in by whichever source knows them;
-  with a summary and pinned decisions, the loss audit is computed.
+  with a summary and pinned decisions, the loss audit is computed; with the
+  window the transcript saw folded, the specifics the summary dropped that no
+  pin holds ("dropped, not pinned").
 
 Every observation is appended to events.jsonl (except hook events, which
 `tether hook` already wrote, and the high-rate usage/state reports); each new
@@ -31,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from supervisor.recognize.loss_audit import audit_summary
+from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
@@ -133,6 +135,11 @@ class Fusion:
                 sources=list(incident.sources),
                 summary=incident.summary,
                 **({"audit": incident.audit.to_dict()} if incident.audit else {}),
+                **(
+                    {"dropped_unpinned": [d.to_dict() for d in incident.dropped]}
+                    if incident.dropped
+                    else {}
+                ),
             )
         return IncidentChange(incident, new=False)
 
@@ -197,6 +204,7 @@ class Fusion:
             details={k: v for k, v in observation.details.items() if k not in _NOT_DETAILS},
         )
         self._audit(incident)
+        self._audit_folded(incident, observation)
         incident.number = self._record_incident(incident)
         self._channels[incident.number] = {channel}
         self._incidents.append(incident)
@@ -222,6 +230,8 @@ class Fusion:
             incident.summary = observation.summary
             self._audit(incident)
             changed = True
+        if self._audit_folded(incident, observation):
+            changed = True
         for key, value in observation.details.items():
             if key not in _NOT_DETAILS and key not in incident.details:
                 incident.details[key] = value
@@ -232,6 +242,17 @@ class Fusion:
             decisions = self._decisions()
             if decisions:
                 incident.audit = audit_summary(decisions, incident.summary)
+
+    def _audit_folded(self, incident: Incident, observation: Observation) -> bool:
+        """The folded window arrived: list what its summary dropped that no pin holds."""
+        if incident.kind != "compaction" or incident.dropped or not observation.folded:
+            return False
+        summary = observation.summary or incident.summary
+        if not summary:
+            return False
+        pins = self._decisions() if self._decisions else []
+        incident.dropped = tuple(dropped_specifics(observation.folded, summary, pins))
+        return bool(incident.dropped)
 
     def _record_incident(self, incident: Incident) -> int:
         """The store's number for a new incident, or the one `tether hook` just recorded.

@@ -22,7 +22,7 @@ def test_screen_hook_and_transcript_of_one_compaction_make_one_incident_with_thr
 ) -> None:
     (tmp_path / ".tether").mkdir()
     tether = TetherDir.at(tmp_path)
-    fusion = Fusion(tether, decisions=lambda: ["keep the FAKE-COMPACT-SUMMARY marker"])
+    fusion = Fusion(tether, decisions=lambda: ["keep the FAKE-COMPACT-SUMMARY"])
     hooks = [json.loads(line) for line in (captures_dir() / "cc-hooks.hooks.jsonl").open()]
     records = JsonlBuffer().feed((captures_dir() / "cc-hooks.transcript.jsonl").read_bytes())
     parser = ClaudeTranscript()

@@ -36,6 +36,11 @@ def demo_app(tmp_path, shell_env, **env) -> TetherApp:
     return TetherApp(config)
 
 
+def events(tmp_path) -> list[dict]:
+    lines = (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
 def injections(tmp_path, reason: str | None = None) -> list[dict]:
     events = (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
     return [
@@ -78,10 +83,19 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
         assert "Pinned decisions: 1 — refresh tokens in Redis, 15 minute TTL" in screen
         sent = injections(tmp_path)[-1]
         assert sent["reason"] == "rehydrate" and sent["bracketed"] is True
-        # The agent wrote its rehydration summary: the incident is acknowledged.
-        await wait_until(pilot, lambda: "acknowledged" in banner.text, what="acknowledgement")
-        notes = (tmp_path / ".tether" / "notes.md").read_text()
-        assert "rehydrated from .tether/" in notes
+        # The agent restated the pins with `tether ack`: the recall check is complete.
+        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
+        assert banner.text == "recovered: 1 of 1 decisions restated"
+        assert banner.tone == "success"
+        checks = [e for e in events(tmp_path) if e["kind"] == "recall_check"]
+        assert [c["result"] for c in checks] == ["complete"]
+        assert checks[0]["injection_at"] == sent["at"] and checks[0]["restated"] == [1]
+        assert set(checks[0]) == {
+            "at", "kind", "source", "incident", "injection_at", "pinned", "restated",
+            "missing", "result",
+        }  # fmt: skip
+        update = [e for e in events(tmp_path) if e.get("acknowledged")]
+        assert [u["number"] for u in update] == [checks[0]["incident"]] == [sent["incident"]]
 
 
 async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_env):
@@ -92,6 +106,8 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
         await compact(pilot, app)
         await pilot.press("f6")
         await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
         await pilot.pause(0.6)  # the next tick reads the events back
     cast = next((tmp_path / ".tether" / "sessions").glob("*.cast"))
     lines = [json.loads(line) for line in cast.read_text().splitlines()[1:]]
@@ -100,6 +116,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
         "injection: initial brief",
         "compaction #1, manual",
         "injection: rehydrate (incident #1)",
+        "recall check: complete (incident #1)",
     ]
     times = [at for at, code, _text in lines if code == "m"]
     assert times == sorted(times)
