@@ -122,6 +122,19 @@ def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
     held.release()
 
 
+def demo_app(workdir: Path, env: dict[str, str], delay: str = "0.05", **config):
+    """The app running the demo agent in ``workdir``, its replies ``delay`` seconds apart and
+    no compaction of its own (a test types /compact when it wants one); ``config`` sets the
+    other :class:`RunConfig` fields (the side pane is hidden unless ``side_pane=True``)."""
+    from supervisor.app import RunConfig, TetherApp
+    from supervisor.config.profiles import load_profile
+
+    env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": "0"})
+    config.setdefault("side_pane", False)
+    argv = load_profile("demo").argv()
+    return TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, profile_name="demo", **config))
+
+
 async def until(predicate, what: str = "condition", timeout: float = 15.0, pause=None) -> None:
     """Wait until ``predicate()`` holds, giving the loop a turn between looks; fail after
     ``timeout`` naming ``what``. ``pause(seconds)``: how to wait (default asyncio.sleep)."""
@@ -155,4 +168,4 @@ async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> st
     return screen
 
 
-__all__ = ["GOAL", "HeldGit", "asyncio", "until", "wait_for_screen", "wait_until"]
+__all__ = ["GOAL", "HeldGit", "asyncio", "demo_app", "until", "wait_for_screen", "wait_until"]
