@@ -146,6 +146,11 @@ async def until(predicate, what: str = "condition", timeout: float = 15.0, pause
         await pause(0.02)
 
 
+def screen_text(session) -> str:
+    """The agent's screen as text, one line a row: what a test looks for on it."""
+    return "\n".join(session.emulator.display())
+
+
 async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> None:
     """:func:`until`, pumping the app under test through ``pilot``."""
     await until(predicate, what, timeout, pause=pilot.pause)
@@ -158,7 +163,7 @@ async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> st
 
     def matched() -> bool:
         nonlocal screen
-        screen = "\n".join(app.session.emulator.display())
+        screen = screen_text(app.session)
         return regex.search(screen) is not None
 
     try:
@@ -168,4 +173,13 @@ async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> st
     return screen
 
 
-__all__ = ["GOAL", "HeldGit", "asyncio", "demo_app", "until", "wait_for_screen", "wait_until"]
+__all__ = [
+    "GOAL",
+    "HeldGit",
+    "asyncio",
+    "demo_app",
+    "screen_text",
+    "until",
+    "wait_for_screen",
+    "wait_until",
+]
