@@ -302,12 +302,19 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
     assert checkpoints.load(tether, before + 1).reason.startswith("Context compacted (#1")
 
 
-async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
-    tmp_path, held_git
-):
+@pytest.fixture
+def over_held_git(tmp_path, held_git) -> tuple[str, Supervision]:
+    """A supervision of a one-commit repository whose git the test holds: HEAD and it."""
     work = tmp_path / "repo"
     head = held_git.repository(work)
     _session, supervision = _claude_supervision(work)
+    return head, supervision
+
+
+async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
+    held_git, over_held_git
+):
+    head, supervision = over_held_git
     tether = supervision.tether
     try:
         supervision.checkpoint("Agent crashed (#1)", incident=1)
@@ -333,11 +340,9 @@ async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_a
 
 
 async def test_the_users_checkpoint_waits_for_git_off_the_loop_and_is_written_at_close(
-    tmp_path, held_git
+    held_git, over_held_git
 ):
-    work = tmp_path / "repo"
-    head = held_git.repository(work)
-    _session, supervision = _claude_supervision(work)
+    head, supervision = over_held_git
     tether = supervision.tether
     heard: list = []
     supervision.checkpoint("manual (key)", then=heard.append)
