@@ -16,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -28,6 +27,7 @@ from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.side_pane.store_changed import StoreChanged
+from widgets.widget_message import WidgetMessage
 
 MAX_LISTED = 200
 
@@ -89,29 +89,19 @@ class CheckpointList(Widget):
     highlighted: reactive[int | None] = reactive(None)
 
     @dataclass
-    class Restored(Message):
+    class Restored(WidgetMessage["CheckpointList"]):
         """Checkpoint ``seq`` is live again; ``safety_seq`` holds the state it replaced."""
 
-        widget: CheckpointList
         seq: int
         safety_seq: int | None
 
-        @property
-        def control(self) -> CheckpointList:
-            return self.widget
-
     @dataclass
-    class Shown(Message):
+    class Shown(WidgetMessage["CheckpointList"]):
         """The view now shows ``what``: ``"preview"`` or ``"diff"`` of ``seq`` (and ``other``)."""
 
-        widget: CheckpointList
         what: str
         seq: int
         other: int | None = None
-
-        @property
-        def control(self) -> CheckpointList:
-            return self.widget
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
         super().__init__(**kwargs)
