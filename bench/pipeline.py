@@ -66,7 +66,7 @@ class LoopProbe:
 
 def detectors_available() -> dict[str, bool]:
     found = {}
-    for name in ("stream_detector", "screen_detector", "fusion"):
+    for name in ("agent_state", "screen_detector", "fusion"):
         try:
             __import__(f"supervisor.recognize.{name}")
             found[name] = True
@@ -84,10 +84,10 @@ class Detection:
         self.observations = 0
         self.stream = self.screen = self.fusion = None
         have = detectors_available()
-        if have["stream_detector"]:
-            from supervisor.recognize.stream_detector import StreamDetector
+        if have["agent_state"]:  # Codex's OSC 7501 reports, as Supervision reads them
+            from supervisor.recognize.agent_state import StatusReports
 
-            self.stream = StreamDetector()
+            self.stream = StatusReports()
         if have["screen_detector"]:
             from supervisor.config.profiles import load_profile
             from supervisor.recognize.screen_detector import ScreenDetector
@@ -110,7 +110,7 @@ class Detection:
         now = time.time()
         found = []
         if self.stream is not None:
-            found += self.stream.feed(data, now)
+            found += self.stream.read(self.session.emulator.agent_status, now)
         if self.screen is not None:
             found += self.screen.scan(
                 self.session.emulator, now, result.dirty, scrolled=len(result.scrolled_off)
@@ -128,7 +128,7 @@ class SupervisionDetection:
 
     def __init__(self, supervision: Supervision) -> None:
         self.incidents: list[tuple[float, object]] = []
-        parts = [n for n in ("stream", "screen", "fusion") if getattr(supervision, n, None)]
+        parts = [n for n in ("status_reports", "screen", "fusion") if getattr(supervision, n, None)]
         self.parts = "+".join(parts) + " (Supervision's own)"
         supervision.on_incident.append(self._changed)
 

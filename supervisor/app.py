@@ -26,6 +26,7 @@ from textual.message import Message
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
@@ -57,12 +58,14 @@ TICK_SECONDS = 0.25  # the poll; the side pane's watcher wakes a read sooner (se
 KEYS = Keymap()
 # Short words, in key order, so that all of them fit the footer of an 80-column terminal.
 ACTIONS = {  # Keymap field -> (action, footer text)
+    "compact": ("compact", "Compact"),
     "side_pane": ("toggle_pane", "Pane"),
     "rehydrate": ("rehydrate", "Rehydrate"),
     "preview": ("preview", "Preview"),
     "checkpoint": ("checkpoint", "Checkpoint"),
     "switch_focus": ("switch_focus", "Focus"),
     "quit": ("request_quit", "Quit"),
+    "pin_dropped": ("pin_dropped", "Pin"),
     # Only while a dead tether's agent still runs (check_action); else the key is the agent's.
     "end_orphan": ("end_orphan", "End left-over agent"),
 }
@@ -117,6 +120,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
         self._reading = False  # a tick's reads are on a worker thread
         self._banner_source = ""
+        self._compact_offer_shown = False
         self.attention = Attention(config.notify, time.monotonic)
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
@@ -326,8 +330,16 @@ class TetherApp(App[int], inherit_bindings=False):
                 )
         if incident.audit is not None:
             parts.append(incident.audit.headline())
+        if incident.dropped:
+            count = len(incident.dropped)
+            parts.append(
+                f"{count} specific{'s' * (count != 1)} dropped, not pinned "
+                f"({keys.pin_dropped.upper()} pins)"
+            )
         if incident.kind == "crash":
             parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
+        elif rehydrates_at_next_prompt(self.supervision.profile):
+            parts.append(f"rehydrated with your next prompt · {keys.rehydrate.upper()} now")
         else:
             parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
         return " — ".join(parts)
@@ -367,7 +379,18 @@ class TetherApp(App[int], inherit_bindings=False):
 
     @_while_running
     def on_engine_link_meter_changed(self, message: EngineLink.MeterChanged) -> None:
-        self.status_bar.context = message.meter.describe()
+        meter = message.meter
+        self.status_bar.context = meter.describe()
+        offered = self.supervision.compact_offered()
+        if offered and not self._compact_offer_shown and self._banner_source != "incident":
+            key = self.config.keymap.compact.upper()
+            self._show(
+                f"Context {meter.describe()}: {key} compacts now, at this break, keeping the "
+                "pinned decisions (before the agent compacts by itself mid-task)",
+                "info",
+                "compact-offer",
+            )
+        self._compact_offer_shown = offered
 
     @_while_running
     def on_engine_link_injection_changed(self, message: EngineLink.InjectionChanged) -> None:
@@ -387,7 +410,13 @@ class TetherApp(App[int], inherit_bindings=False):
                 self.banner.hide()
             return
         tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
-        self._show(status.describe(), tone, "injection")
+        text = status.describe()
+        recall = status.recall
+        if recall is not None and recall.result != "complete":
+            tone = "warning"
+            again = "re-sends them" if recall.result == "partial" else "sends the payload again"
+            text += f": {self.config.keymap.rehydrate.upper()} {again}"
+        self._show(text, tone, "injection")
 
     def _show(self, text: str, tone: str, source: str) -> None:
         """The banner shows one thing at a time; ``source`` says whose it is."""
@@ -475,6 +504,38 @@ class TetherApp(App[int], inherit_bindings=False):
             self.terminal.focus()
 
         self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
+
+    def action_compact(self) -> None:
+        """Compact the agent now (Claude Code's `/compact <instructions>` with the pins)."""
+        try:
+            result = self.supervision.compact_now()
+        except TetherError as error:
+            self.banner.show(str(error), "error")
+            return
+        if result == "queued":
+            self._show("Compaction queued: sent when the agent waits for input", "info", "compact")
+
+    def action_pin_dropped(self) -> None:
+        """Pick from what the last compaction dropped that nobody pinned, and pin it."""
+        incident = self.supervision.current_incident
+        dropped = incident.dropped if incident is not None else ()
+        if not dropped:
+            self.banner.show("Nothing to pin: no compaction dropped an unpinned specific", "info")
+            return
+        from widgets.pin_dropped import PinDropped
+
+        def pin(sentences: list[str] | None) -> None:
+            self.terminal.focus()
+            if not sentences:
+                return
+            try:
+                pinned = self.supervision.tether.add_decisions(sentences, "pinned from the audit")
+            except TetherError as error:
+                self.banner.show(str(error), "error")
+                return
+            self.notify(f"{len(pinned)} decision(s) pinned", title="tether", timeout=3)
+
+        self.push_screen(PinDropped(dropped), pin)
 
     def action_checkpoint(self) -> None:
         """Git is asked off the loop (it can take seconds); the toast comes once it is written."""

@@ -122,14 +122,17 @@ def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
     held.release()
 
 
-def demo_app(workdir: Path, env: dict[str, str], delay: str = "0.05", **config):
+def demo_app(
+    workdir: Path, env: dict[str, str], delay: str = "0.05", auto_compact: str = "0", **config
+):
     """The app running the demo agent in ``workdir``, its replies ``delay`` seconds apart and
-    no compaction of its own (a test types /compact when it wants one); ``config`` sets the
-    other :class:`RunConfig` fields (the side pane is hidden unless ``side_pane=True``)."""
+    compacting by itself every ``auto_compact`` prompts (0: never; a test types /compact when
+    it wants one); ``config`` sets the other :class:`RunConfig` fields (the side pane is
+    hidden unless ``side_pane=True``)."""
     from supervisor.app import RunConfig, TetherApp
     from supervisor.config.profiles import load_profile
 
-    env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": "0"})
+    env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": auto_compact})
     config.setdefault("side_pane", False)
     argv = load_profile("demo").argv()
     return TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, profile_name="demo", **config))

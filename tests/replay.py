@@ -1,6 +1,6 @@
 """Replay a real capture through the whole recognition engine, as the app would run it.
 
-Bytes go through the stream detector and the AvtEmulator + screen detector in
+Bytes go through the AvtEmulator (its OSC 7501 reports) + screen detector in
 the chunks given; inputs end the resume replay window at their byte offsets;
 the capture's transcript (and hook log) are fed at their own times, aligned to
 the capture clock; the process exit is classified; fusion makes incidents.
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from supervisor.config.profiles import load_profile
+from supervisor.recognize.agent_state import StatusReports
 from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.hook_events import observations_from_hook
 from supervisor.recognize.observations import Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, entry_time
 from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.terminal.avt_emulator import AvtEmulator
@@ -157,7 +157,7 @@ def replay(name: str, seed: int | None = None, *, tether=None) -> Replay:
     timed: list[tuple[float, int, Observation]] = []
     emulator = AvtEmulator(120, 40, 1000, sync_timeout=1.0 if seed is None else 0.0)
     screen = ScreenDetector(profile.markers, replaying=resuming)
-    stream = StreamDetector()
+    reports = StatusReports()
     position = 0
     scrolled = 0
     for end in chunk_offsets(name, seed):
@@ -166,9 +166,9 @@ def replay(name: str, seed: int | None = None, *, tether=None) -> Replay:
             screen.note_input()
         data = raw[position:end]
         now = clock(end)
-        for observation in stream.feed(data, now):
-            timed.append((now, len(timed), observation))
         scrolled += len(emulator.feed(data).scrolled_off)
+        for observation in reports.read(emulator.agent_status, now):
+            timed.append((now, len(timed), observation))
         dirty = emulator.take_dirty()
         if dirty:  # as Supervision does: scan when rows changed, with the scroll since
             for observation in screen.scan(emulator, now, dirty, scrolled=scrolled):

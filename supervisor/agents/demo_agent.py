@@ -164,6 +164,8 @@ class DemoAgent:
         lower = prompt.lower()
         if ".tether/" in prompt and ("re-read" in lower or "reread" in lower):
             return self.rehydrate(prompt)
+        if prompt.startswith("Recall check from tether"):
+            return self.restate_again(prompt)
         if ".tether/" in prompt:
             return "Understood: I will keep my state in .tether/ with `tether note`."
         if lower.startswith("decision:"):
@@ -201,22 +203,43 @@ class DemoAgent:
             for line in lines
             if not line.startswith("(")  # "(none pinned)"
         ]
-        summary = f"rehydrated from .tether/ ({len(payload.splitlines())} lines read)"
-        try:
-            subprocess.run(
-                [sys.executable, "-m", "supervisor.cli", "note", "phase", summary],
-                capture_output=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            pass
+        # TETHER_DEMO_FORGET=2: leave decision 2 out of the first restatement, as a model
+        # that lost it would; the re-send after the partial recall check brings it back.
+        forget = {int(n) for n in re.findall(r"\d+", os.environ.get("TETHER_DEMO_FORGET", ""))}
+        kept = [d for n, d in enumerate(decisions, start=1) if n not in forget]
+        result = self.ack("Restated after the recovery: " + " | ".join(kept or ["(none)"]))
         return (
             f"Rehydrated: read the recovery payload ({len(payload.splitlines())} lines).\n"
             f"Goal: {first('goal')[:100]}\n"
             f"Pinned decisions: {len(decisions)} — {(decisions or ['none'])[0][:100]}\n"
-            f"Next step: {first('next')[:100]}"
+            f"Next step: {first('next')[:100]}\n"
+            f"{result}"
         )
+
+    def ack(self, restatement: str) -> str:
+        """Send the restatement with `tether ack`, as the payload asks; its verdict in short."""
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "supervisor.cli", "ack", restatement],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"tether ack failed: {error}"
+        said = (done.stdout or done.stderr).strip()
+        return said.splitlines()[0][:160] if said else "tether ack said nothing"
+
+    def restate_again(self, prompt: str) -> str:
+        """A re-send of the decisions the recall check missed: restate exactly those."""
+        decisions = [
+            re.sub(r"^\d+\.\s*", "", line.strip())
+            for line in prompt.splitlines()
+            if re.match(r"^\d+\.\s", line.strip())
+        ]
+        result = self.ack("Restated again: " + " | ".join(decisions or ["(none)"]))
+        return f"Restated the {len(decisions)} missing decisions.\n{result}"
 
     def submit(self, text: str) -> bool:
         """Handle one submitted input; False when the agent should exit."""

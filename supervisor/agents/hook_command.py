@@ -53,19 +53,36 @@ def clean_event_name(event: str) -> str:
 def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = ".") -> str | None:
     """What to print on stdout for the agent, or None to print nothing.
 
-    For ``SessionStart`` with source ``compact`` or ``clear``: the rehydrate
+    For ``PreCompact``: plain text that Claude Code appends to its compaction
+    prompt as additional instructions: keep the pinned decisions word for word,
+    the rejected approaches and the next step
+    (:mod:`supervisor.rehydrate.summary_instructions`).
+
+    For ``SessionStart`` with source ``compact`` or ``clear``, or ``startup`` of a new
+    session in the running agent (Codex's ``/new``, see :mod:`.new_session`): the rehydrate
     payload as ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
     "additionalContext": ...}}`` when the profile's ``auto_rehydrate`` is on,
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
     """
+    if event == "PreCompact":
+        from supervisor.rehydrate.summary_instructions import instructions
+        from supervisor.store.tether_dir import TetherDir
+
+        return instructions(TetherDir.at(work_dir)) or None
     if event != "SessionStart" or not payload_json:
         return None
-    if payload_json.get("source") not in ("compact", "clear"):
+    new_session = False
+    if payload_json.get("source") == "startup":  # Codex's /new: a wipe, if it is one
+        from supervisor.agents.new_session import started_anew
+        from supervisor.store.tether_dir import TetherDir
+
+        new_session = started_anew(TetherDir.at(work_dir), payload_json)
+    if not new_session and payload_json.get("source") not in ("compact", "clear"):
         return None
     from supervisor.agents.session_start_answer import session_start_answer
 
-    return session_start_answer(work_dir, payload_json)
+    return session_start_answer(work_dir, payload_json, new_session=new_session)
 
 
 def handle(

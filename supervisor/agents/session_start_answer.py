@@ -1,8 +1,10 @@
-"""Claude Code's SessionStart hook answer: the rehydrate payload, before anyone presses a key.
+"""The SessionStart hook answer: the rehydrate payload, before anyone presses a key.
 
 Claude Code puts ``hookSpecificOutput.additionalContext`` into the model's
-context (agent-markers.md 1.2 and its Addendum); ``tether hook SessionStart``
-prints it after a compaction or a clear when the profile has ``auto_rehydrate``.
+context (agent-markers.md 1.2 and its Addendum), and Codex gives it to the
+model as a developer message of the turn that fired the hook; ``tether hook
+SessionStart`` prints it after a compaction or a clear when the profile has
+``auto_rehydrate``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from supervisor.store import checkpoints, fsio, notes, trust
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.times import iso, parse_time
 
-AUTO_SOURCES = ("compact", "clear")
+# SessionStart sources answered with the payload, and the incident type each follows.
+AUTO_SOURCES = {"compact": "compaction", "clear": "wipe"}
 PROFILE_ENV = "TETHER_PROFILE"
 DEFAULT_HOOK_PROFILE = "claude"
 
@@ -27,20 +30,22 @@ def session_start_answer(
     hook_input: dict[str, Any],
     *,
     profile_name: str | None = None,
+    new_session: bool = False,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
-    Only when the profile (``$TETHER_PROFILE``, else "claude") has
-    ``auto_rehydrate``, and never for a `.tether/` committed to git that the user
-    has not said to trust (:mod:`supervisor.store.trust`); a checkpoint is taken
-    first, as before every injection, and an ``auto_rehydrate`` event records what
-    was sent, with the phase at that moment so the supervisor can watch for the
-    agent's acknowledgement.
+    ``new_session``: a ``startup`` the caller found to be a new conversation in the
+    running agent (Codex's ``/new``), answered as a wipe. Only when the profile
+    (``$TETHER_PROFILE``, else "claude") has ``auto_rehydrate``, and never for a
+    `.tether/` committed to git that the user has not said to trust
+    (:mod:`supervisor.store.trust`); a checkpoint is taken first, as before every
+    injection, and an ``auto_rehydrate`` event records what was sent, with the phase
+    at that moment so the supervisor can watch for the agent's acknowledgement.
     """
     from supervisor.config.profiles import load_profile
 
     source = hook_input.get("source")
-    if source not in AUTO_SOURCES:
+    if source not in AUTO_SOURCES and not new_session:
         return None
     profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
@@ -50,14 +55,27 @@ def session_start_answer(
     if untrusted is not None:  # another person's notes: not pasted before the user says yes
         tether.record_event("auto_rehydrate_withheld", "hook", hook_source=source, why=untrusted)
         return None
-    incident = this_loss(tether, "compaction" if source == "compact" else "wipe")
+    kind = "compaction" if source == "compact" and not new_session else "wipe"
+    # Codex fires SessionStart(compact|clear) at the next turn, however late: its last
+    # unanswered incident of that kind in this run is this loss, not only a recent one.
+    late = "codex_hooks" in profile.integrations
+    incident = this_loss(tether, kind, within=_this_run(tether) if late else None)
     number = incident.get("number")
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
+    limit = profile.hook_context_limit
+    for _ in range(4):  # a smaller budget drops older Done, Unproven, Rejected items first
+        if not limit or len(payload.text) <= limit or payload.tokens <= 1:
+            break
+        budget = max(1, payload.tokens * limit * 95 // (len(payload.text) * 100))
+        payload = build_payload(
+            tether, profile, checkpoint=snapshot, incident=incident, budget=budget
+        )
     tether.record_event(
         "auto_rehydrate",
         "hook",
         hook_source=source,
+        **({"new_session": True} if new_session else {}),
         session_id=hook_input.get("session_id"),
         profile=profile.name,
         incident=number,
@@ -78,7 +96,9 @@ def session_start_answer(
 SAME_LOSS_WINDOW = 10.0
 
 
-def this_loss(tether: TetherDir, kind: str, now: float | None = None) -> dict[str, Any]:
+def this_loss(
+    tether: TetherDir, kind: str, now: float | None = None, *, within: float | None = None
+) -> dict[str, Any]:
     """The incident a ``SessionStart(compact|clear)`` hook answers: the loss that just happened.
 
     The hook often runs before the supervisor has recorded the compaction (nothing
@@ -95,13 +115,22 @@ def this_loss(tether: TetherDir, kind: str, now: float | None = None) -> dict[st
             kind,
             "hook",
             at=now,
-            within=SAME_LOSS_WINDOW,
+            within=SAME_LOSS_WINDOW if within is None else within,
             taken=answered,
             trigger=trigger if kind == "compaction" else None,
             sources=["hook"],
             observed_at=iso(now),
         )
     return incident_record(tether, event.get("number")) or event
+
+
+def _this_run(tether: TetherDir) -> float | None:
+    """Seconds since the running supervisor took the folder's lock (None: no supervisor)."""
+    from supervisor.store import lock as supervisor_lock
+
+    state, info = supervisor_lock.inspect(tether)
+    started = parse_time(info.started_at) if state == "held" and info else None
+    return None if started is None else max(SAME_LOSS_WINDOW, time.time() - started.timestamp())
 
 
 def _since_last_incident(tether: TetherDir, now: float) -> tuple[set[Any], str | None]:

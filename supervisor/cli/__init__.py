@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("supervisor.cli.store", "section-by-section diff of two checkpoints"),
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
+    "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
+    "compact": ("supervisor.cli.compact", "compact the running agent now, keeping the pins"),
     "transcript": (
         "supervisor.cli.transcript",
         "a recorded session as plain text (each screen before it was cleared, the last one)",

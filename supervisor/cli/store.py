@@ -114,6 +114,19 @@ def _age(stamp: str | None) -> str:
     return f"{seconds}s ago"
 
 
+def _recall_report(tether: TetherDir) -> dict[str, Any] | None:
+    """The last recovery and its recall check (None while nothing was checked yet)."""
+    from supervisor.rehydrate.recall_check import RecallCheck, latest_recovery
+
+    recovery, checked = latest_recovery(tether)
+    if recovery is None:
+        return None
+    if checked is None:
+        return {"injection_at": recovery.at, "incident": recovery.incident, "result": None}
+    check = RecallCheck.from_event(checked)
+    return {**check.to_event(), "describe": check.describe()}
+
+
 def status_report(tether: TetherDir) -> dict[str, Any]:
     """Everything `tether status` shows, each part read cheaply (tails and names only)."""
     from supervisor.store import checkpoints, invariant, lock
@@ -141,6 +154,7 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
     lock_state, holder = lock.inspect(tether)
     lock_state = SUPERVISOR_STATES.get(lock_state, lock_state)
     return {
+        "recall": _recall_report(tether),
         "dir": str(tether.root),
         "phase": phase,
         "cursor": cursor,
@@ -193,6 +207,10 @@ def _status(args: argparse.Namespace) -> int:
     else:
         _out("checkpoint: none yet (`tether checkpoint`)")
     _out(f"incidents:  {report['incidents']}")
+    recall = report["recall"]
+    if recall is not None:
+        said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
+        _out(f"recall:     {recall['result'] or 'pending'}: {said}")
     if supervisor["state"] == "running":
         _out(f"supervisor: running (pid {supervisor['pid']})")
     elif supervisor["state"] == "died":

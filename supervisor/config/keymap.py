@@ -1,21 +1,24 @@
 """tether's own keys: few, shown in the footer, configurable.
 
 None of the defaults is bound by a bundled agent: Codex binds F2, Claude Code
-binds many ctrl and alt keys, so tether keeps to F5–F10 (and F4, bound only while
-a dead tether's orphaned agent is left to end). A user changes them
-in ``<config dir>/keys.toml``, e.g. ``rehydrate = "f3"``.
+binds many ctrl and alt keys, so tether keeps to F3 and F5–F10, F12 (and F4, bound only
+while a dead tether's orphaned agent is left to end). A user changes them in
+``<config dir>/keys.toml``, e.g. ``rehydrate = "f11"``; a key given to two actions is refused.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from supervisor.config.toml_file import load_settings
+from supervisor.errors import TetherError
 
 
 @dataclass(frozen=True, slots=True)
 class Keymap:
+    pin_dropped: str = "f12"  # pin what the last compaction dropped and nobody pinned
+    compact: str = "f3"  # compact the agent now, with the pins as its instructions
     rehydrate: str = "f6"
     preview: str = "f7"
     checkpoint: str = "f8"
@@ -32,7 +35,16 @@ def load_keymap(path: Path | None = None) -> Keymap:
         from supervisor.config.profiles import config_dir
 
         path = config_dir() / "keys.toml"
-    return load_settings(Keymap, path, _key_problem)
+    keymap = load_settings(Keymap, path, _key_problem)
+    taken: dict[str, str] = {}
+    for field in fields(Keymap):
+        key = getattr(keymap, field.name)
+        if key in taken:
+            raise TetherError(
+                f"{path}: {field.name} and {taken[key]} are both {key!r}; give one another key"
+            )
+        taken[key] = field.name
+    return keymap
 
 
 def _key_problem(_action: str, value: object) -> str | None:

@@ -42,10 +42,13 @@ MARKER_KINDS: dict[str, str] = {
     "prompt_ready": "the agent waits for input",
     "busy": "the agent is working",
     "exit_hint": "printed on a clean exit; optional named group `session`",
+    "hooks_review": "the agent asks the user to review (trust) hooks before it runs them",
 }
 _PERCENT_KINDS = ("context_low", "context_used")
 
-INTEGRATIONS = frozenset({"claude_hooks", "claude_transcript", "codex_rollout", "osc7501"})
+INTEGRATIONS = frozenset(
+    {"claude_hooks", "claude_transcript", "codex_hooks", "codex_rollout", "osc7501"}
+)
 
 # key -> (python type(s), description of the TOML type for messages)
 _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -57,8 +60,13 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "integrations": (list, "an array of strings"),
     "preamble": (str, "a string"),
     "payload_budget": (int, "an integer (tokens)"),
+    "hook_context_limit": (int, "an integer (characters, 0 = none)"),
     "auto_rehydrate": (bool, "true or false"),
     "initial_brief": (bool, "true or false"),
+    "recall_timeout": (int, "an integer (seconds)"),
+    "compact_command": (str, 'a string such as "/compact {instructions}"'),
+    "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
+    "compact_at_break": (bool, "true or false"),
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
@@ -169,6 +177,7 @@ class MarkerRules:
     prompt_ready: tuple[Pattern, ...] = ()
     busy: tuple[Pattern, ...] = ()
     exit_hint: tuple[Pattern, ...] = ()
+    hooks_review: tuple[Pattern, ...] = ()
     # All the patterns in one RE2 set: one pass says whether a row can match any of them.
     _any: Any = field(default=None, compare=False, repr=False)
 
@@ -207,9 +216,17 @@ class Profile:
     integrations: frozenset[str]
     preamble: str
     payload_budget: int
+    hook_context_limit: int  # the agent cuts a hook's additionalContext past this many chars
     auto_rehydrate: bool
     initial_brief: bool
     markers: MarkerRules
+    # The closed loop: seconds to wait for `tether ack` after a recovery (then "none");
+    # the agent's own compaction command ("{instructions}" is replaced, "" = none); the
+    # context percentage at which the banner offers it; whether tether sends it itself.
+    recall_timeout: int = 180
+    compact_command: str = ""
+    compact_offer_percent: int = 0
+    compact_at_break: bool = False
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -339,7 +356,13 @@ def parse_profile(
                 "integrations",
                 f"unknown integration {item!r} ({', '.join(sorted(INTEGRATIONS))})",
             )
-    for key in ("context_window", "payload_budget"):
+    for key in (
+        "context_window",
+        "payload_budget",
+        "hook_context_limit",
+        "recall_timeout",
+        "compact_offer_percent",
+    ):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
     submit = data.get("submit_key", "\r")
@@ -365,9 +388,14 @@ def parse_profile(
         integrations=frozenset(integrations),
         preamble=data["preamble"].strip(),
         payload_budget=data.get("payload_budget", 4000),
+        hook_context_limit=data.get("hook_context_limit", 0),
         auto_rehydrate=data.get("auto_rehydrate", False),
         initial_brief=data.get("initial_brief", False),
         markers=MarkerRules(**rules),
+        recall_timeout=data.get("recall_timeout", 180),
+        compact_command=data.get("compact_command", ""),
+        compact_offer_percent=data.get("compact_offer_percent", 0),
+        compact_at_break=data.get("compact_at_break", False),
     )
 
 

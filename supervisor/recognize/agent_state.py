@@ -16,9 +16,72 @@ cues at all can be rehydrated.
 
 from __future__ import annotations
 
-from supervisor.recognize.observations import AGENT_STATE, CLEAN_EXIT, CRASH, Observation
+import base64
+
+from supervisor.recognize.observations import (
+    AGENT_STATE,
+    CLEAN_EXIT,
+    CRASH,
+    STREAM,
+    Observation,
+)
 
 BUSY, WAITING, EXITED, UNKNOWN = "busy", "waiting", "exited", "unknown"
+
+# Codex's OSC 7501 state -> tether's agent state
+OSC7501_STATES = {
+    "idle": WAITING,
+    "done": WAITING,
+    "blocked": WAITING,
+    "working": BUSY,
+    "clear": EXITED,
+}
+
+
+def parse_osc7501(body: str) -> dict[str, str]:
+    """``state=idle:app=codex:msg=<b64>`` -> a dict, base64 fields decoded where they decode."""
+    fields: dict[str, str] = {}
+    for part in body.split(":"):
+        key, _, value = part.partition("=")
+        if not key:
+            continue
+        if key in ("msg", "title") and value:
+            try:
+                value = base64.b64decode(value, validate=True).decode("utf-8", "replace")
+            except ValueError:
+                pass
+        fields[key] = value
+    return fields
+
+
+class StatusReports:
+    """Codex's OSC 7501 state reports, read from the terminal's pre-filter.
+
+    The pre-filter already takes every OSC out of the byte stream (and carries one
+    split across reads); it keeps the last 7501 payload as the emulator's
+    ``agent_status``. Reading that after each read costs nothing, where matching
+    every read's bytes again would; a change of report is one observation. Only the
+    last report of a read counts, which is the one that says what the agent does now.
+    """
+
+    def __init__(self, current: str = "") -> None:
+        self._last = current
+
+    def read(self, status: str, at: float) -> list[Observation]:
+        if status == self._last:
+            return []
+        self._last = status
+        fields = parse_osc7501(status)
+        raw_state = fields.get("state", "")
+        state = OSC7501_STATES.get(raw_state)
+        if state is None:
+            return []
+        details = {"state": state, "raw_state": raw_state, "channel": "osc7501"}
+        if fields.get("app"):
+            details["app"] = fields["app"]
+        if fields.get("msg"):
+            details["message"] = fields["msg"]
+        return [Observation(AGENT_STATE, STREAM, at, details=details)]
 
 
 class AgentState:

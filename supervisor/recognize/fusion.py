@@ -10,10 +10,17 @@ the banner is immediate) and adds later sightings to it as sources:
   incident's first sighting and that incident has not yet heard from the same
   (source, channel) — a second screen sighting is a second compaction, while
   a hook's PostCompact and SessionStart(compact) are two channels of one;
+* a sighting marked ``AT_NEXT_TURN`` (Codex fires SessionStart compact/clear only
+  when the next turn starts, minutes later perhaps) joins the newest incident of
+  its kind that lacks its channel, outside the window, if no other incident was
+  opened since; otherwise it opens one, as for a /clear nothing else saw;
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
-  kept for a compaction that follows within the window;
+  kept for a compaction that follows within the window, or given to the recent
+  compaction it was read after (hooks are read a tick after the screen);
 * the trigger and the summary are filled in by whichever source knows them;
-  with a summary and pinned decisions, the loss audit is computed.
+  with a summary and pinned decisions, the loss audit is computed; with the
+  window the transcript saw folded, the specifics the summary dropped that no
+  pin holds ("dropped, not pinned").
 
 Every observation is appended to events.jsonl (except hook events, which
 `tether hook` already wrote, and the high-rate usage/state reports); each new
@@ -26,9 +33,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from supervisor.recognize.loss_audit import audit_summary
+from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
     AGENT_STATE,
+    AT_NEXT_TURN,
     COMPACTION,
     COMPACTION_STARTED,
     CONTEXT_USED,
@@ -43,6 +51,8 @@ DEFAULT_WINDOW = 10.0
 # The meter and the agent's state change constantly: the status bar shows them, the
 # event log would drown in them.
 _NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
+# Observation details about the sighting, not the incident.
+_NOT_DETAILS = frozenset({"channel", AT_NEXT_TURN})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +80,8 @@ class Fusion:
         self._decisions = decisions
         self._incidents: list[Incident] = []
         self._channels: dict[int, set[tuple[str, str]]] = {}
-        self._pending_trigger: tuple[float, str] | None = None
+        self._pending_trigger: tuple[float, str, str] | None = None  # at, trigger, source
+        self._started: dict[int, set[str]] = {}  # compaction -> sources of its "started"
         self._next_number = 1
 
     @property
@@ -94,14 +105,25 @@ class Fusion:
         if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
             self._record(observation.kind, source=observation.source, **observation.to_event())
         if observation.kind == COMPACTION_STARTED:
-            if observation.trigger:
-                self._pending_trigger = (observation.at, observation.trigger)
-            return None
+            if not observation.trigger:
+                return None
+            incident = self._started_late(observation)
+            if incident is None:
+                self._pending_trigger = (observation.at, observation.trigger, observation.source)
+                return None
+            if incident.trigger:
+                return None
+            incident.trigger = observation.trigger
+            self._record("incident_update", number=incident.number, trigger=incident.trigger)
+            return IncidentChange(incident, new=False)
         kind = INCIDENT_KINDS.get(observation.kind)
         if kind is None:
             return None
         channel = (observation.source, str(observation.details.get("channel", "")))
-        incident = self._joinable(kind, observation.at, channel)
+        if observation.details.get(AT_NEXT_TURN):
+            incident = self._joinable_late(kind, channel)
+        else:
+            incident = self._joinable(kind, observation.at, channel)
         if incident is None:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
@@ -113,6 +135,11 @@ class Fusion:
                 sources=list(incident.sources),
                 summary=incident.summary,
                 **({"audit": incident.audit.to_dict()} if incident.audit else {}),
+                **(
+                    {"dropped_unpinned": [d.to_dict() for d in incident.dropped]}
+                    if incident.dropped
+                    else {}
+                ),
             )
         return IncidentChange(incident, new=False)
 
@@ -128,14 +155,43 @@ class Fusion:
                 return incident
         return None
 
+    def _joinable_late(self, kind: str, channel: tuple[str, str]) -> Incident | None:
+        newest = self._incidents[-1] if self._incidents else None
+        if newest is None or newest.kind != kind or channel in self._channels[newest.number]:
+            return None
+        return newest
+
+    def _started_late(self, observation: Observation) -> Incident | None:
+        """The compaction this "started" sighting belongs to, if it came after the incident.
+
+        Hooks are read a tick later than the screen: a PreCompact may be read after the
+        screen opened its compaction. It belongs to that incident when the incident is
+        recent and has not heard a start from that source; otherwise it announces the
+        next compaction (a stale one would give the next its trigger).
+        """
+        for incident in reversed(self._incidents):
+            if incident.kind != "compaction":
+                continue
+            if abs(observation.at - incident.at) > self._window:
+                return None
+            started = self._started.setdefault(incident.number, set())
+            if observation.source in started:
+                return None
+            started.add(observation.source)
+            return incident
+        return None
+
+    def _pending(self, at: float) -> tuple[float, str, str] | None:
+        pending = self._pending_trigger
+        if pending is not None and abs(at - pending[0]) <= self._window:
+            return pending
+        return None
+
     def _trigger_for(self, observation: Observation) -> str | None:
         if observation.trigger:
             return observation.trigger
-        if observation.kind == COMPACTION and self._pending_trigger:
-            at, trigger = self._pending_trigger
-            if abs(observation.at - at) <= self._window:
-                return trigger
-        return None
+        pending = self._pending(observation.at) if observation.kind == COMPACTION else None
+        return pending[1] if pending else None
 
     def _open(self, kind: str, observation: Observation, channel: tuple[str, str]) -> Incident:
         incident = Incident(
@@ -145,13 +201,16 @@ class Fusion:
             sources=[observation.source],
             at=observation.at,
             summary=observation.summary,
-            details={k: v for k, v in observation.details.items() if k != "channel"},
+            details={k: v for k, v in observation.details.items() if k not in _NOT_DETAILS},
         )
         self._audit(incident)
+        self._audit_folded(incident, observation)
         incident.number = self._record_incident(incident)
         self._channels[incident.number] = {channel}
         self._incidents.append(incident)
         if kind == "compaction":
+            pending = self._pending(observation.at)
+            self._started[incident.number] = {pending[2]} if pending else set()
             self._pending_trigger = None
         return incident
 
@@ -171,8 +230,10 @@ class Fusion:
             incident.summary = observation.summary
             self._audit(incident)
             changed = True
+        if self._audit_folded(incident, observation):
+            changed = True
         for key, value in observation.details.items():
-            if key != "channel" and key not in incident.details:
+            if key not in _NOT_DETAILS and key not in incident.details:
                 incident.details[key] = value
         return changed
 
@@ -181,6 +242,17 @@ class Fusion:
             decisions = self._decisions()
             if decisions:
                 incident.audit = audit_summary(decisions, incident.summary)
+
+    def _audit_folded(self, incident: Incident, observation: Observation) -> bool:
+        """The folded window arrived: list what its summary dropped that no pin holds."""
+        if incident.kind != "compaction" or incident.dropped or not observation.folded:
+            return False
+        summary = observation.summary or incident.summary
+        if not summary:
+            return False
+        pins = self._decisions() if self._decisions else []
+        incident.dropped = tuple(dropped_specifics(observation.folded, summary, pins))
+        return bool(incident.dropped)
 
     def _record_incident(self, incident: Incident) -> int:
         """The store's number for a new incident, or the one `tether hook` just recorded.

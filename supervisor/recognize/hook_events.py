@@ -10,6 +10,7 @@ from typing import Any
 
 from supervisor.recognize.observations import (
     AGENT_STATE,
+    AT_NEXT_TURN,
     AUTO,
     COMPACTION,
     COMPACTION_STARTED,
@@ -40,11 +41,13 @@ def observations_from_hook(
             Observation(COMPACTION, HOOK, at, trigger=trigger, summary=summary, details=details)
         ]
     if event == "SessionStart":
+        # Any other source (startup, resume, and fork in newer Claude Code) starts a session.
         source = payload.get("source")
+        late = {AT_NEXT_TURN: True}
         if source == "compact":
-            return [Observation(COMPACTION, HOOK, at, details={**channel, **session})]
+            return [Observation(COMPACTION, HOOK, at, details={**channel, **session, **late})]
         if source == "clear":
-            return [Observation(WIPE, HOOK, at, details={**channel, **session})]
+            return [Observation(WIPE, HOOK, at, details={**channel, **session, **late})]
         return [Observation(SESSION, HOOK, at, details={**session, "start": source})]
     if event == "SessionEnd":
         if payload.get("reason") == "clear":

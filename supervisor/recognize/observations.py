@@ -25,6 +25,7 @@ CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
 EXIT_HINT = "exit_hint"
+HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
 # Sources, most trusted first.
@@ -47,6 +48,11 @@ INCIDENT_KINDS = {
 MANUAL = "manual"
 AUTO = "auto"
 
+# A detail (True) on a sighting the agent reports only when the next turn starts, however
+# long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest
+# incident of its kind that lacks its channel, outside the usual window.
+AT_NEXT_TURN = "at_next_turn"
+
 
 @dataclass(frozen=True, slots=True)
 class Observation:
@@ -55,6 +61,8 @@ class Observation:
     ``trigger`` is "manual"/"auto" when the source knows; ``summary`` is the
     compaction summary text when the source carries it (transcript, PostCompact
     hook); ``details`` holds the rest (percent, tokens, state, exit code...).
+    ``folded`` is what the transcript says was in the window the summary
+    replaced (the user's messages, the agent's decisions); it is not recorded.
     """
 
     kind: str
@@ -63,6 +71,7 @@ class Observation:
     trigger: str | None = None
     summary: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    folded: tuple[str, ...] = field(default=(), compare=False)
 
     def to_event(self) -> dict[str, Any]:
         """The fields for ``store.record_event(kind, source, **fields)``."""
@@ -83,6 +92,17 @@ class DecisionLoss:
     terms: tuple[str, ...]
     missing: tuple[str, ...]
     status: str  # "kept", "degraded" or "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A specific of the folded conversation that the summary dropped and nobody pinned."""
+
+    term: str
+    said: str  # the sentence it was said in: what pinning it would pin
+
+    def to_dict(self) -> dict[str, str]:
+        return {"term": self.term, "said": self.said}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +151,7 @@ class Incident:
     at: float
     summary: str | None = None
     audit: LossAudit | None = None
+    dropped: tuple[Dropped, ...] = ()  # "dropped, not pinned"
     acknowledged: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -154,5 +175,7 @@ class Incident:
         }
         if self.audit is not None:
             fields["audit"] = self.audit.to_dict()
+        if self.dropped:
+            fields["dropped_unpinned"] = [d.to_dict() for d in self.dropped]
         fields.update(self.details)
         return fields

@@ -44,6 +44,35 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+WINDOW_ENTRIES = 400  # the folded window kept for the audit: its newest messages...
+WINDOW_CHARS = 4000  # ...each cut to this...
+WINDOW_TOTAL = 32_000  # ...and this many characters in all (the audit runs on the loop)
+
+
+# The agent's own decisions: a line that starts with DECISION: (an echo inside a reply is not).
+_DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:")
+
+
+class _Window:
+    """What the conversation said since its last fold: the user's messages and the agent's
+    DECISION lines, for the audit of what the next summary drops (bounded)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def add(self, text: str) -> None:
+        text = text.strip()
+        if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
+            self.texts.append(text[:WINDOW_CHARS])
+            del self.texts[:-WINDOW_ENTRIES]
+            while len(self.texts) > 1 and sum(map(len, self.texts)) > WINDOW_TOTAL:
+                del self.texts[0]
+
+    def fold(self) -> tuple[str, ...]:
+        folded, self.texts = tuple(self.texts), []
+        return folded
+
+
 _SUMMARY_BLOCK = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
 
@@ -58,6 +87,7 @@ class ClaudeTranscript:
 
     def __init__(self) -> None:
         self.session_id: str | None = None
+        self.window = _Window()
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -68,6 +98,7 @@ class ClaudeTranscript:
         if isinstance(session, str):
             self.session_id = session
         kind = record.get("type")
+        self._note_window(record)
         if kind == "assistant" and not record.get("isSidechain"):
             usage = (record.get("message") or {}).get("usage")
             if isinstance(usage, dict):
@@ -105,6 +136,7 @@ class ClaudeTranscript:
                     at,
                     summary=summary_text(text) or None,
                     details={**details, "channel": "compact_summary"},
+                    folded=self.window.fold(),
                 )
             ]
         if kind == "user":
@@ -112,6 +144,21 @@ class ClaudeTranscript:
             if "<command-name>/clear</command-name>" in text:
                 return [Observation(WIPE, TRANSCRIPT, at, details={**details, "channel": "clear"})]
         return []
+
+    def _note_window(self, record: dict[str, Any]) -> None:
+        if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
+            return
+        content = (record.get("message") or {}).get("content")
+        if record.get("type") == "user":
+            if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+            ):
+                return
+            self.window.add(_text_of(content))
+        elif record.get("type") == "assistant":
+            for line in _text_of(content).splitlines():
+                if _DECISION_LINE.match(line):
+                    self.window.add(line)
 
 
 _CODEX_PREFACE = re.compile(r"^Another language model started.*?analysis:\s*", re.DOTALL)
@@ -124,11 +171,17 @@ class CodexRollout:
     0.171.0 a ``/compact`` runs as its own turn whose ``task_started`` has no
     ``turn_attribution``, while an automatic one runs inside a user turn
     (``turn_trigger: "user"``) before its model request; that is the rule used.
+
+    A ``session_meta`` entry with another session id than the one followed so far
+    is a wipe: after ``/clear`` (or ``/new``) Codex starts a new rollout file for
+    a new session when the next prompt is submitted.
     """
 
     def __init__(self) -> None:
         self.window: int | None = None
+        self.session_id: str | None = None
         self._turn_by_user = False
+        self.said = _Window()  # the folded window (``window`` is the context size)
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -136,6 +189,15 @@ class CodexRollout:
         at = now if now is not None else (entry_time(record) or 0.0)
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         kind = record.get("type")
+        if kind == "session_meta":
+            return self._session(payload, at, history)
+        if kind == "response_item" and payload.get("type") == "message":
+            if payload.get("role") == "user":
+                self.said.add(_text_of(payload.get("content")))
+            elif payload.get("role") == "assistant":
+                for line in _text_of(payload.get("content")).splitlines():
+                    if _DECISION_LINE.match(line):
+                        self.said.add(line)
         if kind == "event_msg":
             sub = payload.get("type")
             if sub == "task_started":
@@ -161,10 +223,31 @@ class CodexRollout:
         return []
 
     def _compaction(self, at: float, channel: str, summary: str | None = None) -> Observation:
+        """One compaction; the entry with the summary also hands over the window it folded."""
         trigger, details = self._trigger(), {"channel": channel}
+        folded = self.said.fold() if summary else ()
         return Observation(
-            COMPACTION, TRANSCRIPT, at, trigger=trigger, summary=summary, details=details
+            COMPACTION,
+            TRANSCRIPT,
+            at,
+            trigger=trigger,
+            summary=summary,
+            details=details,
+            folded=folded,
         )
 
     def _trigger(self) -> str:
         return AUTO if self._turn_by_user else MANUAL
+
+    def _session(self, payload: dict[str, Any], at: float, history: bool) -> list[Observation]:
+        session = payload.get("id") or payload.get("session_id")
+        if not isinstance(session, str) or not session:
+            return []
+        sub_agent = isinstance(payload.get("source"), dict)
+        if sub_agent or payload.get("thread_source", "user") != "user":
+            return []  # a sub-agent's thread: the user's conversation goes on
+        previous, self.session_id = self.session_id, session
+        if history or previous is None or previous == session:
+            return []
+        details = {"channel": "new_session", "session": session, "previous_session": previous}
+        return [Observation(WIPE, TRANSCRIPT, at, details=details)]

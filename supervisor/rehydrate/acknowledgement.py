@@ -1,63 +1,52 @@
-"""Whether the agent acknowledged a payload: it wrote its rehydration summary.
+"""Whether the agent acknowledged one injection: its own recall check is on disk.
 
-The payload asks the agent to write a rehydration summary with ``tether note
-phase``. An injection counts as acknowledged when the ``## Phase`` section of
-notes.md differs from what it was when the payload was sent, or a ``note``
-event lands in events.jsonl after the injection. Cheap enough for a timer:
-notes.md and the tail of events.jsonl back to the injection, never the whole file.
+The payload asks the agent to restate the pinned decisions with `tether ack`,
+which records a ``recall_check`` event naming the injection it answers
+(:mod:`supervisor.rehydrate.recall_check`). That event, and only that one,
+acknowledges the injection: whatever the agent wrote before it (the same phase
+text as last time, an ack for the previous incident) does not. Cheap enough
+for a timer: the tail of events.jsonl back to the injection, never the whole file.
+After the profile's ``recall_timeout`` without an ack, the check is recorded as
+``none`` here too, so every recovery has its one check.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from supervisor.errors import TetherError
-from supervisor.store import fsio, notes
+from supervisor.rehydrate.recall_check import KIND, Recovery, record_none
+from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
-from supervisor.times import parse_time
 
-BY_PHASE = "phase"
-BY_NOTE_EVENT = "note event"
+BY_ACK = "tether ack"
 
 
-def live_phase(tether: TetherDir) -> str | None:
-    """The ``## Phase`` text in notes.md now; None when notes.md cannot be read."""
-    try:
-        return notes.phase(tether.read_notes())
-    except TetherError:
-        return None
+def read_acknowledgement(
+    tether: TetherDir, sent_event: dict[str, Any], *, overdue: bool, source: str = "supervisor"
+) -> dict[str, Any] | None:
+    """The recall check of the injection whose event is ``sent_event``; when ``overdue``
+    (no ack within the profile's timeout) and there is none, the ``none`` it records.
 
-
-def note_event_since(tether: TetherDir, at_iso: str, marker: dict[str, Any] | None) -> bool:
-    """A `note` event after the injection: read back from the end of events.jsonl.
-
-    Order in the file decides, stopping at the injection's own event (``marker``):
-    times are stamped to the millisecond, and a note in the same millisecond as the
-    injection happened after it. Without that event, time decides.
+    File I/O only: the app calls it on a worker thread. Raises TetherError when the
+    ``none`` cannot be written.
     """
-    since = parse_time(at_iso)
+    recovery = Recovery.of(sent_event)
+    if recovery is None:
+        return None
+    event = recall_event_of(tether, recovery.at, sent_event)
+    if event is None and overdue:
+        event = record_none(tether, recovery, source=source)
+    return event
+
+
+def recall_event_of(
+    tether: TetherDir, injection_at: str, marker: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The recall check of the injection at ``injection_at``, read back from the end of
+    events.jsonl down to the injection's own event (``marker``); None until there is one."""
     for event in fsio.iter_jsonl_reversed(tether.events):
-        if marker is not None:
-            if event == marker:
-                return False
-        else:
-            at = parse_time(event.get("at"))
-            if at is None or since is None:
-                continue
-            if at <= since:
-                return False
-        if event.get("kind") == "note":
-            return True
-    return False
-
-
-def acknowledged_by(
-    tether: TetherDir, phase_before: str | None, at_iso: str, marker: dict[str, Any] | None
-) -> str | None:
-    """How the agent acknowledged the injection sent at ``at_iso`` (phase, note event), or None."""
-    phase = live_phase(tether)
-    if phase is not None and phase_before is not None and phase != phase_before:
-        return BY_PHASE
-    if note_event_since(tether, at_iso, marker):
-        return BY_NOTE_EVENT
+        if event == marker:
+            return None
+        if event.get("kind") == KIND and event.get("injection_at") == injection_at:
+            return event
     return None

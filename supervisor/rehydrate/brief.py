@@ -23,7 +23,8 @@ and dropped, and the one next step.
 with "index") and set "cursor" in .tether/progress.json to that index + 1; \
 `tether check` confirms the two agree.
 - `tether checkpoint -m "why"` snapshots the state before anything risky.
-If you are ever told your context was lost, trust these files over your memory."""
+If you are ever told your context was lost, trust these files over your memory, and \
+restate the pinned decisions with `tether ack "..."` as that message asks."""
 
 
 def brief_text() -> str:

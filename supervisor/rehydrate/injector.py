@@ -20,9 +20,11 @@ text is sent with ``newline`` in place of each line break: by default the
 lines are joined into one line with " / "; a caller may pass the key that
 inserts a newline in that agent instead (ESC CR for Claude Code and Codex).
 
-Acknowledgement (the agent wrote its rehydration summary) is read from disk by
-:mod:`supervisor.rehydrate.acknowledgement`; the injector records it and tells
-the banner.
+Acknowledgement belongs to one injection: its own recall check, the one
+`tether ack` records for it, read from disk by
+:mod:`supervisor.rehydrate.acknowledgement`; after the profile's
+``recall_timeout`` without one, the injector records the check as ``none``.
+The injector records the acknowledgement and tells the banner.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from typing import Any, Protocol
 
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
-from supervisor.rehydrate.acknowledgement import acknowledged_by, live_phase
+from supervisor.rehydrate import recall_check
+from supervisor.rehydrate.acknowledgement import BY_ACK, read_acknowledgement
+from supervisor.rehydrate.recall_check import RecallCheck, Recovery
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
-from supervisor.store import checkpoints, notes
+from supervisor.store import checkpoints
 from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.keys import encode_paste
 from supervisor.times import utc_now
@@ -88,6 +92,8 @@ class _Request:
     expect_ack: bool
     tokens: TokenCount | None
     queued_at: float
+    details: dict[str, Any] = field(default_factory=dict)  # more fields for its event
+    typed: bool = False  # one line sent as keys, not a paste (a slash command)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,18 +106,21 @@ class InjectorStatus:
     queued: int = 0
     incident: int | str | None = None
     why: str = ""  # queued: why it waits, from the supervisor (busy, a typed line...)
+    recall: RecallCheck | None = None  # the recall check of the last send, once recorded
 
     def describe(self) -> str:
         if self.state == QUEUED:
             if self.why:
                 return f"Payload queued: {self.why}"
             return "Payload queued: the agent is busy; it goes in when the agent waits for input"
+        if self.recall is not None:
+            return self.recall.describe()
         if self.state == SENT:
-            return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's summary"
+            return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
         if self.state == UNACKNOWLEDGED:
-            return f"Payload not acknowledged after {self.seconds:.0f} s: no summary from the agent"
+            return f"Payload not acknowledged after {self.seconds:.0f} s: no `tether ack` yet"
         if self.state == ACKNOWLEDGED:
-            return "Payload acknowledged: the agent wrote its rehydration summary"
+            return "Payload acknowledged with `tether ack`"
         return ""
 
 
@@ -120,9 +129,9 @@ class _Sent:
     request: _Request
     at_iso: str
     at: float
-    phase_before: str | None
     acknowledged_after: float | None = None
-    event: dict[str, Any] = field(default_factory=dict)
+    event: dict[str, Any] = field(default_factory=dict)  # the injection's own event
+    recall: RecallCheck | None = None
 
 
 class Injector:
@@ -141,6 +150,7 @@ class Injector:
         newline: str | None = None,
         settle_seconds: float = SETTLE_SECONDS,
         ack_warn_seconds: float = ACK_WARN_SECONDS,
+        recall_timeout: float | None = None,
         source: str = "supervisor",
         ask_git: AskGit | None = None,
         why_waiting: Callable[[], str | None] | None = None,
@@ -157,6 +167,9 @@ class Injector:
         self.newline = newline
         self.settle_seconds = settle_seconds
         self.ack_warn_seconds = ack_warn_seconds
+        self.recall_timeout = float(
+            profile.recall_timeout if recall_timeout is None else recall_timeout
+        )
         self.source = source
         self.ask_git = ask_git or self._ask_git_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
@@ -177,16 +190,25 @@ class Injector:
         incident: int | str | None = None,
         expect_ack: bool = True,
         tokens: TokenCount | None = None,
+        details: dict[str, Any] | None = None,
+        typed: bool = False,
     ) -> str:
         """Send ``text`` now if the agent waits for input, else queue it; returns sent/queued.
 
         A newer request for the same ``reason`` replaces a queued one: a payload
         is the state on disk, and only the newest state is worth sending.
+        ``details`` go into its ``injection`` event (a recovery's ``restate``);
+        ``typed`` sends one line as keys rather than a paste, as an agent's slash
+        command must come (newlines become spaces).
         """
         clean = sanitize(text).strip("\n")
         if not clean.strip():
             return EMPTY
-        item = _Request(clean, reason, incident, expect_ack, tokens, self.clock())
+        if typed:
+            clean = " ".join(clean.split())
+        item = _Request(
+            clean, reason, incident, expect_ack, tokens, self.clock(), dict(details or {}), typed
+        )
         if self.queue or not self._can_send():
             self.queue = [queued for queued in self.queue if queued.reason != reason]
             self.queue.append(item)
@@ -244,18 +266,18 @@ class Injector:
         """Checkpoint with git's answer, then the paste: nothing runs between the two."""
         checkpoint_seq: int | None = None
         checkpoint_error: str | None = None
-        phase_before: str | None = None
         try:
             snapshot = checkpoints.take(
                 self.tether, "before injection", incident=item.incident, git=git
             )
             checkpoint_seq = snapshot.seq
-            phase_before = notes.phase(snapshot.notes)
         except TetherError as error:  # the payload matters more than the snapshot
             checkpoint_error = str(error)
             self.problems.append(f"no checkpoint before injection: {error}")
-            phase_before = live_phase(self.tether)
-        data, bracketed = self.encode(item.text)
+        if item.typed:
+            data, bracketed = item.text.encode("utf-8"), False
+        else:
+            data, bracketed = self.encode(item.text)
         at_iso = utc_now()
         self.session.write(data)
         self._fresh_waiting = False
@@ -279,7 +301,8 @@ class Injector:
         }
         if checkpoint_error:
             details["checkpoint_error"] = checkpoint_error
-        sent = _Sent(item, at_iso, self.clock(), phase_before)
+        details.update(item.details)
+        sent = _Sent(item, at_iso, self.clock())
         try:
             sent.event = self.tether.record_event("injection", self.source, **details)
         except TetherError as error:
@@ -299,55 +322,75 @@ class Injector:
             call_later = asyncio.get_running_loop().call_later
         call_later(delay, callback)
 
-    def track_external(self, event: dict[str, Any]) -> None:
+    def track_external(self, event: dict[str, Any], *, incident: int | str | None = None) -> None:
         """Watch for the acknowledgement of an injection made elsewhere.
 
         The SessionStart hook rehydrates Claude Code without us (its
-        ``auto_rehydrate`` event carries the time and the phase at that moment);
-        the banner should still say whether the agent wrote its summary.
+        ``auto_rehydrate`` event is the recovery); the banner should still say
+        what the agent restated. ``incident``: the incident it answers, when the
+        supervisor knows better than the hook (which may run before the incident
+        is recorded).
         """
         at_iso = str(event.get("at") or utc_now())
         request = _Request(
             "",
             str(event.get("kind") or "auto_rehydrate"),
-            event.get("incident"),
+            incident if incident is not None else event.get("incident"),
             True,
             None,
             self.clock(),
         )
-        phase_before = event.get("phase_before")
-        if not isinstance(phase_before, str):
-            phase_before = live_phase(self.tether)
-        self.last = _Sent(request, at_iso, self.clock(), phase_before, event=dict(event))
+        self.last = _Sent(request, at_iso, self.clock(), event=dict(event))
         self._notify()
 
     # -- acknowledgement -----------------------------------------------------------------
 
     def check_acknowledged(self) -> bool:
-        """Whether the agent wrote its rehydration summary since the last send (reads files)."""
+        """Read and apply at once (headless callers; the app reads on a worker): whether
+        the last send's own recall check has just been recorded (True once)."""
         sent = self.awaiting_acknowledgement()
-        if sent is not None:
-            how = acknowledged_by(self.tether, sent.phase_before, sent.at_iso, sent.event or None)
-            if how is not None:
-                self.acknowledge(sent, how)
-        return self.acknowledged
+        if sent is None:
+            return False
+        try:
+            event = read_acknowledgement(
+                self.tether, sent.event, overdue=self.recall_overdue(sent), source=self.source
+            )
+        except TetherError as error:
+            self.problems.append(f"recall check not recorded: {error}")
+            return False
+        return event is not None and self.acknowledge(sent, event)
 
     def awaiting_acknowledgement(self) -> _Sent | None:
-        """The last send, while it waits for the agent's summary (read it with acknowledged_by)."""
+        """The last send, while it is a recovery waiting for its recall check (read it with
+        :func:`supervisor.rehydrate.acknowledgement.read_acknowledgement`)."""
         sent = self.last
         if sent is None or not sent.request.expect_ack or sent.acknowledged_after is not None:
             return None
+        if sent.recall is not None or not sent.event or Recovery.of(sent.event) is None:
+            return None  # "none" was recorded (a late ack does not change it), or no recovery
         return sent
+
+    def recall_overdue(self, sent: _Sent) -> bool:
+        """No `tether ack` within the profile's ``recall_timeout``: time to record ``none``."""
+        return self.clock() - sent.at >= self.recall_timeout
 
     @property
     def acknowledged(self) -> bool:
         sent = self.last
         return sent is not None and sent.request.expect_ack and sent.acknowledged_after is not None
 
-    def acknowledge(self, sent: _Sent, how: str) -> None:
-        """The agent acknowledged ``sent`` (``how``: phase, note event); recorded once."""
-        if sent is not self.last or sent.acknowledged_after is not None:
-            return  # a newer send, or already recorded
+    def acknowledge(self, sent: _Sent, event: dict[str, Any]) -> bool:
+        """``sent``'s recall check (``event``) is on disk; True when that acknowledges it now.
+
+        A check of ``none`` is shown but acknowledges nothing; a newer send, or one
+        already acknowledged, is left as it is.
+        """
+        if sent is not self.last or sent.acknowledged_after is not None or sent.recall:
+            return False
+        sent.recall = RecallCheck.from_event(event)
+        if sent.recall.result == recall_check.NONE:
+            self._notify()
+            return False
         sent.acknowledged_after = self.clock() - sent.at
         try:
             self.tether.record_event(
@@ -355,13 +398,20 @@ class Injector:
                 self.source,
                 incident=sent.request.incident,
                 reason=sent.request.reason,
-                injection_at=sent.at_iso,
+                injection_at=sent.recall.injection_at,
                 seconds=round(sent.acknowledged_after, 3),
-                by=how,
+                by=BY_ACK,
+                recall=sent.recall.result,
             )
         except TetherError as error:
             self.problems.append(f"acknowledgement not recorded: {error}")
         self._notify()
+        return True
+
+    @property
+    def last_recall(self) -> RecallCheck | None:
+        """The recall check of the last send, once there is one."""
+        return self.last.recall if self.last is not None else None
 
     # -- status --------------------------------------------------------------------------
 
@@ -380,9 +430,18 @@ class Injector:
         request = sent.request
         if sent.acknowledged_after is not None:
             return InjectorStatus(
-                ACKNOWLEDGED, request.reason, sent.acknowledged_after, 0, request.incident
+                ACKNOWLEDGED,
+                request.reason,
+                sent.acknowledged_after,
+                0,
+                request.incident,
+                recall=sent.recall,
             )
         age = now - sent.at
+        if sent.recall is not None:  # "none": no ack within the timeout
+            return InjectorStatus(
+                UNACKNOWLEDGED, request.reason, age, 0, request.incident, recall=sent.recall
+            )
         if request.expect_ack and age >= self.ack_warn_seconds:
             return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)
         return InjectorStatus(SENT, request.reason, age, 0, request.incident)

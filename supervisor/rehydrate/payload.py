@@ -23,6 +23,12 @@ from typing import Any
 
 from supervisor.config.profiles import Profile
 from supervisor.rehydrate import budget
+from supervisor.rehydrate.incident_section import (
+    IncidentView,
+    dropped_lines,
+    incident_lines,
+    incident_view,
+)
 from supervisor.rehydrate.repairs import repairs_since_last_payload
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
@@ -71,22 +77,6 @@ class Payload:
 
 
 @dataclass(slots=True)
-class _Incident:
-    """An incident as the payload needs it, from an ``Incident`` or an incident event."""
-
-    number: Any
-    kind: str
-    trigger: str | None
-    sources: list[str]
-    at: str | None
-    summary: str | None
-    lost: list[tuple[str, list[str]]]
-    degraded: list[tuple[str, list[str]]]
-    audited: bool
-    message: str | None = None  # what tether says about it (an unclean exit's lifetime)
-
-
-@dataclass(slots=True)
 class _State:
     source: str
     where: str  # the file that holds what the budget drops
@@ -125,7 +115,7 @@ def build_payload(
     snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
     state = _state_of(snapshot)
     state.repairs = repairs_since_last_payload(tether)
-    view = _incident_view(incident, state.decisions)
+    view = incident_view(incident, state.decisions)
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
     if limit > 0:
@@ -273,7 +263,7 @@ class _Fitted:
 
 
 def _fit(
-    preamble: str, state: _State, view: _Incident | None, limit: int, count: Counter
+    preamble: str, state: _State, view: IncidentView | None, limit: int, count: Counter
 ) -> tuple[_Fitted, str, TokenCount, bool]:
     """The summary cut to ``limit`` tokens, counting no more text than could fit.
 
@@ -353,134 +343,11 @@ def _allocate(state: _State, available: int, count: Counter) -> _Fitted:
 # ------------------------------------------------------------------ the incident
 
 
-def _incident_view(incident: Any, decisions: list[str]) -> _Incident | None:
-    if incident is None:
-        return None
-    if isinstance(incident, dict):
-        data = incident
-        sources = data.get("sources") or ([data["source"]] if data.get("source") else [])
-        view = _Incident(
-            number=data.get("number"),
-            kind=str(data.get("type") or data.get("incident_kind") or "incident"),
-            trigger=data.get("trigger"),
-            sources=[str(s) for s in sources],
-            at=data.get("observed_at") or data.get("at"),
-            summary=data.get("summary"),
-            lost=[],
-            degraded=[],
-            audited=False,
-            message=data.get("message") if isinstance(data.get("message"), str) else None,
-        )
-        audit = data.get("audit")
-        if isinstance(audit, dict):
-            view.lost = _audit_rows(audit.get("lost"))
-            view.degraded = _audit_rows(audit.get("degraded"))
-            view.audited = True
-    else:
-        from supervisor.times import iso
-
-        view = _Incident(
-            number=incident.number,
-            kind=incident.kind,
-            trigger=incident.trigger,
-            sources=list(incident.sources),
-            at=iso(incident.at) if isinstance(incident.at, int | float) else None,
-            summary=incident.summary,
-            lost=[],
-            degraded=[],
-            audited=False,
-            message=incident.details.get("message"),
-        )
-        audit = incident.audit
-        if audit is not None:
-            view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
-            view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
-            view.audited = True
-    if view.kind != "compaction":  # only a compaction summary the agent gave is audited
-        view.lost, view.degraded, view.audited = [], [], False
-    elif not view.audited and view.summary and decisions:
-        _audit_now(view, decisions)
-    return view
-
-
-def _audit_rows(rows: Any) -> list[tuple[str, list[str]]]:
-    found = []
-    for row in rows or []:
-        if isinstance(row, dict) and isinstance(row.get("decision"), str):
-            found.append((row["decision"], [str(term) for term in row.get("missing") or []]))
-    return found
-
-
-def _audit_now(view: _Incident, decisions: list[str]) -> None:
-    """The incident carried a summary but no audit: run the loss audit here."""
-    from supervisor.recognize import loss_audit
-
-    try:
-        audit = loss_audit.audit_summary(decisions, view.summary or "")
-    except Exception:  # an audit we cannot run is left out, never a failed payload
-        return
-    view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
-    view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
-    view.audited = True
-
-
-_KIND_WORDS = {
-    "compaction": "Context compacted",
-    "wipe": "Context wiped",
-    "crash": "Agent crashed",
-    "unclean-exit": "tether was stopped uncleanly",
-}
-
-
-def _incident_lines(view: _Incident, decisions: list[str]) -> list[str]:
-    words = _KIND_WORDS.get(view.kind, view.kind)
-    label = f"#{view.number}" if view.number is not None else "#?"
-    trigger = f", {view.trigger}" if view.trigger else ""
-    head = f"{words} ({label}{trigger})"
-    if view.sources:
-        head += f", seen by {', '.join(view.sources)}"
-    if view.at:
-        head += f", at {view.at}"
-    lines = ["## Incident", "", head + "."]
-    if view.message:
-        lines.append(view.message[:1].upper() + view.message[1:] + ".")
-    if not view.audited:
-        if view.kind == "compaction":
-            lines.append("No compaction summary was available to audit; trust the decisions above.")
-        return lines
-    total = len(decisions)
-    if not view.lost and not view.degraded:
-        lines.append(
-            f"Loss audit: all {total} pinned decisions kept their key terms in the summary."
-        )
-        return lines
-    lines.append(
-        f"Loss audit: the summary you were given lost key terms of "
-        f"{len(view.lost) + len(view.degraded)} of {total} pinned decisions:"
-    )
-    for status, rows in (("LOST", view.lost), ("degraded", view.degraded)):
-        for decision, missing in rows:
-            where = (
-                f"decision {decisions.index(decision) + 1}"
-                if decision in decisions
-                else f'"{decision}"'
-            )
-            terms = ", ".join(missing) if missing else "its key terms"
-            lines.append(f"- {status}: {where} (missing: {terms})")
-    lines.append(
-        "The pinned decisions above are the truth; where the summary differs, it is wrong."
-    )
-    return lines
-
-
-# ------------------------------------------------------------------ rendering
-
-
 def _render(
     preamble: str,
     state: _State,
     fitted: _Fitted,
-    incident: _Incident | None,
+    incident: IncidentView | None,
 ) -> str:
     out: list[str] = [preamble, "", f"# Checkpoint summary (from {_the(state.source)})", ""]
     out += ["## Goal", "", fitted.goal or _missing(fitted, "goal", state.task_where), ""]
@@ -511,7 +378,7 @@ def _render(
         out += ["Repairs tether made on disk since the last recovery (disk won):"]
         out += [_bullet(repair) for repair in state.repairs] + [""]
     if incident is not None:
-        out += [*_incident_lines(incident, state.decisions), ""]
+        out += [*incident_lines(incident, state.decisions), *dropped_lines(incident), ""]
     out += _pointers(state, fitted)
     return "\n".join(out).rstrip("\n")
 

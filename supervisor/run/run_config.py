@@ -38,4 +38,10 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
 
         settings = write_settings(tether.root)
         argv[1:1] = ["--settings", str(settings)]
+    if "codex_hooks" in profile.integrations:
+        from supervisor.agents.codex_hooks import config_overrides
+
+        # After the command's own words (`codex resume --last` takes -c too), before extras.
+        at = len(argv) - len(extra)
+        argv[at:at] = config_overrides(tether.work_dir)
     return argv

@@ -1,8 +1,8 @@
 """Everything tether does around one agent run, without a UI.
 
 The app composes this with its widgets; tests and benchmarks drive it
-headless. Data flows one way: each PTY read goes to the recorder, the stream
-and screen detectors and the agent state; hook events (appended to
+headless. Data flows one way: each PTY read goes to the recorder, the screen
+detector and the agent state (with Codex's OSC 7501 reports); hook events (appended to
 events.jsonl by `tether hook`), transcript tails and the process exit become
 observations too; fusion turns observations into incidents; the injector puts
 the rehydrate payload into the agent when it waits for input. Listeners (the
@@ -18,20 +18,20 @@ from collections.abc import Callable
 from typing import Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.codex_hooks import REVIEW_PROBLEM
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
-from supervisor.recognize.agent_state import AgentState
+from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
-from supervisor.recognize.observations import Incident, Observation
+from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.recognize.stream_detector import StreamDetector
 from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
@@ -87,7 +87,7 @@ class Supervision:
 
         self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
         self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
-        self.stream = StreamDetector()
+        self.status_reports = StatusReports()
         self.state = AgentState()
         self.meter = ContextMeter(window=self.profile.context_window or None)
         self.current_incident: Incident | None = None
@@ -110,6 +110,7 @@ class Supervision:
             self.tether, self.transcript, self.invariant, self.profile.integrations
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
+        self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -215,8 +216,7 @@ class Supervision:
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.stream = StreamDetector()
-        self.state.restart()
+        self.state.restart()  # status_reports stay: only a report the new process makes counts
         self.transcript.forget()
         self.session.start(argv=argv)
         self._note_agent_pid()
@@ -306,7 +306,7 @@ class Supervision:
             if result.scrolled_off:
                 recorder.scrolled_off(result.scrolled_off)
         self.state.note_output(now)
-        observations = self.stream.feed(data, now)
+        observations = self.status_reports.read(self.session.emulator.agent_status, now)
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
             self._scan_rows |= result.dirty
@@ -348,6 +348,8 @@ class Supervision:
 
     def observe(self, observation: Observation) -> None:
         """One observation from any source: state, meter, fusion, incident listeners."""
+        if observation.kind == HOOKS_REVIEW:
+            self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
@@ -358,6 +360,7 @@ class Supervision:
             self.current_incident = change.incident
             if change.incident.kind == "compaction":
                 self.meter.stale = True
+                self._compact_sent = False
                 self._meter_changed()
             self.checkpoint(change.incident.title(), incident=change.incident.number)
         for notify in self.on_incident:
@@ -413,10 +416,12 @@ class Supervision:
         host = self.session.host
         agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
         injector = self.injector
+        sent = injector.awaiting_acknowledgement() if injector is not None else None
         return self.reader.read(
             self.clock(),
             agent=agent,
-            sent=injector.awaiting_acknowledgement() if injector is not None else None,
+            sent=sent,
+            overdue=sent is not None and injector is not None and injector.recall_overdue(sent),
             since=self.started_at - 1,
             timer_due=timer_due and not self.checkpointer.asking,
         )
@@ -448,10 +453,18 @@ class Supervision:
             if waiting and not self._was_waiting and injector.agent_became_waiting():
                 self.screen.note_input()
             self._was_waiting = waiting
-            if reads.acknowledged is not None:
-                injector.acknowledge(*reads.acknowledged)
-            if injector.acknowledged and self.current_incident is not None:
-                self.fusion.acknowledge(self.current_incident.number)
+            if (
+                self.profile.compact_at_break
+                and not self._compact_sent
+                and waiting
+                and self.compact_offered()
+            ):
+                self._compact_sent = True  # the user turned it on: compact at this break
+                self.compact_now(by="auto at a break")
+            if reads.acknowledged is not None and injector.acknowledge(*reads.acknowledged):
+                number = reads.acknowledged[0].request.incident  # the injection's own incident
+                if isinstance(number, int):
+                    self.fusion.acknowledge(number)
         if self.recorder is not None:
             self.recorder.flush()
         if reads.state_changed:
@@ -484,7 +497,12 @@ class Supervision:
             if label is not None:  # a marker in the recording, for a player to jump to
                 self.recorder.mark(label)
             if record.get("kind") == "auto_rehydrate" and self.injector is not None:
-                self.injector.track_external(record)
+                self.injector.track_external(record, incident=self._newer_incident(record))
+            if record.get("kind") == "compact_request" and self.injector is not None:
+                try:
+                    self.compact_now(by=str(record.get("source") or "cli"))
+                except TetherError as error:
+                    self._problem(str(error))
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")
@@ -516,24 +534,95 @@ class Supervision:
     ) -> str:
         """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
 
-        ``payload``: one already built (the app builds it on a worker thread).
+        ``payload``: one already built (the app builds it on a worker thread). After a
+        partial recall check, only the decisions the agent did not restate are sent
+        again instead (reason ``resend-missing``); every payload asks for `tether ack`.
         """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         from supervisor.rehydrate.tokens import TokenCount
 
         number = self.current_incident.number if self.current_incident else None
+        recovery = {"restate": "all"}  # the injection is a recovery: its recall is checked
         if self.decisions.typed and self.injector.queue:  # pressed again on a typed line
             self._send_anyway = True
         if text is None:
+            resent = self._resend_missing(number)
+            if resent is not None:
+                return resent
             payload = payload if payload is not None else self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
-            result = self.injector.request(payload.text, reason, incident=number, tokens=tokens)
+            result = self.injector.request(
+                payload.text, reason, incident=number, tokens=tokens, details=recovery
+            )
         else:
-            result = self.injector.request(text, reason, incident=number)
+            result = self.injector.request(text, reason, incident=number, details=recovery)
         if result == "sent":
             self.screen.note_input()
         return result
+
+    def _newer_incident(self, record: dict) -> int | None:
+        """The current incident when it is newer than the one a hook's event names: the
+        SessionStart hook can answer before the supervisor recorded the compaction."""
+        current = self.current_incident
+        named = record.get("incident")
+        if current is None or (isinstance(named, int) and named >= current.number):
+            return None
+        return current.number
+
+    def _resend_missing(self, number: int | None) -> str | None:
+        """After a partial recall of this incident's recovery: send only what is missing."""
+        from supervisor.rehydrate import recall_check
+
+        injector = self.injector
+        recall = injector.last_recall if injector is not None else None
+        if injector is None or recall is None or recall.result != recall_check.PARTIAL:
+            return None
+        answered = injector.last.request.incident if injector.last is not None else None
+        if answered != number or not recall.missing:
+            return None  # a newer incident wants the whole payload
+        text = recall_check.resend_text(self._pinned_decisions(), recall)
+        restate = [decision for decision, _terms in recall.missing]
+        result = injector.request(
+            text, recall_check.RESEND_REASON, incident=number, details={"restate": restate}
+        )
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def compact_now(self, *, by: str = "key") -> str:
+        """Compact the agent at this break, with the pins as the summarizer's instructions.
+
+        The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
+        typed into the agent once it waits for input, like any injection; a profile
+        without one cannot be compacted from outside.
+        """
+        if self.injector is None:
+            raise TetherError("the supervisor is not open")
+        template = self.profile.compact_command
+        if not template:
+            raise TetherError(f"profile {self.profile.name} has no compact_command to send")
+        from supervisor.rehydrate.summary_instructions import instructions
+
+        text = template.replace("{instructions}", instructions(self.tether)).strip()
+        return self.injector.request(
+            text, "compact", expect_ack=False, typed=True, details={"by": by}
+        )
+
+    def compact_offered(self) -> bool:
+        """Whether the context meter passed the profile's threshold: the banner offers a
+        compaction now, at a break, before the agent compacts by itself mid-task."""
+        threshold = self.profile.compact_offer_percent
+        if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
+            return False
+        meter = self.meter
+        if meter.used is not None and meter.window:
+            percent = 100 * meter.used / meter.window
+        elif meter.percent is not None:
+            percent = meter.percent
+        else:
+            return False
+        return percent >= threshold
 
     def send_brief(self) -> None:
         """The initial brief, queued until the agent first waits for input."""

@@ -22,7 +22,7 @@ from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
 from supervisor.recognize.observations import Observation
-from supervisor.rehydrate.acknowledgement import acknowledged_by
+from supervisor.rehydrate.acknowledgement import read_acknowledgement
 from supervisor.store import checkpoints
 from supervisor.store.invariant_guard import Enforced, InvariantGuard
 from supervisor.store.jsonl_tail import JsonlTail
@@ -39,7 +39,7 @@ class TickReads:
     transcript: list[Observation] = field(default_factory=list)
     found_transcript: Path | None = None  # discovery found the agent's session file
     invariant: Enforced = field(default_factory=Enforced)
-    acknowledged: tuple[Any, str] | None = None  # (the send it acknowledges, how)
+    acknowledged: tuple[Any, dict[str, Any]] | None = None  # (a send, its recall check)
     state_changed: bool | None = None  # asked for the timer checkpoint
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
@@ -82,11 +82,13 @@ class TickReader:
         *,
         agent: Agent | None,
         sent: Any = None,
+        overdue: bool = False,
         since: float = 0.0,
         timer_due: bool = False,
     ) -> TickReads:
         """Everything the tick needs from disk. ``sent``: the injector's last send, if
-        it waits for an acknowledgement; ``timer_due``: the timer checkpoint is due."""
+        it waits for its recall check (``overdue``: past the timeout, so a missing one is
+        recorded as none); ``timer_due``: the timer checkpoint is due."""
         reads = TickReads()
         if self.events is not None:
             reads.events = [record for record, _history in self.events.poll()]
@@ -98,9 +100,13 @@ class TickReader:
         reads.transcript = self.transcript.poll(now)
         reads.invariant = self.invariant.enforce()
         if sent is not None:
-            how = acknowledged_by(self.tether, sent.phase_before, sent.at_iso, sent.event or None)
-            if how is not None:
-                reads.acknowledged = (sent, how)
+            try:
+                recall = read_acknowledgement(self.tether, sent.event, overdue=overdue)
+            except TetherError as error:
+                reads.problems.append(f"recall check not recorded: {error}")
+                recall = None
+            if recall is not None:
+                reads.acknowledged = (sent, recall)
         if timer_due:
             try:
                 reads.state_changed = checkpoints.changed_since_last(self.tether)

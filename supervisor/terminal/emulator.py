@@ -91,6 +91,7 @@ class Emulator(Protocol):
     rows: int
     modes: TerminalModes
     title: str
+    agent_status: str  # the last OSC 7501 state report (Codex), "" before any
 
     def feed(self, data: bytes) -> FeedResult:
         """Parse a chunk of output (any split: sequences and UTF-8 carry over)."""

@@ -27,16 +27,16 @@ async def test_a_configured_key_replaces_the_default_which_reaches_the_agent(tmp
         workdir=tmp_path,
         env=shell_env,
         side_pane=False,
-        keymap=Keymap(checkpoint="f5"),
+        keymap=Keymap(checkpoint="f11"),
     )
     app = TetherApp(config)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for_screen(pilot, app, r"^ready$")
         bound = {key for key, active in app.active_bindings.items() if active.node is app}
-        assert bound == {"f5", "f6", "f7", "f9", "f10"}
+        assert bound == {"f3", "f6", "f7", "f9", "f10", "f11", "f12"}
         await pilot.press("f8")  # no longer tether's: the agent gets xterm's F8
         await wait_for_screen(pilot, app, r"^1b5b31397e$")
-        await pilot.press("f5")
+        await pilot.press("f11")
         tether = app.supervision.tether
         await wait_until(pilot, lambda: checkpoints.list_seqs(tether), what="the checkpoint")
         assert checkpoints.load(tether, checkpoints.latest_seq(tether)).reason == "manual (key)"

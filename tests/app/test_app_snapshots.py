@@ -20,11 +20,13 @@ from supervisor.engine_link import EngineLink
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.recognize.observations import Incident
 from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.recall_check import RecallCheck
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import init
 from tests.conftest import wait_for_screen, wait_until
 
 SIZE = (100, 24)
+PARTIAL = RecallCheck(3, "t", 2, (2,), ((1, ("15 minute", "TTL", "rotate")),), "partial")
 AGENT = [sys.executable, "-c", "print('agent ready'); import time; time.sleep(600)"]
 GOAL = "migrate the billing exports to the ledger API"
 
@@ -69,6 +71,9 @@ BANNERS = {
     ),
     "acknowledged": lambda: EngineLink.InjectionChanged(
         InjectorStatus("acknowledged", "rehydrate", 12.0)
+    ),
+    "recall-partial": lambda: EngineLink.InjectionChanged(
+        InjectorStatus("acknowledged", "rehydrate", 3.0, 0, 3, recall=PARTIAL)
     ),
 }
 

@@ -128,8 +128,8 @@ async def test_the_pane_key_is_configurable_and_the_old_one_goes_to_the_agent(tm
     from supervisor.config.keymap import Keymap, load_keymap
 
     keys = tmp_path / "keys.toml"
-    keys.write_text('side_pane = "f4"\n')
-    assert load_keymap(keys) == Keymap(side_pane="f4")
+    keys.write_text('side_pane = "f11"\n')
+    assert load_keymap(keys) == Keymap(side_pane="f11")
     logger = "import os,sys,tty\ntty.setraw(0)\nprint('ready',flush=True)\n" + (
         "while True: sys.stdout.write(os.read(0,64).hex()+'\\r\\n'); sys.stdout.flush()"
     )
@@ -144,9 +144,9 @@ async def test_the_pane_key_is_configurable_and_the_old_one_goes_to_the_agent(tm
         await pane_mounted(pilot, app)
         await wait_for_screen(pilot, app, r"ready")
         slot = app.query_one(SideSlot)
-        await pilot.press("f4")
+        await pilot.press("f11")
         await wait_until(pilot, lambda: not slot.display, 5, "the pane to hide")
         await pilot.press("f5")
         await wait_for_screen(pilot, app, r"1b5b31357e$")  # ESC [ 1 5 ~ reached the agent
         assert not slot.display
-        assert "F4 pane" in app.status_bar.render().plain
+        assert "F11 pane" in app.status_bar.render().plain

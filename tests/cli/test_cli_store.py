@@ -215,6 +215,22 @@ def test_store_commands_do_not_import_textual_watchdog_or_tiktoken(work):
     assert done.returncode == 0, done.stderr
 
 
+def test_status_says_the_last_recall_check(work, capsys):
+    d = str(work)
+    t = TetherDir.at(work)
+    t.add_decisions(["poll every 30 s"], "test")
+    assert json.loads(tether(capsys, "status", "--json", "--dir", d)[1])["recall"] is None
+    t.record_event("injection", "supervisor", reason="rehydrate", incident=1, restate="all")
+    assert (
+        "recall:     pending: waiting for `tether ack`" in tether(capsys, "status", "--dir", d)[1]
+    )
+    tether(capsys, "ack", "we poll every 30 seconds", "--dir", d)
+    out = tether(capsys, "status", "--dir", d)[1]
+    assert "recall:     complete: recovered: 1 of 1 decisions restated" in out
+    report = json.loads(tether(capsys, "status", "--json", "--dir", d)[1])
+    assert report["recall"]["result"] == "complete" and report["recall"]["restated"] == [1]
+
+
 def test_check_flags_gaps_and_torn_lines_with_their_real_line_numbers(work):
     t = TetherDir.at(work)
     lines = [json.dumps({"index": i}) for i in (0, 1, 2, 3, 5)]

@@ -143,3 +143,33 @@ def test_claude_settings_wire_every_event_to_tether_hook_with_the_folder(tmp_pat
         assert entry["matcher"] == ""
         command = entry["hooks"][0]["command"]
         assert command == f"'/opt/tether bin/tether' hook {event} --dir {tmp_path}"
+
+
+def test_precompact_tells_the_summarizer_to_keep_the_pins_verbatim(tmp_path: Path) -> None:
+    from supervisor.store.tether_dir import TetherDir, init
+
+    init(tmp_path, goal="g")
+    tether = TetherDir.at(tmp_path)
+    redis = "refresh tokens in Redis, 15 minute TTL, rotate on use"
+    tether.add_decisions([redis, "DECISION: a line that would pin itself again"], "test")
+    tether.add_note("rejected", "JWT in localStorage (XSS)")
+    tether.add_note("next", "write the token rotation test")
+    calls = [json.loads(line) for line in HOOK_LOG.read_text().splitlines()]
+    pre = next(call for call in calls if call["event"] == "PreCompact")
+    result = run_hook("PreCompact", tmp_path, json.dumps(pre["payload"]).encode())
+    assert result.returncode == 0 and b"Traceback" not in result.stderr
+    text = result.stdout.decode()
+    assert f"1. {redis}\n" in text
+    assert "Rejected approaches (say they were rejected): JWT in localStorage (XSS)" in text
+    assert text.rstrip().endswith("Next step: write the token rotation test")
+    lines = text.splitlines()
+    assert len(lines) <= 8 and not any(line.lstrip().startswith("DECISION") for line in lines)
+    assert "DECISION:" not in text.upper()
+    from supervisor.recognize.decision_capture import decision_lines
+
+    assert decision_lines(lines) == []  # tether would not pin its own echo
+
+
+def test_precompact_prints_nothing_without_notes(work: Path) -> None:
+    result = run_hook("PreCompact", work, b'{"trigger": "auto", "custom_instructions": null}')
+    assert result.returncode == 0 and result.stdout == b""

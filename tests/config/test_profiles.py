@@ -60,7 +60,7 @@ def test_every_bundled_profile_loads(name: str) -> None:
     assert profile.name == name
     assert profile.origin == "bundled"
     assert profile.preamble
-    assert "tether check" in profile.preamble and "tether note phase" in profile.preamble
+    assert "tether check" in profile.preamble and "tether ack" in profile.preamble
 
 
 def test_demo_profile_matches_what_the_demo_agent_prints() -> None:
@@ -172,6 +172,18 @@ BROKEN = [
         "payload_budget",
     ),
     (
+        "negative recall timeout",
+        GOOD.replace("payload_budget = 500", "payload_budget = 500\nrecall_timeout = -1"),
+        "recall_timeout",
+        "recall_timeout = -1",
+    ),
+    (
+        "compact command not a string",
+        GOOD.replace("payload_budget = 500", "payload_budget = 500\ncompact_command = 3"),
+        "compact_command",
+        "compact_command = 3",
+    ),
+    (
         "empty submit key",
         GOOD.replace('submit_key = "\\r"', 'submit_key = ""'),
         "submit_key",
@@ -246,3 +258,11 @@ def test_profiles_command_lists_sources_and_flags_broken_ones(config: Path) -> N
         r"BROKEN .*broken\.toml:\d+: profile key `markers.prompt_ready`", result.stdout
     )
     assert any(line.startswith("codex") and "bundled" in line for line in lines)
+
+
+def test_the_closed_loop_settings_of_the_bundled_agents() -> None:
+    claude, codex, shell = load_profile("claude"), load_profile("codex"), load_profile("shell")
+    assert claude.compact_command == "/compact {instructions}" and codex.compact_command
+    assert claude.compact_offer_percent == 75 and not claude.compact_at_break  # offered, never sent
+    assert claude.recall_timeout == 180
+    assert shell.compact_command == "" and shell.compact_offer_percent == 0  # nothing to offer

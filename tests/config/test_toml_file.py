@@ -15,8 +15,8 @@ LOADERS = {"keys.toml": load_keymap, "notify.toml": load_notify_settings}
 def test_a_missing_file_gives_the_defaults_and_a_written_one_its_values(tmp_path):
     assert load_keymap(tmp_path / "keys.toml") == Keymap()
     assert load_notify_settings(tmp_path / "notify.toml") == NotifySettings()
-    (tmp_path / "keys.toml").write_text('# mine\nrehydrate = "f3"\n"quit" = "ctrl+q"\n')
-    assert load_keymap(tmp_path / "keys.toml") == Keymap(rehydrate="f3", quit="ctrl+q")
+    (tmp_path / "keys.toml").write_text('# mine\nrehydrate = "f11"\n"quit" = "ctrl+q"\n')
+    assert load_keymap(tmp_path / "keys.toml") == Keymap(rehydrate="f11", quit="ctrl+q")
     (tmp_path / "notify.toml").write_text("desktop = false\nafter_busy_seconds = 0\n")
     expected = NotifySettings(desktop=False, after_busy_seconds=0)
     assert load_notify_settings(tmp_path / "notify.toml") == expected
@@ -25,10 +25,10 @@ def test_a_missing_file_gives_the_defaults_and_a_written_one_its_values(tmp_path
 # What a person may write in each file, and the start of what tether says about it.
 MISTAKES = {
     "keys.toml": {
-        'rehydrate = "f3"\n\nquit = 10\n': r"keys\.toml:3: quit must be a key name",
+        'rehydrate = "f11"\n\nquit = 10\n': r"keys\.toml:3: quit must be a key name",
         'preview = ""\n': r"keys\.toml:1: preview must be a key name",
-        'rehydrate = "f3"\nrehydrat = "f2"\n': r"keys\.toml:2: unknown key 'rehydrat'; known:",
-        'rehydrate = "f3\n': r"keys\.toml:1: not valid TOML: .*fix or remove the file",
+        'rehydrate = "f11"\nrehydrat = "f2"\n': r"keys\.toml:2: unknown key 'rehydrat'; known:",
+        'rehydrate = "f11\n': r"keys\.toml:1: not valid TOML: .*fix or remove the file",
     },
     "notify.toml": {
         "bell = true\ndesktop = 1\n": r"notify\.toml:2: desktop must be true or false",

@@ -21,6 +21,10 @@ Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user
                                "checkpoint compaction" or "handoff summary")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
+tether's recovery payload      with ``--ack`` (or ``--ack-drop N``): a tool call running
+(asks for ``tether ack``)      ``tether ack '<restatement>'``, the pinned decisions it lists
+                               except decision N in a full payload (a re-send is restated
+                               whole). Claude: ``Bash``; Codex: ``exec_command``
 ``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
@@ -44,6 +48,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -175,6 +180,18 @@ def _codex_user_items(body: dict) -> list[str]:
     ]
 
 
+def _codex_tool_output(body: dict) -> str | None:
+    """The output of the tool call the request answers, when its last input item is one."""
+    inp = body.get("input")
+    last = inp[-1] if isinstance(inp, list) and inp else None
+    if not isinstance(last, dict) or last.get("type") != "function_call_output":
+        return None
+    output = last.get("output")
+    if isinstance(output, list):
+        return " ".join(o.get("text", "") for o in output if isinstance(o, dict))
+    return str(output or "")
+
+
 def _is_codex_context(text: str) -> bool:
     s = text.strip()
     return not s or bool(_TAG_WRAPPED.match(s)) or s.startswith("# AGENTS.md")
@@ -198,7 +215,16 @@ def codex_last_prompt(body: dict) -> str:
 
 
 class State:
-    def __init__(self, log_path: str | None, reply_delay: float, compact_delay: float):
+    def __init__(
+        self,
+        log_path: str | None,
+        reply_delay: float,
+        compact_delay: float,
+        ack_drop: int | None = None,
+        ack: bool = False,
+    ):
+        self.ack = ack or ack_drop is not None  # answer recovery payloads with `tether ack`
+        self.ack_drop = ack_drop
         self.lock = threading.Lock()
         self.seq = itertools.count(1)
         self.log_path = log_path
@@ -229,6 +255,35 @@ def _fill_tokens(text: str) -> int | None:
     return int(m.group(1) or os.environ.get("FAKE_FILL_TOKENS", "990000"))
 
 
+_NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.+)$")
+
+
+def recall_ack_command(text: str, drop: int | None) -> str | None:
+    """``tether ack '<restatement>'`` when ``text`` is tether's payload asking for one.
+
+    The restatement is the pinned decisions the payload lists, word for word, without
+    decision ``drop`` in a full recovery payload; a re-send ("Recall check from
+    tether") is restated whole.
+    """
+    if "tether ack" not in text:
+        return None
+    resend = "Recall check from tether" in text
+    if not resend and "## Pinned decisions" not in text:
+        return None
+    decisions: list[tuple[int, str]] = []
+    section = resend
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = line.startswith("## Pinned decisions")
+            continue
+        match = _NUMBERED.match(line)
+        if section and match:
+            decisions.append((int(match.group(1)), match.group(2).strip()))
+    kept = [d for n, d in decisions if resend or n != drop]
+    restatement = "Restated: " + " | ".join(kept or ["(no decisions)"])
+    return "tether ack " + shlex.quote(restatement)
+
+
 def decide_claude(body: dict, state: State) -> dict:
     """Pick the reply for an Anthropic Messages request: a dict with 'rule' and details."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
@@ -251,6 +306,9 @@ def decide_claude(body: dict, state: State) -> dict:
             "text": "TOOL-RESULT-SEEN: " + _one_line(_tool_result_text(last), 80),
         }
     text = _claude_user_text(last)
+    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
+    if ack:
+        return {"rule": "ack", "tool_command": ack}
     m = re.search(r"RUN:(.+)", text)
     if m:
         return {"rule": "run", "tool_command": m.group(1).strip()}
@@ -284,6 +342,12 @@ def decide_codex(body: dict, state: State) -> dict:
         return {"rule": "title", "text": TITLE}
     typed = [t for t in items if not _is_codex_context(t)]
     text = typed[-1] if typed else ""
+    output = _codex_tool_output(body)
+    if output is not None:
+        return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + _one_line(output, 80)}
+    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
+    if ack:
+        return {"rule": "ack", "tool_command": ack}
     reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
     if fill is not None:
@@ -556,6 +620,9 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         time.sleep(d.get("delay", self.state.reply_delay) or 0)
+        if "tool_command" in d:
+            self._codex_tool_call(base, d["tool_command"])
+            return
         text = d["text"]
         in_tok = int(d.get("input_tokens") or self._approx_tokens)
         out_tok = max(1, len(text) // 4)
@@ -617,6 +684,52 @@ class Handler(BaseHTTPRequestHandler):
                     "total_tokens": in_tok + out_tok,
                 },
             ),
+        )
+        self._sse_end()
+
+    def _codex_tool_call(self, base: dict, command: str) -> None:
+        """One ``exec_command`` function call (Codex 0.171.0's shell tool), streamed."""
+        item_id = "fc_fake_" + uuid.uuid4().hex[:20]
+        call_id = "call_fake_" + uuid.uuid4().hex[:16]
+        args = json.dumps({"cmd": command, "login": False})  # keep the PATH tether runs it with
+        item = {
+            "id": item_id,
+            "type": "function_call",
+            "status": "in_progress",
+            "name": "exec_command",
+            "call_id": call_id,
+            "arguments": "",
+        }
+        done_item = dict(item, status="completed", arguments=args)
+        seq = itertools.count()
+
+        def ev(kind: str, **fields: Any) -> None:
+            self._sse(kind, {"type": kind, "sequence_number": next(seq), **fields})
+
+        self._sse_start()
+        ev("response.created", response=base)
+        ev("response.in_progress", response=base)
+        ev("response.output_item.added", output_index=0, item=item)
+        for chunk in _chunks(args, 2):
+            ev(
+                "response.function_call_arguments.delta",
+                item_id=item_id,
+                output_index=0,
+                delta=chunk,
+            )
+        ev("response.function_call_arguments.done", item_id=item_id, output_index=0, arguments=args)
+        ev("response.output_item.done", output_index=0, item=done_item)
+        in_tok, out_tok = self._approx_tokens, max(1, len(args) // 4)
+        usage = {
+            "input_tokens": in_tok,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": out_tok,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": in_tok + out_tok,
+        }
+        ev(
+            "response.completed",
+            response=dict(base, status="completed", output=[done_item], usage=usage),
         )
         self._sse_end()
 
@@ -712,9 +825,18 @@ def serve(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--compact-delay", type=float, default=0.0, help="seconds before each compaction reply"
     )
+    ap.add_argument(
+        "--ack", action="store_true", help="answer recovery payloads with a `tether ack` tool call"
+    )
+    ap.add_argument(
+        "--ack-drop",
+        type=int,
+        metavar="N",
+        help="leave decision N out of the restatement a recovery payload is answered with",
+    )
     args = ap.parse_args(argv)
 
-    Handler.state = State(args.log, args.reply_delay, args.compact_delay)
+    Handler.state = State(args.log, args.reply_delay, args.compact_delay, args.ack_drop, args.ack)
     httpd = ThreadingHTTPServer((args.host, args.port), Handler)
     httpd.daemon_threads = True
     port = httpd.server_address[1]

@@ -183,3 +183,40 @@ def test_stops_on_sigterm(tmp_path):
     assert _call(srv, "GET", "/health")[0] == 200
     srv.proc.terminate()
     assert srv.proc.wait(5) == 0
+
+
+def test_a_recovery_payload_is_answered_with_tether_ack_of_its_pins() -> None:
+    import shlex
+
+    from tests.e2e.fake_server import recall_ack_command
+
+    payload = (
+        'Context check from tether: ... send that restatement with `tether ack "..."`.\n\n'
+        "## Pinned decisions (verbatim; they hold whatever your memory says)\n\n"
+        "1. refresh tokens in Redis, 15 minute TTL\n2. the team's kiosks are shared\n\n"
+        "## Next step\n\n3. not a decision\n"
+    )
+    whole = shlex.split(recall_ack_command(payload, None))
+    assert whole == [
+        "tether", "ack",
+        "Restated: refresh tokens in Redis, 15 minute TTL | the team's kiosks are shared",
+    ]  # fmt: skip
+    dropped = shlex.split(recall_ack_command(payload, 1))[2]
+    assert dropped == "Restated: the team's kiosks are shared"
+    resend = (
+        "Recall check from tether: ...\n\n1. refresh tokens in Redis\n   (not in ...)\n`tether ack`"
+    )
+    assert shlex.split(recall_ack_command(resend, 1))[2] == "Restated: refresh tokens in Redis"
+    assert recall_ack_command("hello, tether ack", None) is None
+
+
+def test_without_ack_a_recovery_payload_gets_the_plain_reply() -> None:
+    from tests.e2e.fake_server import State, decide_claude
+
+    payload = "Context check from tether: `tether ack`\n## Pinned decisions\n\n1. Redis\n"
+    body = {"messages": [{"role": "user", "content": payload}]}
+    assert decide_claude(body, State(None, 0.0, 0.0))["rule"] == "reply"
+    assert decide_claude(body, State(None, 0.0, 0.0, ack=True))["rule"] == "ack"
+    assert decide_claude(body, State(None, 0.0, 0.0, ack_drop=1))["tool_command"] == (
+        "tether ack 'Restated: (no decisions)'"
+    )

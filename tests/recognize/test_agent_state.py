@@ -51,3 +51,48 @@ def test_a_restarted_agent_is_not_idle_until_it_has_spoken():
     assert not state.ready_for_input(50.0)
     state.note_output(51.0)
     assert state.ready_for_input(54.5)
+
+
+def test_codexs_osc7501_reports_are_read_once_per_change():
+    from supervisor.recognize.agent_state import StatusReports
+
+    reports = StatusReports()
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    assert reports.read("", 1.0) == []
+    (working,) = reports.read("state=working:app=codex", 1.0)
+    assert working.details == {
+        "state": BUSY,
+        "raw_state": "working",
+        "channel": "osc7501",
+        "app": "codex",
+    }
+    assert reports.read("state=working:app=codex", 1.5) == []  # redrawn, not new
+    state.note_output(1.0)
+    state.observe(working)
+    assert state.state(2.0) == BUSY
+    (idle,) = reports.read("state=idle:app=codex:msg=ZG9uZQ==", 2.0)
+    assert idle.details["state"] == WAITING and idle.details["message"] == "done"
+    state.observe(idle)
+    assert state.ready_for_input(2.5)
+    assert reports.read("state=thinking-about-it", 3.0) == []  # unknown: no claim
+
+
+def test_codexs_prompt_and_stop_hooks_say_busy_then_waiting():
+    """Codex 0.171.0's real hook calls (tests/fixtures/captures/cx-hooks.hooks.jsonl)."""
+    import json
+
+    from supervisor.recognize.hook_events import observations_from_hook
+    from tests.replay import captures_dir
+
+    calls = [json.loads(line) for line in (captures_dir() / "cx-hooks.hooks.jsonl").open()]
+    state = AgentState(quiet_after=0.4, idle_after=3.0)
+    state.note_output(1.0)
+    seen = []
+    for at, call in enumerate(calls, start=2):
+        state.note_output(at - 0.5)  # the agent draws between its hooks
+        for observation in observations_from_hook(call["event"], call["payload"], float(at)):
+            state.observe(observation)
+        if call["event"] in ("UserPromptSubmit", "Stop"):
+            seen.append((call["event"], state.state(float(at))))
+    assert set(seen) == {("UserPromptSubmit", BUSY), ("Stop", WAITING)}, seen
+    assert len(seen) == 8  # four prompts, each with its Stop

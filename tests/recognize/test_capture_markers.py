@@ -100,6 +100,8 @@ HOLDS: dict[tuple[str, str, int], set[str]] = {
     ("codex", "busy", 0): {CX_OLD, CX_NEW},  # esc to interrupt
     ("codex", "exit_hint", 0): {CX_OLD, CX_NEW},  # To continue this session, run:
     ("codex", "exit_hint", 1): {CX_OLD, CX_NEW},  # codex resume <id>
+    # Hooks need review: only when Codex does not trust the hooks (tests/e2e/test_codex_hooks)
+    ("codex", "hooks_review", 0): set(),
 }
 PROFILES = ("claude", "codex")
 

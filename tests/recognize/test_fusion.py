@@ -7,7 +7,7 @@ import json
 from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.hook_events import observations_from_hook
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcripts import ClaudeTranscript
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
 from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import TetherDir
 from tests.replay import captures_dir
@@ -22,7 +22,7 @@ def test_screen_hook_and_transcript_of_one_compaction_make_one_incident_with_thr
 ) -> None:
     (tmp_path / ".tether").mkdir()
     tether = TetherDir.at(tmp_path)
-    fusion = Fusion(tether, decisions=lambda: ["keep the FAKE-COMPACT-SUMMARY marker"])
+    fusion = Fusion(tether, decisions=lambda: ["keep the FAKE-COMPACT-SUMMARY"])
     hooks = [json.loads(line) for line in (captures_dir() / "cc-hooks.hooks.jsonl").open()]
     records = JsonlBuffer().feed((captures_dir() / "cc-hooks.transcript.jsonl").read_bytes())
     parser = ClaudeTranscript()
@@ -110,3 +110,100 @@ def test_acknowledging_an_incident_is_recorded_once() -> None:
     assert fusion.acknowledge(1) is not None
     assert fusion.incidents[0].acknowledged
     assert fusion.acknowledge(1) is None
+
+
+def _codex_hooks() -> list[dict]:
+    """Codex 0.171.0's hook calls with tether's -c hooks: prompt, prompt, /compact, prompt,
+    /clear, prompt (tests/fixtures/captures/README.md)."""
+    return [json.loads(line) for line in (captures_dir() / "cx-hooks.hooks.jsonl").open()]
+
+
+def test_codexs_late_session_start_compact_joins_the_compaction_minutes_later() -> None:
+    """Codex fires SessionStart(compact) at the first turn after the compaction, however
+    late: it confirms that compaction, it is not a second one."""
+    fusion = Fusion()
+    calls = _codex_hooks()
+    pre, post, start = (
+        c
+        for c in calls
+        if c["event"] in ("PreCompact", "PostCompact")
+        or (c["event"] == "SessionStart" and c["payload"]["source"] == "compact")
+    )
+    for at, call in ((50.0, pre), (50.1, post), (400.0, start)):
+        for observation in observations_from_hook(call["event"], call["payload"], at):
+            fusion.observe(observation)
+    fusion.observe(screen("compaction", 50.2))
+    (incident,) = fusion.incidents
+    assert incident.kind == "compaction" and incident.trigger == "manual"
+    assert incident.sources == ["hook", "screen"]
+    assert "at_next_turn" not in incident.details
+
+
+def test_codexs_session_start_clear_opens_a_wipe_and_the_new_rollout_joins_it() -> None:
+    fusion = Fusion()
+    clear = next(c for c in _codex_hooks() if c["payload"].get("source") == "clear")
+    (observation,) = observations_from_hook("SessionStart", clear["payload"], 200.0)
+    assert fusion.observe(observation).new
+    rollout = CodexRollout()
+    records = JsonlBuffer().feed((captures_dir() / "cx-clear.session-meta.jsonl").read_bytes())
+    found = [o for r in records for o in rollout.feed(r, 201.0)]
+    assert [o.kind for o in found] == ["wipe"]
+    assert not fusion.observe(found[0]).new
+    (incident,) = fusion.incidents
+    assert incident.kind == "wipe" and incident.sources == ["hook", "transcript"]
+    assert incident.details["session"] == clear["payload"]["session_id"]
+
+
+def test_a_late_sighting_after_another_incident_opens_its_own() -> None:
+    """A SessionStart(compact) is late only for the newest incident: after a crash in
+    between, a compaction with no sighting of that channel is not reopened."""
+    fusion = Fusion()
+    fusion.observe(Observation("compaction", "hook", 10.0, details={"channel": "PostCompact"}))
+    fusion.observe(Observation("crash", "process", 20.0))
+    late = Observation(
+        "compaction", "hook", 30.0, details={"channel": "SessionStart", "at_next_turn": True}
+    )
+    assert fusion.observe(late).new
+    again = Observation(
+        "compaction", "hook", 31.0, details={"channel": "SessionStart", "at_next_turn": True}
+    )
+    assert fusion.observe(again).new  # that channel was heard: a second compaction
+    assert [i.kind for i in fusion.incidents] == ["compaction", "crash", "compaction", "compaction"]
+
+
+def test_a_precompact_read_after_the_screen_saw_its_compaction_is_not_kept_for_the_next():
+    """Seen in the e2e tier: the screen opened Codex's /compact incident, its PreCompact
+    (manual) was read a tick later, and the auto compaction three seconds after took that
+    stale trigger. It belongs to the incident it was read after."""
+    fusion = Fusion()
+    calls = _codex_hooks()
+    pre = next(c for c in calls if c["event"] == "PreCompact")["payload"]
+    post = next(c for c in calls if c["event"] == "PostCompact")["payload"]
+    auto_pre = {**pre, "trigger": "auto"}
+    auto_post = {**post, "trigger": "auto"}
+    fusion.observe(screen("compaction", 10.0))
+    (started,) = observations_from_hook("PreCompact", pre, 10.1)
+    change = fusion.observe(started)
+    assert change is not None and change.incident.trigger == "manual"
+    for observation in observations_from_hook("PostCompact", post, 10.2):
+        fusion.observe(observation)
+    for observation in observations_from_hook("PreCompact", auto_pre, 13.0):
+        assert fusion.observe(observation) is None  # it announces the next one
+    fusion.observe(screen("compaction", 13.1))
+    for observation in observations_from_hook("PostCompact", auto_post, 13.2):
+        fusion.observe(observation)
+    first, second = fusion.incidents
+    assert (first.trigger, second.trigger) == ("manual", "auto")
+    assert first.sources == second.sources == ["screen", "hook"]
+
+
+def test_session_start_of_a_resume_or_a_fork_is_no_loss() -> None:
+    """Newer Claude Code reports a resumed session as source "fork", older ones and Codex as
+    "resume": both start a session, neither is a compaction or a wipe."""
+    fusion = Fusion()
+    for source in ("resume", "fork", "startup"):
+        payload = {"session_id": "s", "source": source, "hook_event_name": "SessionStart"}
+        (observation,) = observations_from_hook("SessionStart", payload, 1.0)
+        assert observation.kind == "session" and observation.details["start"] == source
+        assert fusion.observe(observation) is None
+    assert fusion.incidents == []

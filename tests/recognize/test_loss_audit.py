@@ -35,7 +35,7 @@ FOLDS = [
     (
         "Auth: refresh tokens live in a cache with a short expiry and rotate on use.",
         "lost",
-        ("Redis", "15 minute", "TTL", "the mobile client cannot persist tokens"),
+        ("Redis", "15 minute", "TTL", "mobile client persist"),
     ),
     ("Auth is handled with tokens.", "lost", None),
 ]
@@ -43,12 +43,44 @@ FOLDS = [
 
 def test_key_terms_of_the_redis_decision() -> None:
     assert key_terms(REDIS) == [
+        "refresh tokens",
         "Redis",
         "15 minute",
         "TTL",
-        "rotate on use",
-        "the mobile client cannot persist tokens",
+        "rotate",
+        "mobile client persist tokens",
     ]
+
+
+TEAM = (
+    "Refresh tokens live in Redis with a 15-minute TTL and are rotated on every use, "
+    "because the team's mobile client can't persist tokens."
+)
+
+
+def test_apostrophes_are_no_quotes() -> None:
+    terms = key_terms(TEAM)
+    assert not any("s client can" in term for term in terms)
+    assert "team mobile client persist tokens" in terms
+    kept = (
+        "Tokens: Redis, 15 min TTL, rotated on each use "
+        "(the team's mobile client can't persist them)."
+    )
+    assert audit_decision(TEAM, kept).status == "kept"
+
+
+def test_a_lost_mechanism_and_reason_are_missing_terms() -> None:
+    loss = audit_decision(TEAM, "Refresh tokens live in Redis with a 15-minute TTL.")
+    assert loss.missing == ("rotated", "team mobile client persist")
+    assert loss.status == "degraded"
+
+
+def test_a_reason_said_in_other_inflections_is_kept() -> None:
+    summary = (
+        "Redis keeps refresh tokens (15 minute TTL), rotating them; "
+        "mobile clients cannot persist a token."
+    )
+    assert audit_decision(REDIS, summary).status == "kept"
 
 
 @pytest.mark.parametrize(("summary", "status", "missing"), FOLDS)
@@ -106,4 +138,6 @@ def test_real_compaction_summaries_from_the_captures_lose_the_pinned_decisions()
         assert "missing from the summary" in audit.headline()
     claude = audit_summary(decisions, summaries[0])
     assert claude.decisions[1].status == "kept"  # "No files were changed" survives
-    assert claude.decisions[2].status == "degraded"  # FAKE-REPLY kept, "numbering" is not
+    # "FAKE-COMPACT-SUMMARY" is not "FAKE-REPLY", and "numbering" is gone too
+    assert claude.decisions[2].status == "lost"
+    assert claude.decisions[2].missing == ("FAKE-REPLY", "numbering")

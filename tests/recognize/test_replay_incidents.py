@@ -43,15 +43,15 @@ EXPECTED: dict[str, list[tuple[str, str | None, set[str]]]] = {
         ("compaction", "auto", {"screen", "transcript"}),
         ("compaction", "auto", {"screen", "transcript"}),
     ],
-    # Codex's /clear: a new rollout file and a redrawn prompt, nothing tether recognizes yet
-    # (no Codex hooks installed); the README says so. A wipe here would be a new source.
-    "cx171-clear": [],
+    # Codex's /clear without hooks: the rollout of the new session (its session_meta names
+    # another session than the one followed) is the wipe
+    "cx171-clear": [("wipe", None, {"transcript"})],
     "cx171-crash": [("crash", None, {"process"})],
-    # with hooks (tether installs none for Codex yet): /clear fires SessionStart(clear),
-    # which tether's hook source already reads as a wipe
+    # with hooks (as tether installs them for Codex): /clear fires SessionStart(clear),
+    # and the new rollout joins it
     "cx171-hooks": [
         ("compaction", "manual", {"screen", "transcript", "hook"}),
-        ("wipe", None, {"hook"}),
+        ("wipe", None, {"hook", "transcript"}),
     ],
     "cx171-resume": [],
 }

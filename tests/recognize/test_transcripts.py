@@ -58,3 +58,22 @@ def test_history_entries_feed_the_meter_but_report_no_loss() -> None:
     data = (captures_dir() / "cc-resume.transcript.jsonl").read_bytes()
     found = [o for r in JsonlBuffer().feed(data) for o in parser.feed(r, history=True)]
     assert found and {o.kind for o in found} == {"usage"}
+
+
+def test_a_codex_rollout_of_another_session_is_a_wipe_but_history_and_sub_agents_are_not():
+    data = (captures_dir() / "cx-clear.session-meta.jsonl").read_bytes()
+    before, after = JsonlBuffer().feed(data)
+    rollout = CodexRollout()
+    assert rollout.feed(before, 1.0) == [] and rollout.session_id == before["payload"]["id"]
+    assert rollout.feed(before, 2.0) == []  # the same session again (a resume)
+    sub_agent = {**after, "payload": {**after["payload"], "thread_source": "subagent"}}
+    assert rollout.feed(sub_agent, 3.0) == []
+    assert rollout.feed(after, 4.0, history=True) == []  # read from before tether looked
+    rollout.session_id = before["payload"]["id"]
+    (wipe,) = rollout.feed(after, 5.0)
+    assert wipe.kind == "wipe" and wipe.source == "transcript"
+    assert wipe.details == {
+        "channel": "new_session",
+        "session": after["payload"]["id"],
+        "previous_session": before["payload"]["id"],
+    }

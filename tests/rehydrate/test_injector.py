@@ -406,40 +406,78 @@ def test_text_that_sanitizes_to_nothing_is_not_sent(tether, profile):
     assert session.written == []
 
 
-def test_acknowledged_when_the_agent_writes_its_phase_summary(tether, profile):
+RECOVERY = {"restate": "all"}
+
+
+def ack(tether, text: str):
+    from supervisor.rehydrate.recall_check import acknowledge
+
+    return acknowledge(tether, text)
+
+
+def test_acknowledged_by_the_recall_check_of_its_own_injection(tether, profile):
+    tether.add_decisions(["poll every 30 s"], "test")
     injector, _, _, clock = make(tether, profile, ack_warn_seconds=30)
     assert injector.status().state == IDLE
-    injector.request("payload", "rehydrate", incident=2)
+    injector.request("payload", "rehydrate", incident=2, details=RECOVERY)
     assert not injector.check_acknowledged()
     clock.now += 31
     status = injector.status()
     assert status.state == UNACKNOWLEDGED
-    assert status.describe() == "Payload not acknowledged after 31 s: no summary from the agent"
-    tether.add_note("phase", "rehydrated: at cursor 0, next is artifact 0")
+    assert status.describe() == "Payload not acknowledged after 31 s: no `tether ack` yet"
+    tether.add_note("phase", "rehydrated")  # writing the phase is no acknowledgement now
+    assert not injector.check_acknowledged()
+    check, new = ack(tether, "we poll every 30 seconds")
+    assert new and check.result == "complete" and check.incident == 2
     assert injector.check_acknowledged()
-    assert injector.status().state == ACKNOWLEDGED
+    status = injector.status()
+    assert status.state == ACKNOWLEDGED and status.recall == check
+    assert status.describe() == "recovered: 1 of 1 decisions restated"
     acks = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged"]
-    assert len(acks) == 1 and acks[0]["incident"] == 2 and acks[0]["by"] == "phase"
-    assert injector.check_acknowledged()  # stays acknowledged, recorded once
-    assert len([e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged"]) == 1
+    assert len(acks) == 1 and acks[0]["incident"] == 2 and acks[0]["recall"] == "complete"
+    assert not injector.check_acknowledged()  # True once: at the moment it was acknowledged
+    assert injector.status().state == ACKNOWLEDGED
 
 
-def test_acknowledged_by_a_note_event_after_the_injection(tether, profile):
-    tether.record_event("note", "cli", section="Phase", text="before the injection")
+def test_an_ack_before_the_injection_belongs_to_the_one_before(tether, profile):
     injector, _, _, _ = make(tether, profile)
-    injector.request("payload", "rehydrate")
-    assert not injector.check_acknowledged()  # the old note event does not count
-    tether.record_event("note", "cli", section="Phase", text="rehydrated")
+    injector.request("first", "rehydrate", details=RECOVERY)
+    ack(tether, "the same words")
     assert injector.check_acknowledged()
+    injector.agent_became_waiting()
+    injector.request("second", "rehydrate", details=RECOVERY)
+    assert not injector.check_acknowledged()  # the first one's check is not this one's
+    assert injector.status().state == SENT
+    ack(tether, "the same words")  # the same text as before still counts: it came after
+    assert injector.check_acknowledged()
+
+
+def test_no_ack_within_the_timeout_is_recorded_as_none(tether, profile):
+    tether.add_decisions(["poll every 30 s", "keep 381 rows"], "test")
+    injector, _, _, clock = make(tether, profile, recall_timeout=60)
+    injector.request("payload", "rehydrate", incident=1, details=RECOVERY)
+    clock.now += 59
+    assert not injector.check_acknowledged()
+    clock.now += 2
+    assert not injector.check_acknowledged()
+    (none,) = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]
+    assert none["result"] == "none" and none["pinned"] == 2 and none["restated"] == []
+    assert [m["decision"] for m in none["missing"]] == [1, 2]
+    status = injector.status()
+    assert status.state == UNACKNOWLEDGED and status.recall.result == "none"
+    check, new = ack(tether, "late")  # too late: the recovery keeps its one check
+    assert not new and check.result == "none"
+    assert not injector.check_acknowledged()
+    assert len([e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]) == 1
 
 
 def test_the_initial_brief_expects_no_acknowledgement(tether, profile):
     injector, _, _, clock = make(tether, profile)
     injector.request("brief", "initial brief", expect_ack=False)
-    clock.now += 100
-    tether.add_note("phase", "working")
+    clock.now += 1000
     assert not injector.check_acknowledged()
     assert injector.status().state == SENT
+    assert not [e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]
 
 
 def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, monkeypatch):
@@ -452,7 +490,22 @@ def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, mo
     injector.track_external(event)
     assert injector.status().state == SENT and session.written == []
     assert not injector.check_acknowledged()
-    tether.add_note("phase", "rehydrated after the compaction")
+    ack(tether, "nothing was pinned")
     assert injector.check_acknowledged()
-    ack = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
-    assert ack["reason"] == "auto_rehydrate"
+    acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
+    assert acked["reason"] == "auto_rehydrate"
+    check = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check")
+    assert check["injection_at"] == event["at"] and check["result"] == "complete"
+
+
+def test_an_automatic_rehydration_is_acknowledged_for_the_incident_the_supervisor_names(
+    tether, profile
+):
+    event = tether.record_event("auto_rehydrate", "hook", incident=None, checkpoint=None)
+    injector, _, _, _ = make(tether, profile)
+    injector.track_external(event, incident=4)  # the hook ran before incident #4 was recorded
+    ack(tether, "nothing was pinned")
+    assert injector.check_acknowledged()
+    assert injector.last.request.incident == 4
+    acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
+    assert acked["incident"] == 4

@@ -269,6 +269,23 @@ def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
     assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]
 
 
+def test_the_payload_names_what_the_fold_dropped_that_nobody_pinned(tether, profile):
+    from supervisor.recognize.observations import Dropped, Incident
+
+    incident = Incident(
+        3, "compaction", "auto", ["transcript"], 100.0, summary="the user set things up",
+        dropped=(Dropped("src/auth/tokens.py", "put it in src/auth/tokens.py"),
+                 Dropped("512 MB", "the cache holds 512 MB")),
+    )  # fmt: skip
+    text = build_payload(tether, profile, incident=incident).text
+    assert (
+        "Dropped by the summary and pinned by nobody (look them up in the files or ask; "
+        "do not guess): src/auth/tokens.py; 512 MB." in text
+    )
+    event = {"kind": "incident", "number": 3, "type": "compaction", **incident.to_event()}
+    assert "src/auth/tokens.py; 512 MB." in build_payload(tether, profile, incident=event).text
+
+
 def _payload_cli(tether, *args: str) -> str:
     done = run_tether("payload", "--dir", str(tether.work_dir), *args)
     assert done.returncode == 0, done.stderr

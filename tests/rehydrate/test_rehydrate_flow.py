@@ -12,8 +12,12 @@ from widgets.loss_banner import LossBanner
 from widgets.payload_preview import PayloadPreview
 
 
-def login_app(tmp_path, shell_env, delay: str = "0.05") -> TetherApp:
-    """The demo agent on a login task with one pinned decision and a next step."""
+def login_app(
+    tmp_path, shell_env, delay: str = "0.05", auto_compact: str = "0", **agent_env: str
+) -> TetherApp:
+    """The demo agent on a login task with one pinned decision and a next step;
+    ``agent_env``: more of the demo's settings (``TETHER_DEMO_FORGET="2"``)."""
+    shell_env.update(agent_env)
     init(tmp_path, goal="Ship the login endpoint with refresh tokens")
     tether = TetherDir.at(tmp_path)
     tether.add_decisions(
@@ -24,7 +28,12 @@ def login_app(tmp_path, shell_env, delay: str = "0.05") -> TetherApp:
         "test",
     )
     tether.add_note("next", "write the token rotation test")
-    return demo_app(tmp_path, shell_env, delay)
+    return demo_app(tmp_path, shell_env, delay, auto_compact)
+
+
+def events(tmp_path) -> list[dict]:
+    lines = (tmp_path / ".tether" / "events.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
 
 
 def injections(tmp_path, reason: str | None = None) -> list[dict]:
@@ -82,10 +91,19 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
         assert "Pinned decisions: 1 — refresh tokens in Redis, 15 minute TTL" in screen
         sent = injections(tmp_path)[-1]
         assert sent["reason"] == "rehydrate" and sent["bracketed"] is True
-        # The agent wrote its rehydration summary: the incident is acknowledged.
-        await wait_until(pilot, lambda: "acknowledged" in banner.text, what="acknowledgement")
-        notes = (tmp_path / ".tether" / "notes.md").read_text()
-        assert "rehydrated from .tether/" in notes
+        # The agent restated the pins with `tether ack`: the recall check is complete.
+        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
+        assert banner.text == "recovered: 1 of 1 decisions restated"
+        assert banner.tone == "success"
+        checks = [e for e in events(tmp_path) if e["kind"] == "recall_check"]
+        assert [c["result"] for c in checks] == ["complete"]
+        assert checks[0]["injection_at"] == sent["at"] and checks[0]["restated"] == [1]
+        assert set(checks[0]) == {
+            "at", "kind", "source", "incident", "injection_at", "pinned", "restated",
+            "missing", "result",
+        }  # fmt: skip
+        update = [e for e in events(tmp_path) if e.get("acknowledged")]
+        assert [u["number"] for u in update] == [checks[0]["incident"]] == [sent["incident"]]
 
 
 async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_env):
@@ -96,6 +114,8 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
         await compact(pilot, app)
         await pilot.press("f6")
         await wait_for_screen(pilot, app, r"⏺ Rehydrated")
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
         await pilot.pause(0.6)  # the next tick reads the events back
     cast = next((tmp_path / ".tether" / "sessions").glob("*.cast"))
     lines = [json.loads(line) for line in cast.read_text().splitlines()[1:]]
@@ -104,6 +124,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
         "injection: initial brief",
         "compaction #1, manual",
         "injection: rehydrate (incident #1)",
+        "recall check: complete (incident #1)",
     ]
     times = [at for at, code, _text in lines if code == "m"]
     assert times == sorted(times)

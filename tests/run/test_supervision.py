@@ -394,3 +394,52 @@ def test_every_repair_and_gap_is_an_event_and_in_the_next_payload(tmp_path):
     assert "progress.json: cursor 7 → 4 (was: progress says cursor 7" in text
     assert "progress.json: cursor 4 → 6" in text and "index 4 is missing" in text
     assert second["changes"] == ["progress.json: cursor 4 → 6"]
+
+
+async def test_codexs_osc7501_state_reaches_the_agent_state(tmp_path):
+    """A real child reporting its state the way Codex does (OSC 7501, split across writes):
+    the supervision reads it from the terminal's pre-filter and reports busy, then waiting."""
+    script = (
+        "import sys, time\n"
+        "w = sys.stdout.write\n"
+        "w('\\x1b]7501;state=work'); sys.stdout.flush(); time.sleep(0.2)\n"
+        "w('ing:app=codex\\x1b\\\\working...\\r\\n'); sys.stdout.flush(); time.sleep(0.5)\n"
+        "w('\\x1b]7501;state=idle:app=codex\\x07> '); sys.stdout.flush()\n"
+        "sys.stdin.readline()\n"
+    )
+    argv = [sys.executable, "-c", script]
+    session = AgentSession(argv, cols=80, rows=20, cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name="codex"), session)
+    seen: list[str] = []
+    supervision.on_state.append(seen.append)
+    supervision.open()
+    session.start()
+    try:
+        for _ in range(300):
+            supervision.tick()
+            if "waiting" in seen:
+                break
+            await asyncio.sleep(0.02)
+        assert [s for s in seen if s != "unknown"][:2] == ["busy", "waiting"], seen
+        assert session.emulator.agent_status == "state=idle:app=codex"
+    finally:
+        supervision.stop_agent()
+        supervision.close()
+
+
+def test_codex_asking_to_review_tethers_hooks_is_said_plainly(tmp_path):
+    """Should a Codex version hash hooks differently, its review screen comes back: tether
+    says what it is and what each answer does, instead of leaving it unexplained."""
+    config = RunConfig(argv=["codex"], workdir=tmp_path, profile_name="codex")
+    session = AgentSession(["codex"], cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    problems: list[str] = []
+    supervision.on_problem.append(problems.append)
+    supervision.open()
+    try:
+        session.process_output(b"\r\n  Hooks need review\r\n  5 hooks are new or changed.\r\n")
+        assert len(problems) == 1 and "passes its own already trusted" in problems[0]
+        session.process_output(b"  1. Review hooks\r\n")  # the same screen, redrawn
+        assert len(problems) == 1
+    finally:
+        supervision.close()

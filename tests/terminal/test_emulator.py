@@ -282,6 +282,17 @@ def test_title_and_bell(emulator_class):
     assert emu.feed(b"\x07").bell
 
 
+def test_codexs_state_report_is_kept_and_never_drawn(emulator_class):
+    emu = emulator_class(30, 2)
+    assert emu.agent_status == ""
+    emu.feed(b"a\x1b]7501;state=work")  # split across reads, as the PTY may
+    emu.feed(b"ing:app=codex\x1b\\b")
+    assert emu.agent_status == "state=working:app=codex"
+    assert emu.display()[0] == "ab"
+    emu.feed(b"\x1b]7501;?\x1b\\")  # a probe is not a report
+    assert emu.agent_status == "state=working:app=codex"
+
+
 # -- scrollback ------------------------------------------------------------------
 
 

@@ -86,10 +86,13 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         words = INCIDENT_WORDS.get(str(get("type")), str(get("type", "?")))
         trigger = f" ({get('trigger')})" if get("trigger") else ""
         head = f"⚠ {words}{trigger}, seen by {_via(event)}"
-        return head, "incident"
+        return head + _dropped_words(event), "incident"
     if kind == "incident_update":
         if get("acknowledged"):
             return f"incident #{get('number', '?')}: the agent acknowledged the recovery", "good"
+        dropped = _dropped_words(event)
+        if dropped:
+            return f"incident #{get('number', '?')}{dropped}", "warning"
         return f"incident #{get('number', '?')} updated", ""
     if kind == "decision":
         how = {"typed": " (typed)", "screen": " (from the screen)"}.get(str(get("source")), "")
@@ -106,11 +109,15 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
             "  ", " "
         ) + f": {_int(get('tokens', '?'))} tokens", ""
     if kind == "acknowledged":
-        by = {"phase": "wrote its phase", "note event": "wrote a note"}.get(str(get("by")), "")
+        by = {"tether ack": "restated the pins"}.get(str(get("by")), "")
         after = f" after {_seconds(get('seconds'))}" if get("seconds") is not None else ""
         return f"agent acknowledged the recovery ({by}){after}".replace(" ()", ""), "good"
     if kind == "recall_check":
-        return f"recall check: {get('result', get('status', '?'))}", "note"
+        return _recall_words(event)
+    if kind == "ack":
+        return f"ack: {get('text', '')}", "quiet"
+    if kind == "compact_request":
+        return "compaction asked for (tether compact)", ""
     if kind == "invariant-fix":
         return (
             f"cursor fixed: {get('from_cursor')} → {get('to_cursor')} "
@@ -141,6 +148,31 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind in ("context_low", "context_used", "context_full", "usage"):
         return f"{kind.replace('_', ' ')} seen {SOURCE_WORDS.get(str(get('source')), '')}", "quiet"
     return kind.replace("_", " ").replace("-", " "), ""
+
+
+def _dropped_words(event: dict[str, Any]) -> str:
+    """ "  dropped, not pinned: a, b": what the summary lost that no pin holds."""
+    dropped = event.get("dropped_unpinned")
+    if not isinstance(dropped, list) or not dropped:
+        return ""
+    terms = [str(d.get("term")) for d in dropped if isinstance(d, dict)]
+    return f"  dropped, not pinned: {', '.join(terms)}"
+
+
+def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
+    """ "recall check: complete, 3 of 3 decisions restated", or the missing ones and terms."""
+    restated = event.get("restated") if isinstance(event.get("restated"), list) else []
+    missing = [row for row in event.get("missing") or [] if isinstance(row, dict)]
+    result = str(event.get("result", "?"))
+    asked = len(restated) + len(missing)
+    if result == "none":
+        plural = "s" * (asked != 1)
+        return f"recall check: none, no `tether ack` in time ({asked} decision{plural})", "warning"
+    head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
+    for row in missing:
+        terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"
+        head += f"; decision {row.get('decision', '?')} missing: {terms}"
+    return head, "good" if result == "complete" else "warning"
 
 
 def fields_text(event: dict[str, Any]) -> str:

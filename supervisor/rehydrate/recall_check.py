@@ -1,0 +1,266 @@
+"""The recall check: after a recovery, which pinned decisions did the agent take back?
+
+Delivering a payload is not the same as the model keeping it. So the recovery
+preamble asks the agent to restate the pinned decisions and send that with
+`tether ack`; this module compares the restatement with the pins the payload
+carried, with the loss audit's key terms (the same extraction: a decision whose
+value, mechanism or reason is missing from the restatement was not restated),
+and records one ``recall_check`` event per recovery::
+
+    {"kind": "recall_check", "incident": N, "injection_at": ..., "pinned": k,
+     "restated": [decision numbers], "missing": [{"decision": i, "terms": [...]}],
+     "result": "complete" | "partial" | "none"}
+
+A recovery is an ``injection`` event that asked for a restatement (it carries
+``restate``, the numbers of the decisions it asked for) or an ``auto_rehydrate``
+event of the SessionStart hook. The acknowledgement belongs to that one
+recovery: the first check recorded after it is its check, and a later ack (or
+the supervisor's ``none`` at the profile's timeout) finds it already checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from supervisor.errors import TetherError
+from supervisor.recognize.loss_audit import audit_decision
+from supervisor.store import checkpoints, fsio, notes
+from supervisor.store.tether_dir import TetherDir
+
+KIND = "recall_check"
+ACK = "ack"
+COMPLETE = "complete"
+PARTIAL = "partial"
+NONE = "none"
+RESEND_REASON = "resend-missing"
+ACK_TEXT_LIMIT = 16_000  # characters of the restatement kept in the ack event
+SEARCH_EVENTS = 20_000  # how far back from the end `tether ack` looks for its recovery
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """One payload that asked the agent for a restatement: its event and what it asked."""
+
+    at: str  # the injection's event time: the identity of the recovery
+    incident: Any
+    reason: str
+    checkpoint: int | None
+    restate: tuple[int, ...] | None  # decision numbers asked for; None: every pin
+    event: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, event: dict[str, Any]) -> Recovery | None:
+        """The recovery an event records, or None when it is none (e.g. the initial brief)."""
+        kind = event.get("kind")
+        if kind == "injection" and "restate" not in event:
+            return None
+        if kind not in ("injection", "auto_rehydrate") or not isinstance(event.get("at"), str):
+            return None
+        restate = event.get("restate")
+        numbers = None
+        if isinstance(restate, list):
+            numbers = tuple(n for n in restate if isinstance(n, int) and not isinstance(n, bool))
+        seq = event.get("checkpoint")
+        return cls(
+            at=event["at"],
+            incident=event.get("incident"),
+            reason=str(event.get("reason") or kind),
+            checkpoint=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+            restate=numbers,
+            event=dict(event),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RecallCheck:
+    """The outcome for one recovery, as recorded."""
+
+    incident: Any
+    injection_at: str
+    pinned: int
+    restated: tuple[int, ...]
+    missing: tuple[tuple[int, tuple[str, ...]], ...]  # (decision number, missing terms)
+    result: str
+
+    def to_event(self) -> dict[str, Any]:
+        return {
+            "incident": self.incident,
+            "injection_at": self.injection_at,
+            "pinned": self.pinned,
+            "restated": list(self.restated),
+            "missing": [{"decision": n, "terms": list(terms)} for n, terms in self.missing],
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> RecallCheck:
+        missing = []
+        for row in event.get("missing") or []:
+            if isinstance(row, dict) and isinstance(row.get("decision"), int):
+                missing.append((row["decision"], tuple(str(t) for t in row.get("terms") or [])))
+        return cls(
+            incident=event.get("incident"),
+            injection_at=str(event.get("injection_at") or ""),
+            pinned=int(event.get("pinned") or 0),
+            restated=tuple(n for n in event.get("restated") or [] if isinstance(n, int)),
+            missing=tuple(missing),
+            result=str(event.get("result") or NONE),
+        )
+
+    def describe(self) -> str:
+        """The banner's words: "recovered: 4 of 4 decisions restated", or what is missing."""
+        asked = len(self.restated) + len(self.missing)
+        if self.result == COMPLETE:
+            return f"recovered: {len(self.restated)} of {asked} decisions restated"
+        if self.result == NONE:
+            plural = "s" * (asked != 1)
+            return f"no `tether ack` from the agent: {asked} decision{plural} not restated"
+        count = len(self.missing)
+        terms = [", ".join(sorted(t, key=_telling)[:2]) for _n, t in self.missing if t]
+        which = f" ({'; '.join(terms)})" if terms else ""
+        plural = "s" * (count != 1)
+        return f"{count} decision{plural} not restated{which}"
+
+
+def _telling(term: str) -> int:
+    """Sort key: a value (15 minute) says more than a name (Redis), a name more than words."""
+    if any(char.isdigit() for char in term):
+        return 0
+    return 1 if any(char.isupper() for char in term) else 2
+
+
+Missing = tuple[tuple[int, tuple[str, ...]], ...]  # (decision number, its missing terms)
+
+
+def compare(
+    pins: list[str], restatement: str, asked: tuple[int, ...] | None = None
+) -> tuple[tuple[int, ...], Missing]:
+    """``(restated, missing)``: decision numbers (1-based) whose key terms all came back,
+    and ``(number, missing terms)`` for the rest, over the decisions ``asked`` for."""
+    numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
+    restated: list[int] = []
+    missing: list[tuple[int, tuple[str, ...]]] = []
+    for number in numbers:
+        if not 1 <= number <= len(pins):
+            continue
+        loss = audit_decision(pins[number - 1], restatement)
+        if loss.missing:
+            missing.append((number, loss.missing))
+        else:
+            restated.append(number)
+    return tuple(restated), tuple(missing)
+
+
+def pins_of(tether: TetherDir, recovery: Recovery) -> list[str]:
+    """The pinned decisions as the recovery sent them: from its checkpoint, else live."""
+    if recovery.checkpoint is not None:
+        try:
+            return notes.pinned_decisions(checkpoints.load(tether, recovery.checkpoint).notes)
+        except TetherError:
+            pass
+    try:
+        return notes.pinned_decisions(tether.read_notes())
+    except TetherError:
+        return []
+
+
+def latest_recovery(tether: TetherDir) -> tuple[Recovery | None, dict[str, Any] | None]:
+    """The newest recovery and its recall check if one was recorded, from the end of the file."""
+    checks: dict[str, dict[str, Any]] = {}
+    for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
+        if seen >= SEARCH_EVENTS:  # a recovery that far back is no recovery of this session
+            break
+        kind = event.get("kind")
+        if kind == KIND and isinstance(event.get("injection_at"), str):
+            checks.setdefault(event["injection_at"], event)
+            continue
+        recovery = Recovery.of(event)
+        if recovery is not None:
+            return recovery, checks.get(recovery.at)
+    return None, None
+
+
+def _check(tether: TetherDir, recovery: Recovery, restatement: str | None) -> RecallCheck:
+    pins = pins_of(tether, recovery)
+    asked = recovery.restate
+    numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
+    numbers = tuple(n for n in numbers if 1 <= n <= len(pins))
+    restated: tuple[int, ...]
+    missing: Missing
+    if restatement is None:
+        restated, missing = (), tuple((n, ()) for n in numbers)
+        result = NONE
+    else:
+        restated, missing = compare(pins, restatement, numbers)
+        result = PARTIAL if missing else COMPLETE
+    return RecallCheck(recovery.incident, recovery.at, len(numbers), restated, missing, result)
+
+
+def acknowledge(
+    tether: TetherDir, restatement: str, *, source: str = "cli"
+) -> tuple[RecallCheck, bool]:
+    """Record the agent's restatement for the newest recovery and check it.
+
+    Returns the check and whether it is new; a recovery already checked keeps
+    its check (one per recovery), and the restatement is still recorded.
+    """
+    with tether.updating():
+        recovery, checked = latest_recovery(tether)
+        if recovery is None:
+            raise TetherError(
+                "no recovery payload was sent here yet, so there is nothing to check; "
+                "`tether ack` answers a payload that asks for it",
+                exit_code=1,
+            )
+        tether.record_event(
+            ACK,
+            source,
+            incident=recovery.incident,
+            injection_at=recovery.at,
+            text=restatement[:ACK_TEXT_LIMIT],
+            chars=len(restatement),
+        )
+        if checked is not None:
+            return RecallCheck.from_event(checked), False
+        check = _check(tether, recovery, restatement)
+        tether.record_event(KIND, source, **check.to_event())
+        return check, True
+
+
+def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervisor") -> dict:
+    """No `tether ack` came in time: record ``none`` unless a check arrived meanwhile.
+
+    Returns the recall check event that holds for the recovery (the one found or
+    the one written).
+    """
+    with tether.updating():
+        latest, checked = latest_recovery(tether)
+        if checked is not None and checked.get("injection_at") == recovery.at:
+            return checked
+        if latest is not None and latest.at != recovery.at:
+            for event in fsio.iter_jsonl_reversed(tether.events, containing=KIND.encode()):
+                if event.get("kind") == KIND and event.get("injection_at") == recovery.at:
+                    return event
+        check = _check(tether, recovery, None)
+        return tether.record_event(KIND, source, **check.to_event())
+
+
+def resend_text(pins: list[str], check: RecallCheck) -> str:
+    """The short payload F6 sends after a partial recall: only the decisions not restated."""
+    lines = [
+        "Recall check from tether: your restatement after the recovery left out part of "
+        "these pinned decisions. They hold exactly as written here:",
+        "",
+    ]
+    for number, terms in check.missing:
+        if 1 <= number <= len(pins):
+            lines.append(f"{number}. {pins[number - 1]}")
+            if terms:
+                lines.append(f"   (not in your restatement: {', '.join(terms)})")
+    lines += [
+        "",
+        "Restate these decisions in your own words, with their values and reasons, and send "
+        'the restatement with `tether ack "..."` (or on its stdin). Then continue.',
+    ]
+    return "\n".join(lines)

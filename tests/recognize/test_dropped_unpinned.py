@@ -1,0 +1,84 @@
+"""What the fold dropped that nobody pinned: the window the transcript saw, against its summary."""
+
+from __future__ import annotations
+
+import json
+
+from supervisor.recognize.fusion import Fusion
+from supervisor.recognize.loss_audit import dropped_specifics
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.store.jsonl_tail import JsonlBuffer
+from supervisor.store.tether_dir import TetherDir
+from tests.replay import captures_dir
+
+SAID = [
+    "Put the token code in src/auth/tokens.py and run `pytest -k rotation` before each commit.",
+    "The cache may hold 512 MB at most because the kiosk boxes are small.",
+    "Thanks, that looks right.",
+]
+
+
+def compactions(name: str, parser) -> list:
+    records = JsonlBuffer().feed((captures_dir() / name).read_bytes())
+    return [o for r in records for o in parser.feed(r) if o.summary]
+
+
+def test_the_transcripts_hand_over_the_window_each_summary_folded() -> None:
+    (claude,) = compactions("cc-compact-manual.transcript.jsonl", ClaudeTranscript())
+    assert claude.folded == ("hello fake model", "second message")
+    first, second = compactions("cx-compact-auto.transcript.jsonl", CodexRollout())
+    assert first.folded == ("hello codex",) and second.folded == ("second prompt",)
+    # the captures' windows held no specific: their real summaries dropped none
+    for observation in (claude, first, second):
+        assert dropped_specifics(observation.folded, observation.summary) == []
+
+
+def test_paths_commands_numbers_and_reasons_the_real_summary_dropped() -> None:
+    (claude,) = compactions("cc-compact-manual.transcript.jsonl", ClaudeTranscript())
+    dropped = dropped_specifics(SAID, claude.summary)
+    assert [d.term for d in dropped] == [
+        "src/auth/tokens.py",
+        "pytest -k rotation",
+        "512 MB",
+        "kiosk boxes small",
+    ]
+    assert dropped[2].said == SAID[1]
+
+
+def test_what_a_pin_holds_or_the_summary_kept_is_not_listed() -> None:
+    summary = "The user wants tests run with pytest -k rotation."
+    dropped = dropped_specifics(SAID, summary, ["cap the cache at 512 MB"])
+    assert [d.term for d in dropped] == ["src/auth/tokens.py", "kiosk boxes small"]
+
+
+def test_fusion_puts_the_list_in_the_incident_and_its_event(tmp_path) -> None:
+    (tmp_path / ".tether").mkdir()
+    tether = TetherDir.at(tmp_path)
+    parser = ClaudeTranscript()
+    lines = [{"type": "user", "message": {"content": text}, "sessionId": "s"} for text in SAID] + [
+        {
+            "type": "user",
+            "isCompactSummary": True,
+            "message": {"content": "<summary>The user set up the token code.</summary>"},
+        }
+    ]
+    fusion = Fusion(tether, decisions=lambda: ["cap the cache at 512 MB"])
+    for record in lines:
+        for observation in parser.feed(record, 10.0):
+            fusion.observe(observation)
+    (incident,) = fusion.incidents
+    assert [d.term for d in incident.dropped] == [
+        "src/auth/tokens.py", "pytest -k rotation", "kiosk boxes small",
+    ]  # fmt: skip
+    events = [json.loads(line) for line in tether.events.read_text().splitlines()]
+    recorded = next(e for e in events if e["kind"] == "incident")
+    assert recorded["dropped_unpinned"][0] == {"term": "src/auth/tokens.py", "said": SAID[0]}
+
+
+def test_only_the_agents_own_decision_lines_join_the_window() -> None:
+    parser = ClaudeTranscript()
+    for text in ("FAKE-REPLY 2: ack 'DECISION: use Redis'", "DECISION: cap the cache at 2 GB"):
+        parser.feed({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}})
+    summary = {"type": "user", "isCompactSummary": True, "message": {"content": "short"}}
+    (observation,) = parser.feed(summary, 1.0)
+    assert observation.folded == ("DECISION: cap the cache at 2 GB",)
