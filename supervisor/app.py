@@ -24,9 +24,9 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer
-from textual.worker import get_current_worker
 
 from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
+from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
@@ -38,13 +38,13 @@ from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_reads import TickReads
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
+from widgets import banner_text
 from widgets.loss_banner import LossBanner
 from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
 
 if TYPE_CHECKING:
-    from supervisor.rehydrate.payload import Payload
     from widgets.side_pane import SidePane
 
 # The side pane, the payload preview and the quit dialog are imported when first shown:
@@ -87,7 +87,7 @@ def _while_running(handler):
     return guarded
 
 
-class TetherApp(App[int], inherit_bindings=False):
+class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -301,48 +301,17 @@ class TetherApp(App[int], inherit_bindings=False):
                 self._injection(status)
 
     def _checkpoint_age(self) -> str:
-        """ "#7, 3 min ago": the last checkpoint and how old it is (from its file's time)."""
-        last = self.supervision.last_checkpoint
-        if last is None:
-            return ""
-        seq, written = last
-        if not written:
-            return f"#{seq}"
-        age = time.time() - written
-        if age < 60:
-            return f"#{seq}, {int(age)} s ago"
-        if age < 3600:
-            return f"#{seq}, {int(age // 60)} min ago"
-        return f"#{seq}, {age / 3600:.1f} h ago"
+        return banner_text.checkpoint_age(self.supervision.last_checkpoint, time.time())
 
     # -- what the engine tells us ---------------------------------------------------
 
     def _incident_text(self, incident) -> str:
-        keys = self.config.keymap
-        parts = [incident.title()]
-        if incident.kind == "unclean-exit" and incident.details.get("ran"):
-            parts[0] += f": {incident.details['ran']}"  # short: the keys must fit the row
-            orphan = self.supervision.orphan
-            if orphan is not None:
-                parts.append(
-                    f"its agent (pid {orphan.agent_pid}) still runs: "
-                    f"{keys.end_orphan.upper()} end it"
-                )
-        if incident.audit is not None:
-            parts.append(incident.audit.headline())
-        if incident.dropped:
-            count = len(incident.dropped)
-            parts.append(
-                f"{count} specific{'s' * (count != 1)} dropped, not pinned "
-                f"({keys.pin_dropped.upper()} pins)"
-            )
-        if incident.kind == "crash":
-            parts.append(f"{keys.rehydrate.upper()} restart and rehydrate")
-        elif rehydrates_at_next_prompt(self.supervision.profile):
-            parts.append(f"rehydrated with your next prompt · {keys.rehydrate.upper()} now")
-        else:
-            parts.append(f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview")
-        return " — ".join(parts)
+        return banner_text.incident_text(
+            incident,
+            self.config.keymap,
+            orphan=self.supervision.orphan if incident.kind == "unclean-exit" else None,
+            at_next_prompt=rehydrates_at_next_prompt(self.supervision.profile),
+        )
 
     @_while_running
     def on_engine_link_incident_changed(self, message: EngineLink.IncidentChanged) -> None:
@@ -383,13 +352,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self.status_bar.context = meter.describe()
         offered = self.supervision.compact_offered()
         if offered and not self._compact_offer_shown and self._banner_source != "incident":
-            key = self.config.keymap.compact.upper()
-            self._show(
-                f"Context {meter.describe()}: {key} compacts now, at this break, keeping the "
-                "pinned decisions (before the agent compacts by itself mid-task)",
-                "info",
-                "compact-offer",
-            )
+            text = banner_text.compact_offer(meter.describe(), self.config.keymap)
+            self._show(text, "info", "compact-offer")
         self._compact_offer_shown = offered
 
     @_while_running
@@ -409,13 +373,7 @@ class TetherApp(App[int], inherit_bindings=False):
             elif self._banner_source == "injection":
                 self.banner.hide()
             return
-        tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
-        text = status.describe()
-        recall = status.recall
-        if recall is not None and recall.result != "complete":
-            tone = "warning"
-            again = "re-sends them" if recall.result == "partial" else "sends the payload again"
-            text += f": {self.config.keymap.rehydrate.upper()} {again}"
+        text, tone = banner_text.injection(status, self.config.keymap)
         self._show(text, tone, "injection")
 
     def _show(self, text: str, tone: str, source: str) -> None:
@@ -432,110 +390,10 @@ class TetherApp(App[int], inherit_bindings=False):
         status = message.status
         self.status_bar.agent_state = status.describe()
         if status.clean:
-            self.banner.show(
-                f"The agent {status.describe()} — {self.config.keymap.rehydrate.upper()} restart "
-                f"· {self.config.keymap.quit.upper()} quit",
-                "info",
-            )
+            self.banner.show(banner_text.agent_ended(status.describe(), self.config.keymap), "info")
         self.terminal.screen_changed()
 
     # -- tether's keys -------------------------------------------------------------
-
-    def action_rehydrate(self) -> None:
-        if not self.session.running:
-            self.banner.show("Restarting the agent with its resume command…", "info")
-            self._build_payload(self._restart_with)
-            return
-        self._build_payload(self._send_payload)
-
-    def _restart_with(self, payload: Payload) -> None:
-        try:
-            self.supervision.restart(payload=payload)
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-
-    @work(thread=True, exclusive=True, group="payload")
-    def _build_payload(self, then: Callable[[Payload], None]) -> None:
-        """Build the payload off the event loop (notes can be megabytes), then ``then`` on it.
-
-        A newer F6/F7 cancels this one (``exclusive``): only the newest is delivered.
-        """
-        try:
-            payload = self.supervision.build_payload()
-        except TetherError as error:
-            self._from_thread(self.banner.show, str(error), "error")
-            return
-        if not get_current_worker().is_cancelled:
-            self._from_thread(then, payload)
-
-    def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
-        try:
-            self.call_from_thread(callback, *args)
-        except RuntimeError:  # the app has already stopped
-            pass
-
-    def _send_payload(self, payload: Payload) -> None:
-        try:
-            result = self.supervision.rehydrate(payload=payload)
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-            return
-        if result == "empty":
-            self.banner.show("Nothing to send: the payload is empty", "warning")
-
-    @work(exclusive=True, group="orphan")
-    async def action_end_orphan(self) -> None:
-        """SIGTERM, then SIGKILL, to the dead tether's agent; the banner says how it went."""
-        if self.supervision.orphan is None:
-            return
-        self.banner.show("Ending the previous tether's agent…", "info")
-        said = await self.supervision.end_orphan()
-        self._show(said, "success" if "was ended" in said else "error", "orphan")
-
-    def action_preview(self) -> None:
-        self._build_payload(self._preview_payload)
-
-    def _preview_payload(self, payload: Payload) -> None:
-        from widgets.payload_preview import PayloadPreview
-
-        def send(text: str | None) -> None:
-            if text is not None:
-                self.supervision.rehydrate(text, reason="rehydrate (edited)")
-            self.terminal.focus()
-
-        self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
-
-    def action_compact(self) -> None:
-        """Compact the agent now (Claude Code's `/compact <instructions>` with the pins)."""
-        try:
-            result = self.supervision.compact_now()
-        except TetherError as error:
-            self.banner.show(str(error), "error")
-            return
-        if result == "queued":
-            self._show("Compaction queued: sent when the agent waits for input", "info", "compact")
-
-    def action_pin_dropped(self) -> None:
-        """Pick from what the last compaction dropped that nobody pinned, and pin it."""
-        incident = self.supervision.current_incident
-        dropped = incident.dropped if incident is not None else ()
-        if not dropped:
-            self.banner.show("Nothing to pin: no compaction dropped an unpinned specific", "info")
-            return
-        from widgets.pin_dropped import PinDropped
-
-        def pin(sentences: list[str] | None) -> None:
-            self.terminal.focus()
-            if not sentences:
-                return
-            try:
-                pinned = self.supervision.tether.add_decisions(sentences, "pinned from the audit")
-            except TetherError as error:
-                self.banner.show(str(error), "error")
-                return
-            self.notify(f"{len(pinned)} decision(s) pinned", title="tether", timeout=3)
-
-        self.push_screen(PinDropped(dropped), pin)
 
     def action_checkpoint(self) -> None:
         """Git is asked off the loop (it can take seconds); the toast comes once it is written."""
