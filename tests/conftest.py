@@ -122,6 +122,22 @@ def held_git(tmp_path_factory, monkeypatch) -> Iterator[HeldGit]:
     held.release()
 
 
+def demo_app(
+    workdir: Path, env: dict[str, str], delay: str = "0.05", auto_compact: str = "0", **config
+):
+    """The app running the demo agent in ``workdir``, its replies ``delay`` seconds apart and
+    compacting by itself every ``auto_compact`` prompts (0: never; a test types /compact when
+    it wants one); ``config`` sets the other :class:`RunConfig` fields (the side pane is
+    hidden unless ``side_pane=True``)."""
+    from supervisor.app import RunConfig, TetherApp
+    from supervisor.config.profiles import load_profile
+
+    env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": auto_compact})
+    config.setdefault("side_pane", False)
+    argv = load_profile("demo").argv()
+    return TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, profile_name="demo", **config))
+
+
 async def until(predicate, what: str = "condition", timeout: float = 15.0, pause=None) -> None:
     """Wait until ``predicate()`` holds, giving the loop a turn between looks; fail after
     ``timeout`` naming ``what``. ``pause(seconds)``: how to wait (default asyncio.sleep)."""
@@ -131,6 +147,11 @@ async def until(predicate, what: str = "condition", timeout: float = 15.0, pause
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pause(0.02)
+
+
+def screen_text(session) -> str:
+    """The agent's screen as text, one line a row: what a test looks for on it."""
+    return "\n".join(session.emulator.display())
 
 
 async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> None:
@@ -145,7 +166,7 @@ async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> st
 
     def matched() -> bool:
         nonlocal screen
-        screen = "\n".join(app.session.emulator.display())
+        screen = screen_text(app.session)
         return regex.search(screen) is not None
 
     try:
@@ -155,4 +176,13 @@ async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> st
     return screen
 
 
-__all__ = ["GOAL", "HeldGit", "asyncio", "until", "wait_for_screen", "wait_until"]
+__all__ = [
+    "GOAL",
+    "HeldGit",
+    "asyncio",
+    "demo_app",
+    "screen_text",
+    "until",
+    "wait_for_screen",
+    "wait_until",
+]

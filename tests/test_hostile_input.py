@@ -30,8 +30,7 @@ from supervisor.store import lock, notes
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
 from tests.locations import REPO
-
-TETHER = [sys.executable, "-m", "supervisor"]
+from tests.tether_process import TETHER
 
 
 def limits(cpu_seconds: int = 60, memory: int = 2 << 30):

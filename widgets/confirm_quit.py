@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from widgets.yes_no import YesNo
 
 
-class ConfirmQuit(ModalScreen[bool]):
+class ConfirmQuit(YesNo):
     DEFAULT_CSS = """
     ConfirmQuit { align: center middle; }
     ConfirmQuit > Vertical {
@@ -21,17 +18,6 @@ class ConfirmQuit(ModalScreen[bool]):
     """
     BINDINGS = [("y", "answer(True)", "Quit"), ("n,escape", "answer(False)", "Stay")]
 
-    def compose(self) -> ComposeResult:
-        from textual.containers import Horizontal
-
-        with Vertical():
-            yield Label("The agent is still running. Quit tether and hang up on it?")
-            with Horizontal():
-                yield Button("Quit (y)", variant="error", id="yes")
-                yield Button("Stay (n)", variant="primary", id="no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+    def __init__(self) -> None:
+        question = "The agent is still running. Quit tether and hang up on it?"
+        super().__init__(question, yes="Quit", no="Stay", yes_variant="error")

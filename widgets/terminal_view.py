@@ -20,7 +20,6 @@ from rich.style import Style
 from textual import events
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
-from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -28,6 +27,7 @@ from textual.widget import Widget
 from supervisor.terminal.emulator import CellStyle, Row
 from supervisor.terminal.keys import DEFAULT_SHIFT_ENTER, encode_key, encode_mouse_wheel
 from supervisor.terminal.session import AgentSession
+from widgets.widget_message import WidgetMessage
 
 # Keys the view keeps for itself: scrolling tether's scrollback, as terminals do.
 SCROLL_KEYS = {"shift+pageup": -1, "shift+pagedown": 1}
@@ -91,16 +91,11 @@ class TerminalView(Widget, can_focus=True):
     """How many rows of history are shown above the screen (0 = live screen)."""
 
     @dataclass
-    class Sized(Message):
+    class Sized(WidgetMessage["TerminalView"]):
         """The view knows its size (the first time, and after each resize)."""
 
-        view: TerminalView
         cols: int
         rows: int
-
-        @property
-        def control(self) -> TerminalView:
-            return self.view
 
     def __init__(
         self,

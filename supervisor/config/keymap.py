@@ -8,10 +8,10 @@ while a dead tether's orphaned agent is left to end). A user changes them in
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from supervisor.config.toml_file import load_settings
 from supervisor.errors import TetherError
 
 
@@ -35,20 +35,7 @@ def load_keymap(path: Path | None = None) -> Keymap:
         from supervisor.config.profiles import config_dir
 
         path = config_dir() / "keys.toml"
-    if not path.exists():
-        return Keymap()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
-        raise TetherError(f"{path}: {error}; fix or remove the file") from error
-    names = {field.name for field in fields(Keymap)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise TetherError(f"{path}: unknown key {unknown[0]!r}; known: {', '.join(sorted(names))}")
-    for key, value in data.items():
-        if not isinstance(value, str) or not value:
-            raise TetherError(f'{path}: {key} must be a key name like "f6" or "ctrl+g"')
-    keymap = Keymap(**data)
+    keymap = load_settings(Keymap, path, _key_problem)
     taken: dict[str, str] = {}
     for field in fields(Keymap):
         key = getattr(keymap, field.name)
@@ -58,3 +45,9 @@ def load_keymap(path: Path | None = None) -> Keymap:
             )
         taken[key] = field.name
     return keymap
+
+
+def _key_problem(_action: str, value: object) -> str | None:
+    if not isinstance(value, str) or not value:
+        return 'must be a key name like "f6" or "ctrl+g"'
+    return None

@@ -13,11 +13,10 @@ while; a short wait between two quick turns says nothing. For example::
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-from supervisor.errors import TetherError
+from supervisor.config.toml_file import load_settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,19 +33,13 @@ def load_notify_settings(path: Path | None = None) -> NotifySettings:
         from supervisor.config.profiles import config_dir
 
         path = config_dir() / "notify.toml"
-    if not path.exists():
-        return NotifySettings()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
-        raise TetherError(f"{path}: {error}; fix or remove the file") from error
-    known = {field.name: field.type for field in fields(NotifySettings)}
-    for key, value in data.items():
-        if key not in known:
-            raise TetherError(f"{path}: unknown key {key!r}; known: {', '.join(sorted(known))}")
-        if key == "after_busy_seconds":
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise TetherError(f"{path}: {key} must be a number of seconds (0: never)")
-        elif not isinstance(value, bool):
-            raise TetherError(f"{path}: {key} must be true or false")
-    return NotifySettings(**data)
+    return load_settings(NotifySettings, path, _setting_problem)
+
+
+def _setting_problem(key: str, value: object) -> str | None:
+    if key == "after_busy_seconds":
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            return "must be a number of seconds (0: never)"
+    elif not isinstance(value, bool):
+        return "must be true or false"
+    return None

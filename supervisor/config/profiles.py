@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import re2
 
+from supervisor.config.toml_file import line_of, parse_toml
 from supervisor.errors import TetherError
 
 CONFIG_ENV = "TETHER_CONFIG_DIR"
@@ -275,28 +275,6 @@ def bundled_profiles_dir() -> Path:
 # ---------------------------------------------------------------- parsing
 
 
-def _line_of(text: str, table: str | None, key: str) -> int | None:
-    """The 1-based line where ``key`` is assigned inside ``[table]`` (None = top level)."""
-    current: str | None = None
-    key_re = re.compile(rf"""^\s*(?:{re.escape(key)}|"{re.escape(key)}"|'{re.escape(key)}')\s*=""")
-    header_re = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = header_re.match(line)
-        if header and not line.lstrip().startswith("[["):
-            current = header.group(1).strip().strip("\"'")
-            if table is not None and current == table and key == table:
-                return number
-            continue
-        if current == table and key_re.match(line):
-            return number
-    if table is None:
-        # a table given as a top-level key: point at its header
-        for number, line in enumerate(text.splitlines(), start=1):
-            if re.match(rf"^\s*\[\s*{re.escape(key)}\s*\]", line):
-                return number
-    return None
-
-
 class _Checker:
     """Builds error messages that name the file, the line and the key."""
 
@@ -305,7 +283,7 @@ class _Checker:
         self.text = text
 
     def fail(self, table: str | None, key: str, problem: str) -> TetherError:
-        line = _line_of(self.text, table, key)
+        line = line_of(self.text, table, key)
         where = f"{self.path}:{line}" if line else str(self.path)
         dotted = f"{table}.{key}" if table else key
         return TetherError(
@@ -355,13 +333,7 @@ def parse_profile(
     """Parse and validate profile TOML; raise :class:`TetherError` naming file, line and key."""
     path = Path(path)
     name = name or path.stem
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = str(error)
-        found = re.search(r"line (\d+)", message)
-        line = f":{found.group(1)}" if found else ""
-        raise TetherError(f"{path}{line}: not valid TOML: {message}") from error
+    data = parse_toml(text, path)
     check = _Checker(path, text)
     for key, value in data.items():
         if key not in _TOP_KEYS:

@@ -10,6 +10,7 @@ from functools import lru_cache
 import avt
 
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle
+from supervisor.terminal.style_sgr import style_sgr
 
 
 def colour(c) -> str | None:
@@ -44,22 +45,7 @@ def _style(*key) -> CellStyle:
 
 def pen_sgr(pen) -> str:
     """The SGR that sets ``pen`` from scratch."""
-    params = ["0"]
-    for on, code in (
-        (pen.bold, "1"),
-        (pen.faint, "2"),
-        (pen.italic, "3"),
-        (pen.underline, "4"),
-        (pen.blink, "5"),
-        (pen.inverse, "7"),
-        (pen.strikethrough, "9"),
-    ):
-        if on:
-            params.append(code)
-    for colour, base in ((pen.foreground, "38"), (pen.background, "48")):
-        if colour is not None:
-            params.append(colour_sgr(colour, base))
-    return f"\x1b[{';'.join(params)}m"
+    return style_sgr(pen_style(pen))
 
 
 def colour_sgr(colour, base: str) -> str:

@@ -18,8 +18,9 @@ import os
 import select
 import threading
 
-from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row
+from supervisor.terminal.emulator import Row
 from supervisor.terminal.session import AgentSession
+from supervisor.terminal.style_sgr import style_sgr
 
 # Output read before the UI takes over is held in memory: past this, the painter
 # stops reading and the PTY makes the agent wait, as it did before there was one.
@@ -112,32 +113,6 @@ class EarlyPainter:
 def row_sgr(row: Row) -> str:
     """A row's spans as text with the SGR sequences that draw their styles."""
     return "".join(f"{style_sgr(span.style)}{span.text}" for span in row)
-
-
-def style_sgr(style: CellStyle) -> str:
-    """The SGR sequence that sets ``style`` from scratch."""
-    if style == DEFAULT_STYLE:
-        return "\x1b[0m"
-    params = ["0"]
-    flags = (
-        (style.bold, "1"),
-        (style.dim, "2"),
-        (style.italic, "3"),
-        (style.underline, "4"),
-        (style.blink, "5"),
-        (style.reverse, "7"),
-        (style.strike, "9"),
-    )
-    params += [code for on, code in flags if on]
-    for colour, base in ((style.fg, "38"), (style.bg, "48")):
-        if colour is None:
-            continue
-        if colour.startswith("#"):
-            r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-            params.append(f"{base};2;{r};{g};{b}")
-        elif colour.startswith("color"):
-            params.append(f"{base};5;{int(colour[5:])}")
-    return f"\x1b[{';'.join(params)}m"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -16,6 +16,7 @@ from supervisor.agents import hook_client
 from supervisor.agents.hook_command import STDIN_LIMIT
 from supervisor.agents.hook_server import HookServer
 from supervisor.store.tether_dir import init
+from tests.tether_process import run_tether
 
 COMPACT = json.dumps({"hook_event_name": "SessionStart", "source": "compact", "session_id": "s1"})
 
@@ -26,14 +27,7 @@ def run_hook(event: str, work: Path, stdin: bytes, socket_path: str | None, **en
     if socket_path is not None:
         environment[hook_client.SOCKET_ENV] = socket_path
     environment.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "supervisor.cli", "hook", event, "--dir", str(work)],
-        input=stdin,
-        capture_output=True,
-        env=environment,
-        check=False,
-        timeout=60,
-    )
+    return run_tether("hook", event, "--dir", str(work), stdin=stdin, env=environment)
 
 
 def events(work: Path) -> list[dict]:

@@ -16,6 +16,7 @@ from supervisor.store import checkpoints
 from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.tether_process import run_tether
 
 DECISION = "Retry budget is 250 ms per call; use `retry_budget_ms`"
 
@@ -43,15 +44,7 @@ def hook(work: Path, stdin: dict | str, *, event: str = "SessionStart", profile:
     if profile:
         env["TETHER_PROFILE"] = profile
     data = stdin if isinstance(stdin, str) else json.dumps(stdin)
-    return subprocess.run(
-        [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(work)],
-        input=data,
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=60,
-    )
+    return run_tether("hook", event, "--dir", str(work), stdin=data, env=env)
 
 
 def session_start(source: str) -> dict:

@@ -6,6 +6,7 @@ import select
 import sys
 import textwrap
 import time
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -24,18 +25,24 @@ def make_app(tmp_path, argv, env, side_pane=False) -> TetherApp:
     return TetherApp(RunConfig(argv=argv, workdir=tmp_path, env=env, side_pane=side_pane))
 
 
-async def test_typed_text_echoes_and_runs(tmp_path, shell_env):
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
+@asynccontextmanager
+async def bash_app(workdir, env, **run_test):
+    """The app running bash in ``workdir``, 100x30 and driven by Pilot, from bash's first
+    prompt on: the app and its pilot."""
+    app = make_app(workdir, BASH, env)
+    async with app.run_test(size=(100, 30), **run_test) as pilot:
         await wait_for_screen(pilot, app, r"^\$$")
+        yield app, pilot
+
+
+async def test_typed_text_echoes_and_runs(tmp_path, shell_env):
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         await pilot.press(*"echo tether-$((6*7))", "enter")
         await wait_for_screen(pilot, app, r"^tether-42$")
 
 
 async def test_ctrl_c_interrupts_sleep(tmp_path, shell_env):
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         await pilot.press(*"sleep 300", "enter")
         await wait_for_screen(pilot, app, r"sleep 300")
         await pilot.pause(0.3)
@@ -60,9 +67,7 @@ async def test_alternate_screen_program_restores_the_main_screen(tmp_path, shell
         out.write("\\x1b[?1049l"); out.flush()
     """)
     )
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         await pilot.press(*"echo before-main", "enter")
         await wait_for_screen(pilot, app, r"^before-main$")
         await pilot.press(*f"{sys.executable} {script}", "enter")
@@ -76,10 +81,8 @@ async def test_alternate_screen_program_restores_the_main_screen(tmp_path, shell
 
 
 async def test_resize_reaches_the_child(tmp_path, shell_env):
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         view = app.query_one(TerminalView)
-        await wait_for_screen(pilot, app, r"^\$$")
         rows, cols = view.size.height, view.size.width
         await pilot.press(*"stty size", "enter")
         await wait_for_screen(pilot, app, rf"^{rows} {cols}$")
@@ -91,9 +94,7 @@ async def test_resize_reaches_the_child(tmp_path, shell_env):
 
 
 async def test_colours_arrive_as_styles_in_the_view(tmp_path, shell_env):
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         command = r"printf '\e[1;31mRED\e[0m \e[38;2;10;200;30mTRUE\e[0m \e[4mUNDER\e[0m\n'"
         await pilot.press(*command, "enter")
         await wait_for_screen(pilot, app, r"^RED TRUE UNDER$")
@@ -113,9 +114,7 @@ async def test_standard_colours_reach_the_screen_as_ansi_and_others_stay_exact(t
     from rich.color import ColorSystem, ColorType
     from textual.geometry import Region
 
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         command = (
             r"printf '\e[34mBLUE\e[0m \e[41mONRED\e[0m \e[38;5;208mORANGE\e[0m "
             r"\e[38;2;10;200;30mTRUE\e[0m\n'"
@@ -201,10 +200,8 @@ async def test_demo_agent_runs_in_the_app(tmp_path, shell_env):
 
 
 async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_env):
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         view = app.query_one(TerminalView)
-        await wait_for_screen(pilot, app, r"^\$$")
         await pilot.press(*"seq 1 200", "enter")
         await wait_for_screen(pilot, app, r"^200$")
         await pilot.pause(0.3)
@@ -322,9 +319,7 @@ async def test_whole_screen_repaints_are_paced_and_a_few_rows_are_not(tmp_path, 
     """A flood repaints the whole view at most once per frame; an echo is painted at once."""
     from widgets.terminal_view import FRAME_SECONDS
 
-    app = make_app(tmp_path, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(tmp_path, shell_env) as (app, pilot):
         view = app.query_one(TerminalView)
         now = [1000.0]
         view._clock = lambda: now[0]
@@ -363,7 +358,6 @@ async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
 
     work = tmp_path / "repo"
     head = held_git.repository(work)
-    app = make_app(work, BASH, shell_env)
     toasts: list[str] = []
 
     def hook(message) -> None:
@@ -371,8 +365,7 @@ async def test_the_checkpoint_key_leaves_the_terminal_live_while_git_is_slow(
             toasts.append(message.notification.message)
 
     tether = TetherDir.at(work)
-    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(work, shell_env, message_hook=hook) as (app, pilot):
         await pilot.press("f8")
         await wait_until(pilot, lambda: held_git.calls() == 1, what="git to be asked")
         # git is in the middle of its call: the agent's terminal still takes keys and shows output.
@@ -394,9 +387,7 @@ async def test_quitting_while_git_is_slow_still_writes_the_checkpoint_the_key_as
 
     work = tmp_path / "repo"
     head = held_git.repository(work)
-    app = make_app(work, BASH, shell_env)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for_screen(pilot, app, r"^\$$")
+    async with bash_app(work, shell_env) as (app, pilot):
         await pilot.press("f8")
         await wait_until(pilot, lambda: held_git.calls() == 1, what="git to be asked")
         for call in range(2, 10):  # quitting asks git itself; the key's call stays held

@@ -20,7 +20,7 @@ from supervisor.store import notes
 from supervisor.store.tether_dir import TetherDir
 from tests.conftest import wait_for_screen, wait_until
 from tests.locations import REPO
-from tests.rehydrate.test_rehydrate_flow import demo_app, events, injections
+from tests.rehydrate.test_rehydrate_flow import events, injections, login_app
 from widgets.loss_banner import LossBanner
 from widgets.pin_dropped import PinDropped
 from widgets.side_pane.event_words import describe
@@ -32,7 +32,7 @@ SAID = (
 
 
 async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")
         await wait_for_screen(pilot, app, r"\? for shortcuts")
@@ -50,7 +50,7 @@ async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path,
 
 
 async def test_tether_compact_from_a_shell_asks_the_running_tether(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"\? for shortcuts")
         done = subprocess.run(
@@ -78,7 +78,7 @@ def test_tether_compact_without_a_running_tether_says_so(tmp_path):
 async def test_the_banner_offers_a_compaction_past_the_threshold_and_never_sends_it(
     tmp_path, shell_env
 ):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"\? for shortcuts")
         banner = app.query_one(LossBanner)
@@ -92,7 +92,7 @@ async def test_the_banner_offers_a_compaction_past_the_threshold_and_never_sends
 
 
 async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"\? for shortcuts")
         summary = "The user is setting up the token code."
@@ -116,7 +116,7 @@ async def test_the_pin_key_pins_a_sentence_the_fold_dropped(tmp_path, shell_env)
 async def test_with_compact_at_break_on_tether_compacts_once_at_the_next_break(tmp_path, shell_env):
     import dataclasses
 
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     app.supervision.profile = dataclasses.replace(app.supervision.profile, compact_at_break=True)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")

@@ -6,13 +6,13 @@ import json
 
 from supervisor.store.tether_dir import TetherDir
 from tests.conftest import wait_for_screen, wait_until
-from tests.rehydrate.test_rehydrate_flow import demo_app
+from tests.rehydrate.test_rehydrate_flow import login_app
 
 
 async def test_an_automatic_compaction_after_earlier_runs_is_counted_and_numbered_truly(
     tmp_path, shell_env
 ):
-    app = demo_app(tmp_path, shell_env, TETHER_DEMO_AUTO_COMPACT="1")
+    app = login_app(tmp_path, shell_env, auto_compact="1")
     tether = TetherDir.at(tmp_path)
     for _ in range(3):  # three incidents of earlier runs
         tether.record_incident("compaction", "fusion", trigger="manual")

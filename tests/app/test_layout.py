@@ -7,9 +7,8 @@ import pytest
 
 from supervisor.app import RunConfig, TetherApp
 from supervisor.config.layout import side_pane_cols
-from supervisor.config.profiles import load_profile
 from supervisor.run.launch import view_size
-from tests.conftest import wait_for_screen, wait_until
+from tests.conftest import demo_app, wait_for_screen, wait_until
 from widgets.side_pane import SidePane
 from widgets.side_slot import SideSlot
 
@@ -69,15 +68,7 @@ async def test_the_agent_width_at_each_size_and_the_pane_key_hides_and_shows(
 
 
 async def test_a_hidden_pane_leaves_a_marked_incident_in_the_status_bar(tmp_path, shell_env):
-    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_AUTO_COMPACT": "0"})
-    config = RunConfig(
-        argv=load_profile("demo").argv(),
-        workdir=tmp_path,
-        env=shell_env,
-        profile_name="demo",
-        side_pane=True,
-    )
-    app = TetherApp(config)
+    app = demo_app(tmp_path, shell_env, side_pane=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await pane_mounted(pilot, app)
         await wait_for_screen(pilot, app, r"\? for shortcuts")

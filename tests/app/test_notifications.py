@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from supervisor.app import RunConfig, TetherApp
+from supervisor.app import TetherApp
 from supervisor.config.notify import NotifySettings
-from supervisor.config.profiles import load_profile
-from tests.conftest import wait_for_screen, wait_until
+from tests.conftest import demo_app, wait_for_screen, wait_until
 
 
-def demo_app(tmp_path, shell_env, delay: str, after: float) -> TetherApp:
-    shell_env.update({"TETHER_DEMO_DELAY": delay, "TETHER_DEMO_AUTO_COMPACT": "0"})
-    config = RunConfig(
-        argv=load_profile("demo").argv(),
-        workdir=tmp_path,
-        env=shell_env,
-        profile_name="demo",
-        side_pane=False,
-        notify=NotifySettings(after_busy_seconds=after),
-    )
-    return TetherApp(config)
+def notifying_app(tmp_path, shell_env, delay: str, after: float) -> TetherApp:
+    """The demo, calling the user back after a turn of ``after`` seconds."""
+    notify = NotifySettings(after_busy_seconds=after)
+    return demo_app(tmp_path, shell_env, delay, notify=notify)
 
 
 async def test_an_incident_rings_and_notifies(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env, "0.05", after=60)
+    app = notifying_app(tmp_path, shell_env, "0.05", after=60)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")
         await pilot.press(*"hello", "enter")
@@ -37,7 +29,7 @@ async def test_an_incident_rings_and_notifies(tmp_path, shell_env):
 
 
 async def test_a_wait_after_a_long_turn_notifies(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env, "2.5", after=1.5)
+    app = notifying_app(tmp_path, shell_env, "2.5", after=1.5)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state", timeout=20)
         await pilot.pause(0.5)

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-
-def tether(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "supervisor.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-        timeout=60,
-    )
+from tests.tether_process import run_tether
 
 
 @pytest.mark.parametrize(
@@ -30,7 +18,7 @@ def tether(*args: str, cwd) -> subprocess.CompletedProcess:
     ],
 )
 def test_run_refuses_with_a_message_and_no_traceback(tmp_path, args, code, message):
-    result = tether(*args, cwd=tmp_path)
+    result = run_tether(*args, cwd=tmp_path)
     assert result.returncode == code
     assert message in result.stderr
     assert "Traceback" not in result.stderr

@@ -16,9 +16,8 @@ import pytest
 from supervisor.cli import main
 from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir
-
-TETHER = [sys.executable, "-m", "supervisor"]
-from tests.locations import REPO  # noqa: E402
+from tests.locations import REPO
+from tests.tether_process import TETHER
 
 
 def tether(capsys, *args: str) -> tuple[int, str, str]:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from supervisor.app import RunConfig, TetherApp
 from supervisor.cli.demo import DEMO_GOAL, forget, seed
-from supervisor.config.profiles import load_profile
 from supervisor.errors import TetherError
 from supervisor.store.tether_dir import TetherDir, init
-from tests.conftest import wait_for_screen
+from tests.conftest import demo_app, wait_for_screen
 
 
 def test_fresh_removes_the_demos_state_and_refuses_anyone_elses(tmp_path):
@@ -31,15 +29,8 @@ def test_fresh_removes_the_demos_state_and_refuses_anyone_elses(tmp_path):
 
 
 async def test_the_demo_agent_says_where_the_demos_state_is(tmp_path, shell_env):
-    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_FOLDER": str(tmp_path)})
-    config = RunConfig(
-        argv=load_profile("demo").argv(),
-        workdir=tmp_path,
-        env=shell_env,
-        profile_name="demo",
-        side_pane=False,
-    )
-    app = TetherApp(config)
+    shell_env["TETHER_DEMO_FOLDER"] = str(tmp_path)
+    app = demo_app(tmp_path, shell_env)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await wait_for_screen(pilot, app, r"tether demo --fresh` starts afresh")
         assert "The demo's state is in ~/.tether/" in screen  # HOME is tmp_path here

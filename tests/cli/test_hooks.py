@@ -13,6 +13,7 @@ from supervisor.agents.claude_settings import HOOK_EVENTS, write_settings
 from supervisor.agents.hook_command import STDIN_LIMIT
 from supervisor.recognize.hook_events import observations_from_event
 from tests.replay import captures_dir
+from tests.tether_process import run_tether
 
 HOOK_LOG = captures_dir() / "cc-hooks.hooks.jsonl"
 # hook logs of Claude Code 2.1.197 and 2.1.332 (compaction, /clear, auto compaction)
@@ -20,13 +21,7 @@ REAL_LOGS = ["cc-hooks", "cc332-compact-manual", "cc332-clear", "cc332-compact-a
 
 
 def run_hook(event: str, work: Path, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "supervisor.cli", "hook", event, "--dir", str(work)],
-        input=stdin,
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
+    return run_tether("hook", event, "--dir", str(work), stdin=stdin)
 
 
 def events(work: Path) -> list[dict]:

@@ -7,7 +7,6 @@ import json
 import os
 import select
 import signal
-import subprocess
 import sys
 import time
 
@@ -18,6 +17,7 @@ from supervisor.errors import TetherError
 from supervisor.terminal.session import default_emulator
 from supervisor.terminal.transcript import find_session, render
 from tests.locations import REPO
+from tests.tether_process import run_tether
 
 
 def write_cast(path, events, *, torn: str = "") -> None:
@@ -106,14 +106,7 @@ def test_after_a_sigkill_of_tether_the_transcript_holds_the_last_screen(tmp_path
         tether.terminate(force=True)
     txt = next(sessions.glob("*.txt")).read_text()
     assert "on screen when tether was killed" not in txt  # what the .txt alone misses
-    result = subprocess.run(
-        [sys.executable, "-m", "supervisor.cli", "transcript", "--dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    result = run_tether("transcript", "--dir", str(tmp_path), env=env)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     cleared = next(i for i, line in enumerate(lines) if "before it was cleared" in line)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from supervisor.config.profiles import (
     resolve_command,
 )
 from supervisor.errors import TetherError
+from tests.tether_process import run_tether
 
 BUNDLED = ("claude", "codex", "gemini", "aider", "shell", "demo")
 
@@ -249,12 +249,7 @@ def test_non_utf8_profile_is_refused(config: Path) -> None:
 def test_profiles_command_lists_sources_and_flags_broken_ones(config: Path) -> None:
     (config / "claude.toml").write_text(GOOD)
     (config / "broken.toml").write_text(GOOD.replace("['> $']", "['(']"))
-    result = subprocess.run(
-        [sys.executable, "-m", "supervisor.cli", "profiles"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_tether("profiles")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     claude = next(line for line in lines if line.startswith("claude"))

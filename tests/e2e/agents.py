@@ -300,33 +300,33 @@ def _base_path(bins_dir: str) -> str:
     return os.pathsep.join(dict.fromkeys(dirs))
 
 
+def _offline_env(agent: Path, home: Path, **agent_vars: str) -> dict[str, str]:
+    """A complete (``env -i`` style) environment for running ``agent`` offline: its PATH,
+    HOME and terminal, then ``agent_vars``, what that agent needs of its own."""
+    path = _base_path(str(agent.parent))
+    return {"PATH": path, "HOME": str(home), "TERM": "xterm-256color", **agent_vars}
+
+
 def claude_env(
     bins: AgentBins, home: Path, base_url: str, api_key: str = DUMMY_KEY
 ) -> dict[str, str]:
-    """A complete (``env -i`` style) environment for running ``claude`` offline."""
-    return {
-        "PATH": _base_path(str(bins.claude.parent)),
-        "HOME": str(home),
-        "TERM": "xterm-256color",
-        "ANTHROPIC_BASE_URL": base_url.rstrip("/"),
-        "ANTHROPIC_API_KEY": api_key,
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_AUTOUPDATER": "1",
-    }
+    """The environment for ``claude`` offline: the fake server, no telemetry, no updates."""
+    return _offline_env(
+        bins.claude,
+        home,
+        ANTHROPIC_BASE_URL=base_url.rstrip("/"),
+        ANTHROPIC_API_KEY=api_key,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+    )
 
 
 def codex_env(
     bins: AgentBins, home: Path, codex_home: Path, api_key: str = DUMMY_KEY
 ) -> dict[str, str]:
-    """A complete (``env -i`` style) environment for running ``codex`` offline."""
-    return {
-        "PATH": _base_path(str(bins.codex.parent)),
-        "HOME": str(home),
-        "TERM": "xterm-256color",
-        "CODEX_HOME": str(codex_home),
-        "FAKE_OPENAI_API_KEY": api_key,
-    }
+    """The environment for ``codex`` offline: its CODEX_HOME and the fake server's key."""
+    return _offline_env(bins.codex, home, CODEX_HOME=str(codex_home), FAKE_OPENAI_API_KEY=api_key)
 
 
 def claude_transcripts(home: Path) -> list[Path]:

@@ -52,12 +52,27 @@ def claude_begin(take: Take) -> None:
     take.settle()
 
 
-def claude_turn(take: Take, prompt: str, reply: str = r"\d+") -> None:
+def turn(take: Take, markers: dict[str, str], prompt: str, reply: str = r"\d+") -> None:
+    """A prompt and the fake model's reply, until the agent (its ``markers``) is done."""
     take.line(prompt)
     take.note("busy", "esc to interrupt")
     take.expect("reply", rf"FAKE-REPLY {reply}: ack '{re.escape(prompt[:60])}'")
-    take.expect("turn_done", CM["turn_done"], keep=False)
+    take.expect("turn_done", markers["turn_done"], keep=False)
     take.settle()
+
+
+def claude_turn(take: Take, prompt: str, reply: str = r"\d+") -> None:
+    turn(take, CM, prompt, reply)
+
+
+def crash_while_busy(take: Take, prompt: str) -> None:
+    """A SLOW prompt (the fake server holds its reply for 30 s), then SIGKILL of the agent's
+    process group while it waits."""
+    take.line(f"{prompt} SLOW")
+    take.expect("busy", r"esc to interrupt")
+    take.recorder.pump(1.5)
+    take.recorder.kill()
+    take.recorder.wait_exit()
 
 
 def claude_compact(take: Take) -> None:
@@ -136,11 +151,7 @@ def cc_crash(ctx: Context, name: str) -> Take:
     take = start(ctx, claude_setup(ctx, name), [])
     claude_begin(take)
     claude_turn(take, "hello fake model", "1")
-    take.line("second message SLOW")  # the fake server holds this reply for 30 s
-    take.expect("busy", r"esc to interrupt")
-    take.recorder.pump(1.5)
-    take.recorder.kill()
-    take.recorder.wait_exit()
+    crash_while_busy(take, "second message")
     take.note("exit_hint", "Resume this session with:")
     take.note("teardown_seq", data=b"\x1b[?2004l")
     return take
@@ -215,11 +226,7 @@ def codex_begin(take: Take, resuming: bool = False) -> None:
 
 
 def codex_turn(take: Take, prompt: str, reply: str = r"\d+") -> None:
-    take.line(prompt)
-    take.note("busy", "esc to interrupt")
-    take.expect("reply", rf"FAKE-REPLY {reply}: ack '{re.escape(prompt[:60])}'")
-    take.expect("turn_done", XM["turn_done"], keep=False)
-    take.settle()
+    turn(take, XM, prompt, reply)
 
 
 def codex_exit(take: Take) -> None:
@@ -282,11 +289,7 @@ def cx_crash(ctx: Context, name: str) -> Take:
     take = start(ctx, codex_setup(ctx, name), [])
     codex_begin(take)
     codex_turn(take, "hello codex", "1")
-    take.line("second prompt SLOW")  # the fake server holds this reply for 30 s
-    take.expect("busy", r"esc to interrupt")
-    take.recorder.pump(1.5)
-    take.recorder.kill()
-    take.recorder.wait_exit()
+    crash_while_busy(take, "second prompt")
     take.note("alt_screen_leave", data=b"\x1b[?1049l")
     take.note("exit_hint", "To continue this session, run:")
     return take

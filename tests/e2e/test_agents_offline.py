@@ -37,6 +37,25 @@ def _transcript_entries(setup) -> list[dict]:
     return out
 
 
+def _turn(tm, fake_server, prompt: str, reply: str, last_prompt, path: str) -> dict:
+    """Type ``prompt``, see the fake model's ``reply`` on screen: the request that carried
+    it (``last_prompt`` reads the prompt out of a request body sent to ``path``)."""
+    tm.type_line(prompt)
+    tm.wait_for(reply)
+    return fake_server.wait_for_request(lambda e: last_prompt(e["body"]) == prompt, path=path)
+
+
+def _next_turn_carries_the_summary(
+    tm, fake_server, summary: str, last_prompt, path: str = "/v1/messages"
+) -> None:
+    """A prompt after the compaction reaches the model with the compaction's ``summary``;
+    prints which of the decision's specifics were still sent (what the agent kept)."""
+    after = _turn(tm, fake_server, "after compact", r"ack 'after compact'", last_prompt, path)
+    body = json.dumps(after["body"])
+    assert summary in body
+    print("decision specifics still sent after /compact:", [s for s in SPECIFICS if s in body])
+
+
 # --------------------------------------------------------------------------- Claude Code
 
 
@@ -51,11 +70,8 @@ def test_claude_prompt_and_manual_compact(make_claude_env, fake_server, tmux_ses
     setup = make_claude_env(hooks=True)
     tm = _start_claude(setup, tmux_session)
 
-    tm.type_line("hello fake model")
-    tm.wait_for(r"FAKE-REPLY 1: ack 'hello fake model'")
-    req = fake_server.wait_for_request(
-        lambda e: claude_last_prompt(e["body"]) == "hello fake model", path="/v1/messages"
-    )
+    reply = r"FAKE-REPLY 1: ack 'hello fake model'"
+    req = _turn(tm, fake_server, "hello fake model", reply, claude_last_prompt, "/v1/messages")
     assert req["rule"] == "reply"
     assert req["headers"].get("x-api-key") == "<redacted>"
     assert req["body"]["stream"] is True
@@ -88,16 +104,9 @@ def test_claude_prompt_and_manual_compact(make_claude_env, fake_server, tmux_ses
     assert "compact" in [p["source"] for p in _events(setup, "SessionStart")]
 
     # the next turn goes out on the compacted history
-    tm.type_line("after compact")
-    tm.wait_for(r"ack 'after compact'")
-    after = fake_server.wait_for_request(
-        lambda e: claude_last_prompt(e["body"]) == "after compact", path="/v1/messages"
-    )
-    body = json.dumps(after["body"])
-    assert "FAKE-COMPACT-SUMMARY" in body
     # Observed with 2.1.332: the most recent exchange before /compact is kept verbatim
     # (compactMetadata.preservedSegment), older turns only through the summary.
-    print("decision specifics still sent after /compact:", [s for s in SPECIFICS if s in body])
+    _next_turn_carries_the_summary(tm, fake_server, "FAKE-COMPACT-SUMMARY", claude_last_prompt)
 
     tm.type_line("/exit", enter_delay=0.7)
     assert tm.wait_exit(timeout=15) == 0
@@ -172,11 +181,8 @@ def test_codex_prompt_and_manual_compact(make_codex_env, fake_server, tmux_sessi
     setup = make_codex_env(hooks=True)
     tm = _start_codex(setup, tmux_session)
 
-    tm.type_line("hello codex")
-    tm.wait_for(r"FAKE-REPLY 1: ack 'hello codex'")
-    req = fake_server.wait_for_request(
-        lambda e: codex_last_prompt(e["body"]) == "hello codex", path="/v1/responses"
-    )
+    reply = r"FAKE-REPLY 1: ack 'hello codex'"
+    req = _turn(tm, fake_server, "hello codex", reply, codex_last_prompt, "/v1/responses")
     assert req["headers"].get("authorization") == "<redacted>"
     assert req["body"]["stream"] is True
 
@@ -197,15 +203,9 @@ def test_codex_prompt_and_manual_compact(make_codex_env, fake_server, tmux_sessi
     wait_until(lambda: _events(setup, "PostCompact"), what="PostCompact hook")
     assert [p["trigger"] for p in _events(setup, "PreCompact")] == ["manual"]
 
-    tm.type_line("after compact")
-    tm.wait_for(r"ack 'after compact'")
-    after = fake_server.wait_for_request(
-        lambda e: codex_last_prompt(e["body"]) == "after compact", path="/v1/responses"
-    )
-    body = json.dumps(after["body"])
-    assert "FAKE-CODEX-COMPACT-SUMMARY" in body
     # Observed with 0.171.0: earlier USER messages survive compaction verbatim.
-    print("decision specifics still sent after /compact:", [s for s in SPECIFICS if s in body])
+    summary = "FAKE-CODEX-COMPACT-SUMMARY"
+    _next_turn_carries_the_summary(tm, fake_server, summary, codex_last_prompt, "/v1/responses")
     assert "compact" in [p["source"] for p in _events(setup, "SessionStart")]
 
     tm.type_line("/quit", enter_delay=1.0)

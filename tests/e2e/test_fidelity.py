@@ -9,8 +9,9 @@ durations, Claude's random spinner verb, session ids and the temp folders (both 
 folder names of the same length, so every line wraps the same way).
 
 The bare Claude run gets hook settings of the same shape (`tether hook EVENT --dir` its own
-folder, which has no .tether/ so they record nothing): Claude prints one line per compaction
-hook, and the screens would otherwise differ by design, not by emulation. Codex runs with
+folder, given the tether run's notes before each step): Claude prints each compaction hook's
+line and the PreCompact hook's text (the pins), and the screens would otherwise differ by
+design, not by emulation. Codex runs with
 ``[tui] show_tooltips = false`` in both runs (its tips are picked at random).
 """
 
@@ -20,6 +21,7 @@ import contextlib
 import difflib
 import json
 import re
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -178,12 +180,25 @@ CODEX_STEPS = [
 ]
 
 
-def _steps(run: TetherRun, plain: TmuxSession, steps: list[tuple[str, str]]) -> None:
-    """Start-up, then each line typed into both runs: the screens must agree after each."""
+def _steps(
+    run: TetherRun, plain: TmuxSession, steps: list[tuple[str, str]], before=lambda: None
+) -> None:
+    """Start-up, then each line typed into both runs: the screens must agree after each.
+    ``before`` runs before each line is typed (the Claude run's state copied to the bare's)."""
     assert_same_screen(run, plain, "start-up")
     for line, done in steps:
+        before()
         both(run, plain, line, done, enter_delay=1.0 if line.startswith("/") else 0.5)
         assert_same_screen(run, plain, repr(line[:30]))
+
+
+def same_notes(via: Path, bare: Path) -> None:
+    """The bare folder's `.tether/` holds the tether run's notes: the PreCompact hook prints
+    the pinned decisions for the summarizer, and Claude shows that text on screen."""
+    folder = bare / ".tether"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    for name in ("task.md", "notes.md"):
+        shutil.copyfile(via / ".tether" / name, folder / name)
 
 
 def test_6_claude_screen_fidelity(make_claude_env, fake_server, tether_run, tmux_session):
@@ -197,7 +212,7 @@ def test_6_claude_screen_fidelity(make_claude_env, fake_server, tether_run, tmux
         plain.start([*bare.argv, "--settings", str(hooks)], same_terminal(bare.env), bare.project)
         plain.wait_for(CM["ready"], timeout=30)
         with SizeMirror(run, plain):
-            _steps(run, plain, CLAUDE_STEPS)
+            _steps(run, plain, CLAUDE_STEPS, before=lambda: same_notes(run.project, bare.project))
 
 
 def test_6_codex_screen_fidelity(make_codex_env, fake_server, tether_run, tmux_session):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -15,7 +13,7 @@ from supervisor.rehydrate.sanitize import is_clean
 from supervisor.rehydrate.tokens import count_tokens
 from supervisor.store import checkpoints, notes
 from supervisor.store.tether_dir import TetherDir, init
-from tests.locations import REPO
+from tests.tether_process import run_tether
 
 DECISIONS = [
     "Retry budget is 250 ms per call; use `retry_budget_ms`, never a bare sleep",
@@ -238,15 +236,9 @@ def test_hostile_notes_never_reach_the_payload(tether, profile):
 
 def test_tether_payload_prints_exactly_what_would_be_sent(tether, profile):
     snapshot = checkpoints.take(tether, "manual", with_git=False)
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "supervisor", "payload", "--dir", str(tether.work_dir)),
-            *("--profile", "demo", "--budget", "700", "--checkpoint", str(snapshot.seq)),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
+    done = run_tether(
+        *("payload", "--dir", str(tether.work_dir)),
+        *("--profile", "demo", "--budget", "700", "--checkpoint", str(snapshot.seq)),
     )
     assert done.returncode == 0, done.stderr
     expected = build_payload(tether, profile, checkpoint=snapshot.seq, budget=700)
@@ -255,13 +247,7 @@ def test_tether_payload_prints_exactly_what_would_be_sent(tether, profile):
 
 
 def test_tether_payload_without_a_tether_dir_is_a_clear_error(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "supervisor", "payload", "--dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-    )
+    done = run_tether("payload", "--dir", str(tmp_path))
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "tether init" in done.stderr
 
@@ -301,13 +287,7 @@ def test_the_payload_names_what_the_fold_dropped_that_nobody_pinned(tether, prof
 
 
 def _payload_cli(tether, *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "supervisor", "payload", "--dir", str(tether.work_dir), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-    )
+    done = run_tether("payload", "--dir", str(tether.work_dir), *args)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

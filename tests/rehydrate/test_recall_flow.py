@@ -8,16 +8,28 @@ from __future__ import annotations
 
 from supervisor.store.tether_dir import TetherDir
 from tests.conftest import wait_for_screen, wait_until
-from tests.rehydrate.test_rehydrate_flow import compact, demo_app, events, injections
+from tests.rehydrate.test_rehydrate_flow import compact, events, injections, login_app
 from widgets.loss_banner import LossBanner
 
 SECOND = "sessions expire after 30 minutes of idle time because the kiosks are shared"
 
 
 def two_decisions(tmp_path, shell_env, **env):
-    app = demo_app(tmp_path, shell_env, **env)
+    app = login_app(tmp_path, shell_env, **env)
     TetherDir.at(tmp_path).add_decisions([SECOND], "test")
     return app
+
+
+async def recovered_once(pilot, app) -> LossBanner:
+    """The brief, a compaction and F6: the agent restated the pins (the check is complete)
+    and waits at its prompt again. The banner, for what comes next."""
+    await wait_for_screen(pilot, app, r"Understood: I will keep my state")
+    await compact(pilot, app)
+    banner = app.query_one(LossBanner)
+    await pilot.press("f6")
+    await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
+    await wait_for_screen(pilot, app, r"\? for shortcuts")
+    return banner
 
 
 def recall_checks(tmp_path) -> list[dict]:
@@ -56,14 +68,9 @@ async def test_a_partial_recall_names_what_is_missing_and_the_key_resends_only_t
 
 
 async def test_a_new_incident_is_not_acknowledged_by_the_previous_recovery(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
-        await compact(pilot, app)
-        banner = app.query_one(LossBanner)
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
-        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        banner = await recovered_once(pilot, app)
         await pilot.press(*"/clear", "enter")  # a second loss, of another kind
         await wait_until(pilot, lambda: "(#2" in banner.text, what="the second incident")
         await pilot.pause(1.0)  # four ticks of the supervisor
@@ -75,14 +82,9 @@ async def test_a_new_incident_is_not_acknowledged_by_the_previous_recovery(tmp_p
 
 
 async def test_after_a_crash_the_same_restatement_as_before_still_acknowledges(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for_screen(pilot, app, r"Understood: I will keep my state")
-        await compact(pilot, app)
-        banner = app.query_one(LossBanner)
-        await pilot.press("f6")
-        await wait_until(pilot, lambda: "recovered" in banner.text, what="the first check")
-        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        banner = await recovered_once(pilot, app)
         await pilot.press(*"/crash", "enter")
         await wait_until(pilot, lambda: "restart" in banner.text, what="the crash banner")
         await pilot.press("f6")

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 
 from supervisor.app import TetherApp
-from supervisor.config.profiles import load_profile
-from supervisor.run.supervision import RunConfig
 from supervisor.store import checkpoints
 from supervisor.store.tether_dir import TetherDir, init
-from tests.conftest import wait_for_screen, wait_until
+from tests.conftest import demo_app, wait_for_screen, wait_until
 from widgets.loss_banner import LossBanner
 from widgets.payload_preview import PayloadPreview
 
 
-def demo_app(tmp_path, shell_env, **env) -> TetherApp:
-    shell_env.update({"TETHER_DEMO_DELAY": "0.05", "TETHER_DEMO_AUTO_COMPACT": "0", **env})
+def login_app(
+    tmp_path, shell_env, delay: str = "0.05", auto_compact: str = "0", **agent_env: str
+) -> TetherApp:
+    """The demo agent on a login task with one pinned decision and a next step;
+    ``agent_env``: more of the demo's settings (``TETHER_DEMO_FORGET="2"``)."""
+    shell_env.update(agent_env)
     init(tmp_path, goal="Ship the login endpoint with refresh tokens")
     tether = TetherDir.at(tmp_path)
     tether.add_decisions(
@@ -26,14 +28,7 @@ def demo_app(tmp_path, shell_env, **env) -> TetherApp:
         "test",
     )
     tether.add_note("next", "write the token rotation test")
-    config = RunConfig(
-        argv=load_profile("demo").argv(),
-        workdir=tmp_path,
-        env=shell_env,
-        profile_name="demo",
-        side_pane=False,
-    )
-    return TetherApp(config)
+    return demo_app(tmp_path, shell_env, delay, auto_compact)
 
 
 def events(tmp_path) -> list[dict]:
@@ -64,8 +59,21 @@ async def compact(pilot, app) -> None:
     await wait_until(pilot, lambda: "Context compacted (#" in banner.text, what="the banner")
 
 
+async def rehydrate_over_typing(pilot, app, words: str) -> tuple[LossBanner, int]:
+    """After the brief and a compaction, type ``words`` without sending them and press F6:
+    the banner says the payload is queued. The banner, and the rehydrations sent before."""
+    await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
+    await compact(pilot, app)
+    before = len(injections(app.config.workdir, "rehydrate"))
+    await pilot.press(*words)  # typed, not sent
+    await pilot.press("f6")
+    banner = app.query_one(LossBanner)
+    await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+    return banner, before
+
+
 async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         size = (app.session.emulator.cols, app.session.emulator.rows)
@@ -100,7 +108,7 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
 
 async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_env):
     """A player jumps to "compaction #1" and to the payload sent after it."""
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")
         await compact(pilot, app)
@@ -123,7 +131,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
 
 
 async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
         await compact(pilot, app)
         await pilot.press("f7")
@@ -138,7 +146,7 @@ async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
 
 
 async def test_payload_is_queued_while_the_agent_is_busy(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env, TETHER_DEMO_DELAY="3")
+    app = login_app(tmp_path, shell_env, delay="3")
     async with app.run_test(size=(140, 40)) as pilot:
         await compact(pilot, app)
         before = len(injections(tmp_path, "rehydrate"))
@@ -153,7 +161,7 @@ async def test_payload_is_queued_while_the_agent_is_busy(tmp_path, shell_env):
 
 
 async def test_crash_then_restart_with_the_resume_command_and_rehydrate(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for_screen(pilot, app, r"\? for shortcuts")
         await pilot.press(*"/crash", "enter")
@@ -173,15 +181,9 @@ async def test_crash_then_restart_with_the_resume_command_and_rehydrate(tmp_path
 
 
 async def test_the_payload_waits_while_the_user_is_typing(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
-        await compact(pilot, app)
-        before = len(injections(tmp_path, "rehydrate"))
-        await pilot.press(*"half a thought")  # typed, not sent
-        await pilot.press("f6")
-        banner = app.query_one(LossBanner)
-        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        _banner, before = await rehydrate_over_typing(pilot, app, "half a thought")
         await pilot.pause(1.5)
         assert len(injections(tmp_path, "rehydrate")) == before  # not mixed into the line
         await pilot.press("enter")
@@ -195,7 +197,7 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
 ):
     head = held_git.repository(tmp_path)
     held_git.release()  # the brief's and the compaction's checkpoints: git answers at once
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     tether = TetherDir.at(tmp_path)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
@@ -226,15 +228,9 @@ async def test_the_rehydrate_key_leaves_the_app_live_while_git_is_slow(
 async def test_a_half_typed_line_holds_the_payload_until_it_is_empty_and_says_so(
     tmp_path, shell_env
 ):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
-        await compact(pilot, app)
-        before = len(injections(tmp_path, "rehydrate"))
-        await pilot.press(*"half typed words")  # typed, not sent
-        await pilot.press("f6")
-        banner = app.query_one(LossBanner)
-        await wait_until(pilot, lambda: "queued" in banner.text, what="the queued banner")
+        banner, before = await rehydrate_over_typing(pilot, app, "half typed words")
         assert "you have started typing on the agent's input line" in banner.text
         assert "F6 again: send anyway" in banner.text and "busy" not in banner.text
         # the two agree: the agent waits (its echo of the keys is over), the typed line holds it
@@ -249,13 +245,9 @@ async def test_a_half_typed_line_holds_the_payload_until_it_is_empty_and_says_so
 
 
 async def test_the_rehydrate_key_pressed_again_sends_anyway(tmp_path, shell_env):
-    app = demo_app(tmp_path, shell_env)
+    app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
-        await compact(pilot, app)
-        await pilot.press(*"my own words ")
-        await pilot.press("f6")
-        banner = app.query_one(LossBanner)
+        banner, _before = await rehydrate_over_typing(pilot, app, "my own words ")
         await wait_until(pilot, lambda: "send anyway" in banner.text, what="the offer")
         await pilot.press("f6")  # the user chooses: send it now
         await wait_for_screen(pilot, app, r"⏺ Rehydrated", timeout=20)

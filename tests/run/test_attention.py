@@ -57,8 +57,8 @@ def test_notify_toml_is_read_and_a_bad_one_is_named(tmp_path):
     path.write_text("bell = false\nafter_busy_seconds = 120\n")
     assert load_notify_settings(path) == NotifySettings(bell=False, after_busy_seconds=120)
     path.write_text("after_busy_seconds = 'soon'\n")
-    with pytest.raises(TetherError, match=r"notify\.toml: after_busy_seconds must be a number"):
+    with pytest.raises(TetherError, match=r"notify\.toml:1: after_busy_seconds must be a number"):
         load_notify_settings(path)
     path.write_text("beep = true\n")
-    with pytest.raises(TetherError, match=r"notify\.toml: unknown key 'beep'"):
+    with pytest.raises(TetherError, match=r"notify\.toml:1: unknown key 'beep'"):
         load_notify_settings(path)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from contextlib import contextmanager
 
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import notes
 from supervisor.terminal.session import AgentSession
+from tests.conftest import screen_text, until
 
 LONG = (
     "use short-lived access tokens and rotate them on every request because the "
@@ -20,24 +22,19 @@ LONG = (
 )
 
 
-def _supervise(tmp_path, argv: list[str], cols: int = 100, rows: int = 20):
-    session = AgentSession(argv, cols=cols, rows=rows, cwd=str(tmp_path))
+@contextmanager
+def _supervised(tmp_path, argv: list[str], cols: int):
+    """A real child in a real PTY under a supervision, its screen read on this loop; the
+    agent is stopped and the supervision closed at the end, whatever the test found."""
+    session = AgentSession(argv, cols=cols, rows=20, cwd=str(tmp_path))
     supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path), session)
     supervision.open()
     session.start()
-    return session, supervision
-
-
-async def _until(condition, what: str, tries: int = 500) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"never happened: {what}")
-
-
-def _screen(session: AgentSession) -> str:
-    return "\n".join(session.emulator.display())
+    try:
+        yield session, supervision
+    finally:
+        supervision.stop_agent()
+        supervision.close()
 
 
 def _decision_events(supervision: Supervision) -> list[dict]:
@@ -47,18 +44,14 @@ def _decision_events(supervision: Supervision) -> list[dict]:
 
 async def test_a_printed_decision_wrapped_by_the_terminal_is_pinned_once_whole(tmp_path):
     script = f"print('DECISION: {LONG}'); input()"
-    session, supervision = _supervise(tmp_path, [sys.executable, "-c", script], cols=50)
-    tether = supervision.tether
-    try:
-        await _until(lambda: "launches" in _screen(session), "the wrapped line drawn")
-        await _until(lambda: notes.pinned_decisions(tether.read_notes()), "a decision pinned")
+    with _supervised(tmp_path, [sys.executable, "-c", script], cols=50) as (session, supervision):
+        tether = supervision.tether
+        await until(lambda: "launches" in screen_text(session), "the wrapped line drawn")
+        await until(lambda: notes.pinned_decisions(tether.read_notes()), "a decision pinned")
         await asyncio.sleep(0.3)  # any fragment would be pinned in the same second
         session.send_input(b"\r")
         assert notes.pinned_decisions(tether.read_notes()) == [LONG]
         assert [e["source"] for e in _decision_events(supervision)] == ["screen"]
-    finally:
-        supervision.stop_agent()
-        supervision.close()
 
 
 async def test_a_decision_the_agent_wrapped_itself_is_joined(tmp_path):
@@ -66,27 +59,20 @@ async def test_a_decision_the_agent_wrapped_itself_is_joined(tmp_path):
     first, rest = LONG[:60].rsplit(" ", 1)[0], LONG[len(LONG[:60].rsplit(" ", 1)[0]) + 1 :]
     body = f"⏺ DECISION: {first}\\n  {rest}\\n\\n⏺ Done."
     script = f"print('{body}'); input()"
-    session, supervision = _supervise(tmp_path, [sys.executable, "-c", script], cols=80)
-    tether = supervision.tether
-    try:
-        await _until(lambda: "Done." in _screen(session), "the message drawn")
-        await _until(lambda: notes.pinned_decisions(tether.read_notes()), "a decision pinned")
+    with _supervised(tmp_path, [sys.executable, "-c", script], cols=80) as (session, supervision):
+        tether = supervision.tether
+        await until(lambda: "Done." in screen_text(session), "the message drawn")
+        await until(lambda: notes.pinned_decisions(tether.read_notes()), "a decision pinned")
         assert notes.pinned_decisions(tether.read_notes()) == [LONG]
-    finally:
-        supervision.stop_agent()
-        supervision.close()
 
 
 async def test_a_long_typed_decision_echoed_over_two_rows_is_pinned_once_as_typed(tmp_path):
-    session, supervision = _supervise(tmp_path, [sys.executable, "-c", "input(); input()"], cols=60)
-    tether = supervision.tether
-    try:
+    argv = [sys.executable, "-c", "input(); input()"]
+    with _supervised(tmp_path, argv, cols=60) as (session, supervision):
+        tether = supervision.tether
         session.send_input(f"DECISION: {LONG}\r".encode())
-        await _until(lambda: notes.pinned_decisions(tether.read_notes()), "the decision pinned")
+        await until(lambda: notes.pinned_decisions(tether.read_notes()), "the decision pinned")
         await asyncio.sleep(0.3)  # a fragment from the echo would follow within the second
         session.send_input(b"\r")
         assert notes.pinned_decisions(tether.read_notes()) == [LONG]
         assert [e["source"] for e in _decision_events(supervision)] == ["typed"]
-    finally:
-        supervision.stop_agent()
-        supervision.close()

@@ -16,6 +16,7 @@ from supervisor.run.early_spawn import spawn_ahead
 from supervisor.run.launch import start_early
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.tether_dir import TetherDir, init
+from tests.conftest import screen_text, until
 from tests.locations import REPO
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]
@@ -97,11 +98,8 @@ async def test_the_supervision_adopts_the_agent_its_lock_and_its_hook_socket(tmp
         with pytest.raises(TetherError):  # the lock taken ahead is the supervision's
             supervisor_lock.acquire(TetherDir.at(tmp_path))
         early.session.read_on(asyncio.get_running_loop())
-        for _ in range(1500):
-            shown = "\n".join(early.session.emulator.display())
-            if "socket=" in shown:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: "socket=" in screen_text(early.session), "the agent's line")
+        shown = screen_text(early.session)
         assert "profile=shell" in shown and f"socket={socket_path}" in shown
     finally:
         early.abandon()
@@ -144,12 +142,8 @@ async def test_a_profile_agent_is_spawned_ahead_with_its_hook_settings(tmp_path,
     early = start_early(config, ahead)
     try:
         early.session.read_on(asyncio.get_running_loop())
-        for _ in range(1500):
-            shown = "\n".join(early.session.emulator.display())
-            if "args:" in shown:
-                break
-            await asyncio.sleep(0.01)
-        assert f"args: --settings {settings}" in shown
+        await until(lambda: "args:" in screen_text(early.session), "the agent's line")
+        assert f"args: --settings {settings}" in screen_text(early.session)
         assert settings.exists()
     finally:
         early.abandon()

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import re
-import subprocess
 import sys
 
 import pytest
@@ -15,7 +14,8 @@ from supervisor.config.profiles import load_profile
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.session import AgentSession
-from tests.locations import CAPTURES, REPO
+from tests.locations import CAPTURES
+from tests.tether_process import run_tether
 
 
 async def _until(predicate, what: str, timeout: float = 10.0) -> None:
@@ -155,15 +155,7 @@ def _hook(work, event: str, payload: dict) -> str:
     """`tether hook EVENT` as Claude Code runs it: a process, JSON on stdin."""
     env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
     env["TETHER_CONFIG_DIR"] = str(work / "cfg")  # the bundled claude profile
-    done = subprocess.run(
-        [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(work)],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=60,
-    )
+    done = run_tether("hook", event, "--dir", str(work), stdin=json.dumps(payload), env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

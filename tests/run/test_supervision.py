@@ -12,8 +12,8 @@ import pytest
 
 from supervisor.errors import TetherError
 from supervisor.run.supervision import RunConfig, Supervision
-from supervisor.store import checkpoints
-from supervisor.store.tether_dir import TetherDir
+from supervisor.store import checkpoints, fsio
+from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
 
@@ -133,19 +133,23 @@ def test_the_timer_checkpoints_only_when_the_state_changed(tmp_path):
     supervision.close()
 
 
-def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
-    from supervisor.store import fsio
-    from supervisor.store.tether_dir import init
-
+def opened_over_a_wrong_cursor(tmp_path, written: int, cursor: int):
+    """A `.tether/` with artifacts 0..written-1 whose progress claims ``cursor``, opened by a
+    supervision: it, the folder and the problems it reported."""
     init(tmp_path)
     tether = TetherDir.at(tmp_path)
-    for index in range(380):
+    for index in range(written):
         fsio.append_jsonl(tether.artifacts, {"index": index})
-    tether.set_progress(cursor=381)
+    tether.set_progress(cursor=cursor)
     supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path), AgentSession(["true"]))
     problems: list[str] = []
     supervision.on_problem.append(problems.append)
     supervision.open()
+    return supervision, tether, problems
+
+
+def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
+    supervision, tether, problems = opened_over_a_wrong_cursor(tmp_path, 380, cursor=381)
     assert tether.read_progress().cursor == 380
     assert "381" in problems[0] and "379" in problems[0]
     # The agent writes an artifact without moving the cursor: the next tick rolls forward.
@@ -298,12 +302,19 @@ async def test_close_writes_the_checkpoints_still_waiting_for_git(tmp_path, monk
     assert checkpoints.load(tether, before + 1).reason.startswith("Context compacted (#1")
 
 
-async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
-    tmp_path, held_git
-):
+@pytest.fixture
+def over_held_git(tmp_path, held_git) -> tuple[str, Supervision]:
+    """A supervision of a one-commit repository whose git the test holds: HEAD and it."""
     work = tmp_path / "repo"
     head = held_git.repository(work)
     _session, supervision = _claude_supervision(work)
+    return head, supervision
+
+
+async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_asked(
+    held_git, over_held_git
+):
+    head, supervision = over_held_git
     tether = supervision.tether
     try:
         supervision.checkpoint("Agent crashed (#1)", incident=1)
@@ -329,11 +340,9 @@ async def test_checkpoints_waiting_for_git_are_numbered_in_the_order_they_were_a
 
 
 async def test_the_users_checkpoint_waits_for_git_off_the_loop_and_is_written_at_close(
-    tmp_path, held_git
+    held_git, over_held_git
 ):
-    work = tmp_path / "repo"
-    head = held_git.repository(work)
-    _session, supervision = _claude_supervision(work)
+    head, supervision = over_held_git
     tether = supervision.tether
     heard: list = []
     supervision.checkpoint("manual (key)", then=heard.append)
@@ -366,18 +375,7 @@ async def test_the_users_checkpoint_tells_what_went_wrong(tmp_path):
 
 
 def test_every_repair_and_gap_is_an_event_and_in_the_next_payload(tmp_path):
-    from supervisor.store import fsio
-    from supervisor.store.tether_dir import init
-
-    init(tmp_path)
-    tether = TetherDir.at(tmp_path)
-    for index in range(4):
-        fsio.append_jsonl(tether.artifacts, {"index": index})
-    tether.set_progress(cursor=7)
-    supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path), AgentSession(["true"]))
-    problems: list[str] = []
-    supervision.on_problem.append(problems.append)
-    supervision.open()
+    supervision, tether, problems = opened_over_a_wrong_cursor(tmp_path, 4, cursor=7)
     try:
         assert tether.read_progress().cursor == 4
         fsio.append_jsonl(tether.artifacts, {"index": 5})  # index 4 never written: line 5

@@ -18,6 +18,7 @@ from supervisor.store.lock import process_start
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
 from tests.locations import REPO
+from tests.tether_process import run_tether
 
 # An agent that ignores SIGHUP: it outlives the PTY its supervisor held.
 STUBBORN = "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); time.sleep(120)"
@@ -99,13 +100,7 @@ def test_payload_after_an_unclean_exit_audits_no_summary(dead_tether):
     supervision = Supervision(RunConfig(argv=["true"], workdir=work), AgentSession(["true"]))
     supervision.open()
     supervision.close()
-    done = subprocess.run(
-        [sys.executable, "-m", "supervisor", "payload", "--dir", str(work), "--budget", "0"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-    )
+    done = run_tether("payload", "--dir", str(work), "--budget", "0")
     assert done.returncode == 0, done.stderr
     assert "tether was stopped uncleanly (#1)" in done.stdout
     assert "The previous tether (pid " in done.stdout and " UTC, last alive 20" in done.stdout
@@ -114,12 +109,6 @@ def test_payload_after_an_unclean_exit_audits_no_summary(dead_tether):
 
 def test_status_names_the_agent_a_dead_tether_left_running(dead_tether):
     work, agent = dead_tether
-    done = subprocess.run(
-        [sys.executable, "-m", "supervisor", "status", "--dir", str(work)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=60,
-    )
+    done = run_tether("status", "--dir", str(work))
     assert "supervisor: died without a clean exit" in done.stdout
     assert f"agent:      pid {agent} still runs" in done.stdout

@@ -7,8 +7,7 @@ import os
 import sys
 import time
 
-from supervisor.terminal.early_painter import ENTER, LEAVE, EarlyPainter, style_sgr
-from supervisor.terminal.emulator import CellStyle
+from supervisor.terminal.early_painter import ENTER, LEAVE, EarlyPainter
 from supervisor.terminal.session import AgentSession
 
 SCRIPT = (
@@ -86,10 +85,3 @@ def test_nothing_is_painted_or_given_back_while_the_agent_is_silent():
         session.stop()
         os.close(read_fd)
         os.close(write_fd)
-
-
-def test_styles_become_the_sgr_that_draws_them():
-    assert style_sgr(CellStyle()) == "\x1b[0m"
-    style = CellStyle(fg="#ff8000", bg="color17", bold=True, underline=True, reverse=True)
-    assert style_sgr(style) == "\x1b[0;1;4;7;38;2;255;128;0;48;5;17m"
-    assert style_sgr(CellStyle(dim=True, italic=True, strike=True)) == "\x1b[0;2;3;9m"

@@ -83,22 +83,36 @@ def exercise(emu: Emulator) -> None:
     assert 0 <= c.x < emu.cols and 0 <= c.y < emu.rows
 
 
-@FUZZ
-@given(st.binary(max_size=2000), sizes)
-def test_random_bytes_never_raise(emulator_class, data, size):
+def pieces(data: bytes, cuts: list[int]) -> list[bytes]:
+    """``data`` cut at each of ``cuts`` that falls inside it, as reads from a PTY would be."""
+    ends = [*sorted({c for c in cuts if c < len(data)}), len(data)]
+    return [data[start:end] for start, end in zip([0, *ends], ends, strict=False)]
+
+
+def survives(emulator_class, data: bytes, size: tuple[int, int]) -> None:
+    """Feed ``data`` to a fresh emulator of ``size`` and read it all back, in bounded time."""
     with time_limit(20):
         emu = emulator_class(*size, scrollback=50)
         emu.feed(data)
         exercise(emu)
+
+
+@FUZZ
+@given(st.binary(max_size=2000), sizes)
+def test_random_bytes_never_raise(emulator_class, data, size):
+    survives(emulator_class, data, size)
 
 
 @FUZZ
 @given(streams, sizes)
 def test_generated_escape_sequences_never_raise(emulator_class, data, size):
-    with time_limit(20):
-        emu = emulator_class(*size, scrollback=50)
-        emu.feed(data)
-        exercise(emu)
+    survives(emulator_class, data, size)
+
+
+def test_pieces_are_the_whole_cut_where_asked():
+    assert pieces(b"abcdef", [4, 1, 4, 99]) == [b"a", b"bcd", b"ef"]
+    assert pieces(b"", [0, 3]) == [b""]
+    assert b"".join(pieces(b"abc", [0])) == b"abc"
 
 
 @FUZZ
@@ -108,11 +122,7 @@ def test_any_split_gives_the_same_screen(emulator_class, data, cuts):
         whole = emulator_class(30, 8)
         whole_replies = whole.feed(data).replies
         split = emulator_class(30, 8)
-        replies = []
-        start = 0
-        for cut in [*sorted({c for c in cuts if c < len(data)}), len(data)]:
-            replies.append(split.feed(data[start:cut]).replies)
-            start = cut
+        replies = [split.feed(piece).replies for piece in pieces(data, cuts)]
         assert split.display() == whole.display()
         assert split.title == whole.title
         assert b"".join(replies) == whole_replies
@@ -220,10 +230,8 @@ def test_the_nasty_escape_grammar_never_raises_or_hangs(emulator_class, steps, c
                 emu.resize(*step)
                 assert (emu.cols, emu.rows) == (max(1, step[0]), max(1, step[1]))
             else:
-                start = 0
-                for cut in [*sorted({c for c in cuts if c < len(step)}), len(step)]:
-                    emu.feed(step[start:cut])
-                    start = cut
+                for piece in pieces(step, cuts):
+                    emu.feed(piece)
             exercise(emu)
 
 

@@ -15,10 +15,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
+from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -28,11 +26,13 @@ from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.side_pane.store_changed import StoreChanged
+from widgets.widget_message import WidgetMessage
+from widgets.yes_no import YesNo
 
 MAX_LISTED = 200
 
 
-class ConfirmRestore(ModalScreen[bool]):
+class ConfirmRestore(YesNo):
     """Restoring overwrites task.md, notes.md and progress.json: ask, and say it is undoable."""
 
     DEFAULT_CSS = """
@@ -46,24 +46,13 @@ class ConfirmRestore(ModalScreen[bool]):
     BINDINGS = [("y", "answer(True)", "Restore"), ("n,escape", "answer(False)", "Cancel")]
 
     def __init__(self, seq: int) -> None:
-        super().__init__()
+        super().__init__(
+            f"Restore checkpoint #{seq} into task.md, notes.md and progress.json?\n"
+            "The current state is checkpointed first, so this can be undone.",
+            yes="Restore",
+            no="Cancel",
+        )
         self.seq = seq
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(
-                f"Restore checkpoint #{self.seq} into task.md, notes.md and progress.json?\n"
-                "The current state is checkpointed first, so this can be undone."
-            )
-            with Horizontal():
-                yield Button("Restore (y)", variant="warning", id="restore-yes")
-                yield Button("Cancel (n)", variant="primary", id="restore-no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "restore-yes")
-
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
 
 
 class CheckpointList(Widget):
@@ -89,29 +78,19 @@ class CheckpointList(Widget):
     highlighted: reactive[int | None] = reactive(None)
 
     @dataclass
-    class Restored(Message):
+    class Restored(WidgetMessage["CheckpointList"]):
         """Checkpoint ``seq`` is live again; ``safety_seq`` holds the state it replaced."""
 
-        widget: CheckpointList
         seq: int
         safety_seq: int | None
 
-        @property
-        def control(self) -> CheckpointList:
-            return self.widget
-
     @dataclass
-    class Shown(Message):
+    class Shown(WidgetMessage["CheckpointList"]):
         """The view now shows ``what``: ``"preview"`` or ``"diff"`` of ``seq`` (and ``other``)."""
 
-        widget: CheckpointList
         what: str
         seq: int
         other: int | None = None
-
-        @property
-        def control(self) -> CheckpointList:
-            return self.widget
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
         super().__init__(**kwargs)

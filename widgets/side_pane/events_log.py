@@ -11,6 +11,7 @@ the log reads its tail once and then only the bytes appended since (see
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -18,7 +19,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -27,6 +27,7 @@ from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.store.watcher import JsonlFollower
 from widgets.side_pane.event_words import EventRow, describe, fields_text
 from widgets.side_pane.store_changed import StoreChanged
+from widgets.widget_message import WidgetMessage
 
 INITIAL_EVENTS = 200
 MAX_EVENTS = 2000
@@ -78,17 +79,11 @@ class EventsLog(Widget):
     """
     BINDINGS = [Binding("end", "newest", "Newest", show=False)]
 
-    class IncidentSeen(Message):
+    @dataclass
+    class IncidentSeen(WidgetMessage["EventsLog"]):
         """An incident was appended while the log was watching (not one from history)."""
 
-        def __init__(self, log: EventsLog, event: dict[str, Any]) -> None:
-            super().__init__()
-            self.log_widget = log
-            self.event = event
-
-        @property
-        def control(self) -> EventsLog:
-            return self.log_widget
+        event: dict[str, Any]
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -16,7 +16,6 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
@@ -27,6 +26,7 @@ from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, me
 from supervisor.store.tether_dir import TetherDir
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.text_editor import Editor
+from widgets.widget_message import WidgetMessage
 
 SAVE_DEBOUNCE_SECONDS = 0.6
 SAVE_RETRY_SECONDS = 3.0
@@ -82,52 +82,32 @@ class NotesPane(Widget):
     conflicted: reactive[bool] = reactive(False)
 
     @dataclass
-    class Saved(Message):
+    class Saved(WidgetMessage["NotesPane"]):
         """The user's text was written to ``path``."""
 
-        pane: NotesPane
         path: Path
 
-        @property
-        def control(self) -> NotesPane:
-            return self.pane
-
     @dataclass
-    class Conflict(Message):
+    class Conflict(WidgetMessage["NotesPane"]):
         """``path`` changed on disk while the user had unsaved edits; both are on screen."""
 
-        pane: NotesPane
         path: Path
         disk: str
         mine: str
 
-        @property
-        def control(self) -> NotesPane:
-            return self.pane
-
     @dataclass
-    class Resolved(Message):
+    class Resolved(WidgetMessage["NotesPane"]):
         """The user picked ``choice`` (``"disk"``, ``"mine"`` or ``"merge"``) for a conflict."""
 
-        pane: NotesPane
         path: Path
         choice: str
 
-        @property
-        def control(self) -> NotesPane:
-            return self.pane
-
     @dataclass
-    class Problem(Message):
+    class Problem(WidgetMessage["NotesPane"]):
         """A file could not be read or written; ``text`` names it and says what to do."""
 
-        pane: NotesPane
         path: Path
         text: str
-
-        @property
-        def control(self) -> NotesPane:
-            return self.pane
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -21,6 +20,7 @@ from supervisor.store import invariant
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
 from widgets.side_pane.store_changed import StoreChanged
+from widgets.widget_message import WidgetMessage
 
 TITLES = {
     invariant.OK: "Invariant holds",
@@ -42,15 +42,10 @@ class ProgressPane(Static):
     result: reactive[InvariantResult | None] = reactive(None, init=False, always_update=True)
 
     @dataclass
-    class InvariantChanged(Message):
+    class InvariantChanged(WidgetMessage["ProgressPane"]):
         """The verdict changed kind (e.g. from ok to cursor-ahead); ``result`` has the words."""
 
-        pane: ProgressPane
         result: InvariantResult
-
-        @property
-        def control(self) -> ProgressPane:
-            return self.pane
 
     def __init__(self, tether: TetherDir, **kwargs) -> None:
         super().__init__("", **kwargs)
