@@ -35,6 +35,7 @@ from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
+from supervisor.run.recovery import Recovery
 from supervisor.run.restart import Restarts, needs_cue
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
@@ -59,7 +60,7 @@ HEARTBEAT_SECONDS = 5.0
 SCAN_INTERVAL = 0.025
 
 
-class Supervision(Restarts):
+class Supervision(Restarts, Recovery):
     """The engine side of one `tether run` (the agent's process: restart.py)."""
 
     def __init__(
@@ -475,45 +476,6 @@ class Supervision(Restarts):
         for notify in self.on_injection:
             notify(status)
 
-    def build_payload(self, *, checkpoint: int | None = None):
-        from supervisor.rehydrate.payload import build_payload
-
-        return build_payload(
-            self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
-        )
-
-    def rehydrate(
-        self, text: str | None = None, *, reason: str = "rehydrate", payload: Any = None
-    ) -> str:
-        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
-
-        ``payload``: one already built (the app builds it on a worker thread). After a
-        partial recall check, only the decisions the agent did not restate are sent
-        again instead (reason ``resend-missing``); every payload asks for `tether ack`.
-        """
-        if self.injector is None:
-            raise TetherError("the supervisor is not open")
-        from supervisor.rehydrate.tokens import TokenCount
-
-        number = self.current_incident.number if self.current_incident else None
-        recovery = {"restate": "all"}  # the injection is a recovery: its recall is checked
-        if self.decisions.typed and self.injector.queue:  # pressed again on a typed line
-            self._send_anyway = True
-        if text is None:
-            resent = self._resend_missing(number)
-            if resent is not None:
-                return resent
-            payload = payload if payload is not None else self.build_payload()
-            tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
-            result = self.injector.request(
-                payload.text, reason, incident=number, tokens=tokens, details=recovery
-            )
-        else:
-            result = self.injector.request(text, reason, incident=number, details=recovery)
-        if result == "sent":
-            self.screen.note_input()
-        return result
-
     def _newer_incident(self, record: dict) -> int | None:
         """The current incident when it is newer than the one a hook's event names: the
         SessionStart hook can answer before the supervisor recorded the compaction."""
@@ -522,65 +484,3 @@ class Supervision(Restarts):
         if current is None or (isinstance(named, int) and named >= current.number):
             return None
         return current.number
-
-    def _resend_missing(self, number: int | None) -> str | None:
-        """After a partial recall of this incident's recovery: send only what is missing."""
-        from supervisor.rehydrate import recall_check
-
-        injector = self.injector
-        recall = injector.last_recall if injector is not None else None
-        if injector is None or recall is None or recall.result != recall_check.PARTIAL:
-            return None
-        answered = injector.last.request.incident if injector.last is not None else None
-        if answered != number or not recall.missing:
-            return None  # a newer incident wants the whole payload
-        text = recall_check.resend_text(self._pinned_decisions(), recall)
-        restate = [decision for decision, _terms in recall.missing]
-        result = injector.request(
-            text, recall_check.RESEND_REASON, incident=number, details={"restate": restate}
-        )
-        if result == "sent":
-            self.screen.note_input()
-        return result
-
-    def compact_now(self, *, by: str = "key") -> str:
-        """Compact the agent at this break, with the pins as the summarizer's instructions.
-
-        The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
-        typed into the agent once it waits for input, like any injection; a profile
-        without one cannot be compacted from outside.
-        """
-        if self.injector is None:
-            raise TetherError("the supervisor is not open")
-        template = self.profile.compact_command
-        if not template:
-            raise TetherError(f"profile {self.profile.name} has no compact_command to send")
-        from supervisor.rehydrate.summary_instructions import instructions
-
-        text = template.replace("{instructions}", instructions(self.tether)).strip()
-        return self.injector.request(
-            text, "compact", expect_ack=False, typed=True, details={"by": by}
-        )
-
-    def compact_offered(self) -> bool:
-        """Whether the context meter passed the profile's threshold: the banner offers a
-        compaction now, at a break, before the agent compacts by itself mid-task."""
-        threshold = self.profile.compact_offer_percent
-        if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
-            return False
-        meter = self.meter
-        if meter.used is not None and meter.window:
-            percent = 100 * meter.used / meter.window
-        elif meter.percent is not None:
-            percent = meter.percent
-        else:
-            return False
-        return percent >= threshold
-
-    def send_brief(self) -> None:
-        """The initial brief, queued until the agent first waits for input."""
-        if self.injector is None:
-            return
-        from supervisor.rehydrate.brief import brief_text
-
-        self.injector.request(brief_text(), "initial brief", expect_ack=False)

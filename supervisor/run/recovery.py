@@ -1,0 +1,128 @@
+"""The supervision's recovery requests: the payload, a re-send of what a recall missed,
+compaction at a break, and the initial brief.
+
+A mixin of :class:`~supervisor.run.supervision.Supervision`: each request goes to the
+injector, which sends it once the agent waits for input, so every way into the agent
+keeps the same rules (never onto a typed line, no control sequence, one at a time).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supervisor.errors import TetherError
+
+
+class Recovery:
+    """Needs the supervision's ``injector``, ``profile``, ``tether``, ``meter``, ``screen``,
+    ``decisions`` and ``current_incident``."""
+
+    injector: Any
+    profile: Any
+    tether: Any
+    meter: Any
+    screen: Any
+    decisions: Any
+    current_incident: Any
+    _send_anyway: bool
+
+    def build_payload(self, *, checkpoint: int | None = None):
+        from supervisor.rehydrate.payload import build_payload
+
+        return build_payload(
+            self.tether, self.profile, checkpoint=checkpoint, incident=self.current_incident
+        )
+
+    def rehydrate(
+        self, text: str | None = None, *, reason: str = "rehydrate", payload: Any = None
+    ) -> str:
+        """Send the payload (or ``text``, an edited one) now, or queue it until the agent waits.
+
+        ``payload``: one already built (the app builds it on a worker thread). After a
+        partial recall check, only the decisions the agent did not restate are sent
+        again instead (reason ``resend-missing``); every payload asks for `tether ack`.
+        """
+        if self.injector is None:
+            raise TetherError("the supervisor is not open")
+        from supervisor.rehydrate.tokens import TokenCount
+
+        number = self.current_incident.number if self.current_incident else None
+        recovery = {"restate": "all"}  # the injection is a recovery: its recall is checked
+        if self.decisions.typed and self.injector.queue:  # pressed again on a typed line
+            self._send_anyway = True
+        if text is None:
+            resent = self._resend_missing(number)
+            if resent is not None:
+                return resent
+            payload = payload if payload is not None else self.build_payload()
+            tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
+            result = self.injector.request(
+                payload.text, reason, incident=number, tokens=tokens, details=recovery
+            )
+        else:
+            result = self.injector.request(text, reason, incident=number, details=recovery)
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def _resend_missing(self, number: int | None) -> str | None:
+        """After a partial recall of this incident's recovery: send only what is missing."""
+        from supervisor.rehydrate import recall_check
+
+        injector = self.injector
+        recall = injector.last_recall if injector is not None else None
+        if injector is None or recall is None or recall.result != recall_check.PARTIAL:
+            return None
+        answered = injector.last.request.incident if injector.last is not None else None
+        if answered != number or not recall.missing:
+            return None  # a newer incident wants the whole payload
+        text = recall_check.resend_text(self._pinned_decisions(), recall)
+        restate = [decision for decision, _terms in recall.missing]
+        result = injector.request(
+            text, recall_check.RESEND_REASON, incident=number, details={"restate": restate}
+        )
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def compact_now(self, *, by: str = "key") -> str:
+        """Compact the agent at this break, with the pins as the summarizer's instructions.
+
+        The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
+        typed into the agent once it waits for input, like any injection; a profile
+        without one cannot be compacted from outside.
+        """
+        if self.injector is None:
+            raise TetherError("the supervisor is not open")
+        template = self.profile.compact_command
+        if not template:
+            raise TetherError(f"profile {self.profile.name} has no compact_command to send")
+        from supervisor.rehydrate.summary_instructions import instructions
+
+        text = template.replace("{instructions}", instructions(self.tether)).strip()
+        return self.injector.request(
+            text, "compact", expect_ack=False, typed=True, details={"by": by}
+        )
+
+    def compact_offered(self) -> bool:
+        """Whether the context meter passed the profile's threshold: the banner offers a
+        compaction now, at a break, before the agent compacts by itself mid-task."""
+        threshold = self.profile.compact_offer_percent
+        if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
+            return False
+        meter = self.meter
+        if meter.used is not None and meter.window:
+            percent = 100 * meter.used / meter.window
+        elif meter.percent is not None:
+            percent = meter.percent
+        else:
+            return False
+        return percent >= threshold
+
+    def send_brief(self) -> None:
+        """The initial brief, queued until the agent first waits for input."""
+        if self.injector is None:
+            return
+        from supervisor.rehydrate.brief import brief_text
+
+        self.injector.request(brief_text(), "initial brief", expect_ack=False)
