@@ -116,14 +116,8 @@ class Recovery:
         threshold = self.profile.compact_offer_percent
         if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
             return False
-        meter = self.meter
-        if meter.used is not None and meter.window:
-            percent = 100 * meter.used / meter.window
-        elif meter.percent is not None:
-            percent = meter.percent
-        else:
-            return False
-        return percent >= threshold
+        percent = self.meter.used_percent()  # the freshest reading
+        return percent is not None and percent >= threshold
 
     def send_brief(self) -> None:
         """The initial brief, queued until the agent first waits for input."""
