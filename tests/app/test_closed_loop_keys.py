@@ -149,5 +149,12 @@ def test_the_events_pane_words_each_recall_check_and_ack() -> None:
     assert describe(complete).tone == "good"
     none = {**partial, "restated": [], "result": "none", "source": "supervisor"}
     assert "none, no `tether ack` in time (1 decision)" in describe(none).what
+    superseded = {
+        **partial, "restated": [], "missing": [], "result": "superseded",
+        "superseded_by": "t2", "covered": "complete",
+    }  # fmt: skip
+    assert describe(superseded).what == (
+        "recall check: superseded by a newer recovery (its check: complete)"
+    )
     ack = {"at": base["at"], "kind": "ack", "source": "cli", "text": "Redis, 15 min", "chars": 13}
     assert describe(ack).what == "ack: Redis, 15 min"
