@@ -65,8 +65,9 @@ class ContextMeter:
         details = observation.details
         kind = observation.kind
         if kind == COMPACTION:
-            if self._compacted_at is None or observation.at > self._compacted_at:
-                self._compacted_at = observation.at
+            at = observation.source_time
+            if self._compacted_at is None or at > self._compacted_at:
+                self._compacted_at = at
             return True
         if kind == USAGE and isinstance(details.get("used"), int):
             window = details.get("window")
@@ -88,11 +89,11 @@ class ContextMeter:
             self.by_usage = False
         else:
             return False
-        self.at = observation.at
-        if self._compacted_at is None or observation.at >= self._compacted_at:
+        self.at = observation.source_time
+        if self._compacted_at is None or self.at >= self._compacted_at:
             self.stale = False
         return True
 
     def _older(self, observation: Observation) -> bool:
         """Whether ``observation`` was made before the reading shown now."""
-        return self.at is not None and observation.at < self.at
+        return self.at is not None and observation.source_time < self.at

@@ -166,7 +166,7 @@ class Fusion:
                 number = incident.number
                 if ident in self._ids.get(number, ()) and channel not in self._channels[number]:
                     return incident
-        at = sighting_time(observation)
+        at = observation.source_time
         window = self._window
         best: Incident | None = None
         for incident in reversed(self._incidents):
@@ -319,15 +319,6 @@ class Fusion:
     def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
-
-
-def sighting_time(observation: Observation) -> float:
-    """When the source says the loss happened (a transcript entry's own time), else when
-    it was read."""
-    entry_at = observation.details.get("entry_at")
-    if isinstance(entry_at, int | float) and not isinstance(entry_at, bool):
-        return float(entry_at)
-    return observation.at
 
 
 def _compaction_id(observation: Observation) -> str | None:

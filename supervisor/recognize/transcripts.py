@@ -123,7 +123,8 @@ class ClaudeTranscript:
                         "cache_read_input_tokens",
                     )
                 )
-                return [Observation(USAGE, TRANSCRIPT, at, details={**details, "used": used})]
+                usage_details = {**details, "used": used, **_identity(record, None)}
+                return [Observation(USAGE, TRANSCRIPT, at, details=usage_details)]
             return []
         if history:
             return []
@@ -236,6 +237,7 @@ class CodexRollout:
                 last = info.get("last_token_usage") or {}
                 if isinstance(last.get("input_tokens"), int):
                     details = {"used": last["input_tokens"], "window": self.window}
+                    details.update(_identity(record, None))  # when the agent counted it
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]
             elif sub == "context_compacted" and not history:
                 return [self._compaction(at, "context_compacted", record=record)]

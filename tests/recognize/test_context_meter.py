@@ -75,3 +75,11 @@ def test_a_reading_from_before_the_compaction_leaves_the_meter_stale():
     assert meter.describe() == "180,000/200,000 (90%), stale since the compaction"
     meter.update(used(6.0, 20_000))
     assert not meter.stale and meter.describe() == "20,000/200,000 (10%)"
+
+
+def test_a_usage_line_read_late_is_as_old_as_its_entry():
+    meter = ContextMeter(window=200_000)
+    meter.update(row(2.0, 30))  # drawn after the agent wrote the usage line below
+    late = Observation(USAGE, TRANSCRIPT, 3.0, details={"used": 160_000, "entry_at": 1.0})
+    assert not meter.update(late)
+    assert meter.describe() == "30% used"
