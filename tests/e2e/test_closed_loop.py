@@ -79,17 +79,28 @@ def compact(run: TetherRun) -> dict:
     return request
 
 
+def checks(run: TetherRun) -> list[dict]:
+    """The recall checks of answered recoveries (not those a newer recovery superseded)."""
+    return [e for e in run.events_of("recall_check") if e.get("result") != "superseded"]
+
+
 def f6_recall(run: TetherRun, reason: str = "rehydrate") -> dict:
     """F6 → the model answers with `tether ack` as a Bash tool call → the recall check."""
-    before = len(run.events_of("recall_check"))
+    before = len(checks(run))
     run.press("F6")
     injection = run.wait_event("injection", reason=reason)
-    run.poll(lambda: len(run.events_of("recall_check")) > before, 60, "the recall check of the ack")
-    check = run.events_of("recall_check")[-1]
+    run.poll(lambda: len(checks(run)) > before, 60, "the recall check of the ack")
+    check = checks(run)[-1]
     # Codex's SessionStart hook gives its payload as the F6 turn starts: that recovery, the
     # newest, is the one the ack answers (it carries the same pins)
     auto = [e["at"] for e in run.events_of("auto_rehydrate") if e["at"] >= injection["at"]]
     assert check["injection_at"] in [injection["at"], *auto], (check, injection)
+    if check["injection_at"] != injection["at"]:  # F6's own recovery still has its outcome
+        (superseded,) = [
+            e for e in run.events_of("recall_check") if e["injection_at"] == injection["at"]
+        ]
+        assert superseded["result"] == "superseded", superseded
+        assert superseded["superseded_by"] == check["injection_at"]
     return check
 
 
