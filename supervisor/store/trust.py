@@ -16,7 +16,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from supervisor.config.profiles import config_dir
+from supervisor.config.config_dir import config_dir
 from supervisor.errors import TetherError
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
