@@ -228,9 +228,13 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         """
         if self._heap_frozen or not self.is_running:
             return
-        gc.collect(1)  # not the young garbage
+        if gc.isenabled():
+            gc.collect(1)  # not the young garbage
+        # else `tether run` started without collections (cli/run.py): one now would walk
+        # all that start-up built, on the loop (~20 ms); its few hundred cycles stay frozen.
         gc.freeze()
         self._heap_frozen = True
+        gc.enable()
 
     @_while_running
     def on_terminal_view_sized(self, message: TerminalView.Sized) -> None:

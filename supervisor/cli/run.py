@@ -8,6 +8,7 @@ no profile named, the command itself.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -118,6 +119,18 @@ def ask_trust(workdir: Path, *, trusted: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # No garbage collection until the app has started and frozen what start-up built
+    # (TetherApp._settle_heap enables it again): the imports of the engine and Textual
+    # allocate millions of objects, almost none of them garbage, and each collection
+    # walked them all, on the way to the agent's first frame and the UI's.
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
     if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one

@@ -42,6 +42,7 @@ painter_of = run._early_painter
 def spy(session):
     painter = painter_of(session)
     seen["painter"] = sorted(sys.modules)
+    seen["collecting"] = __import__("gc").isenabled()
     with open(out, "w") as f:
         json.dump(seen, f)
     os._exit(0)  # the agent goes with its terminal
@@ -148,7 +149,8 @@ def test_the_first_frame_waits_for_nothing_it_does_not_show(tmp_path, folder):
 
         init(work)
     seen = _early_modules(work, tmp_path)
-    assert set(seen) == {"fork", "painter"}
+    assert set(seen) == {"fork", "painter", "collecting"}
+    assert seen["collecting"] is False  # no garbage collection on the way either
     assert _loaded(seen["fork"], NEVER + NOT_BEFORE_FORK) == []
     assert _loaded(seen["painter"], NEVER + NOT_BEFORE_PAINTER) == []
     assert "supervisor.terminal.avt_emulator" in seen["painter"]  # the spy saw the real path
