@@ -2,7 +2,9 @@
 
 * first frame: ``tether run -- sh -c 'printf MARK; sleep 100'`` in a detached
   tmux pane (160x48), from ``new-session`` until tmux's screen shows the mark
-  (polled every 10 ms); the anchor is the same command without tether.
+  (polled every 10 ms); the anchor is the same command without tether. In a new
+  folder (the target), and in a folder of a git repository that has its
+  `.tether/` already (a user's next run: the trust check asks git first).
 * ``tether hook Stop`` (a hook's JSON on stdin) and ``tether note decision ...``
   against ``python -c pass``, each a whole process, runs interleaved so load
   drifts hit all three alike. The target: the hook within 3x ``python -c pass``.
@@ -58,18 +60,27 @@ def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
         subprocess.run([*base, "kill-server"], capture_output=True)
 
 
+NEXT_RUN = "tether, .tether/ in git"
+
+
 def first_frame_times(runs: int = 5) -> dict:
-    """Seconds to the agent's first frame, with tether and with the bare command in tmux."""
+    """Seconds to the agent's first frame, with tether (in a new folder and in one that
+    has its `.tether/` in a git repository) and with the bare command in tmux."""
     agent = ["sh", "-c", f"printf '{MARK}'; sleep 100"]
-    with_tether, bare = [], []
+    times: dict[str, list[float]] = {"tether": [], NEXT_RUN: [], "bare": []}
     for _ in range(runs):
         work = Path(tempfile.mkdtemp(prefix="tether-bench-start-"))
+        again = Path(tempfile.mkdtemp(prefix="tether-bench-again-"))
         try:
-            with_tether.append(_first_frame([TETHER, "run", "--", *agent], work))
-            bare.append(_first_frame(agent, work))
+            subprocess.run(["git", "init", "-q"], cwd=again, check=True)
+            subprocess.run([TETHER, "init"], cwd=again, check=True, capture_output=True)
+            times["tether"].append(_first_frame([TETHER, "run", "--", *agent], work))
+            times[NEXT_RUN].append(_first_frame([TETHER, "run", "--", *agent], again))
+            times["bare"].append(_first_frame(agent, work))
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    return {"tether": with_tether, "bare": bare}
+            shutil.rmtree(again, ignore_errors=True)
+    return times
 
 
 def _run(command: list[str], cwd: Path, data: bytes | None, env=None) -> float:
@@ -137,6 +148,9 @@ if __name__ == "__main__":
     for name, values in command_times().items():
         print(f"{name:18} median {statistics.median(values) * 1000:6.1f} ms")
     if shutil.which("tmux"):
-        frames = first_frame_times(3)
+        frames = first_frame_times(5)
         for name, values in frames.items():
-            print(f"first frame {name:8} median {statistics.median(values) * 1000:6.0f} ms")
+            print(
+                f"first frame {name:24} median {statistics.median(values) * 1000:6.0f} ms"
+                f" ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
+            )
