@@ -91,16 +91,17 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     )
 
 
-def ask_trust(workdir: Path, *, trusted: bool) -> None:
+def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
     """Before the first injection: a `.tether/` committed to git is trusted only if asked.
 
     ``--trust`` says so up front; on a terminal tether asks; otherwise it refuses.
+    ``asked``: git's answer started earlier (:class:`trust.TrackedFiles`).
     """
     from supervisor.store import trust
     from supervisor.store.tether_dir import TetherDir
 
     tether = TetherDir.at(workdir)
-    warning = trust.warning(tether)
+    warning = trust.warning(tether, asked)
     if warning is None:
         return
     if not trusted:
@@ -134,7 +135,10 @@ def _run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
     if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one
-        ask_trust(workdir, trusted=getattr(args, "trust", False))  # before anything runs
+        asked = _ask_git(workdir)  # git runs while the spawn's modules load
+        ask_trust(
+            workdir, trusted=getattr(args, "trust", False), asked=asked
+        )  # before anything runs
     ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
@@ -165,6 +169,17 @@ def _run(args: argparse.Namespace) -> int:
             ahead.abandon()
         if early is not None:
             early.abandon()  # already done by the app unless it never took over
+
+
+def _ask_git(workdir: Path):
+    """Start asking git which `.tether/` files it tracks, and meanwhile import what the
+    agent's spawn needs (their imports only: nothing runs or is written)."""
+    from supervisor.store import trust
+    from supervisor.store.tether_dir import TetherDir
+
+    asked = trust.TrackedFiles(TetherDir.at(workdir))
+
+    return asked
 
 
 def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
