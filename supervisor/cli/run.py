@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -136,9 +137,8 @@ def _run(args: argparse.Namespace) -> int:
     workdir = Path(args.dir).resolve()
     if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one
         asked = _ask_git(workdir)  # git runs while the spawn's modules load
-        ask_trust(
-            workdir, trusted=getattr(args, "trust", False), asked=asked
-        )  # before anything runs
+        trusted = getattr(args, "trust", False)
+        ask_trust(workdir, trusted=trusted, asked=asked)  # before anything runs
     ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
@@ -178,7 +178,8 @@ def _ask_git(workdir: Path):
     from supervisor.store.tether_dir import TetherDir
 
     asked = trust.TrackedFiles(TetherDir.at(workdir))
-
+    for module in ("run.early_spawn", "store.lock", "terminal.pty_host"):
+        importlib.import_module(f"supervisor.{module}")
     return asked
 
 
