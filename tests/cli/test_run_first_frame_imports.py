@@ -36,7 +36,8 @@ def hook(event, args):
 sys.addaudithook(hook)
 import supervisor.cli.run as run  # what `tether run` imports first anyway
 
-painter_of = run._early_painter
+painter_of, spawn_ahead = run._early_painter, run._spawn_ahead
+spawned = []
 
 
 def spy(session):
@@ -45,10 +46,20 @@ def spy(session):
     seen["collecting"] = __import__("gc").isenabled()
     with open(out, "w") as f:
         json.dump(seen, f)
-    os._exit(0)  # the agent goes with its terminal
+    painter.finish()
+    painter.release()
+    for ahead in spawned:  # the agent hung up on, its socket folder and the lock let go
+        ahead.abandon()
+    os._exit(0)
 
 
-run._early_painter = spy
+def spawn_spy(*args):
+    ahead = spawn_ahead(*args)
+    spawned.extend([ahead] if ahead is not None else [])
+    return ahead
+
+
+run._early_painter, run._spawn_ahead = spy, spawn_spy
 from supervisor.cli import main
 
 sys.exit(main(["run", "--", "sh", "-c", "printf ready; sleep 30"]))
