@@ -34,6 +34,7 @@ from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run.attention import Attention
+from supervisor.run.hangup import Hangups, exit_code, reason_for
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
@@ -105,10 +106,14 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
-    def __init__(self, config: RunConfig, early: EarlyStart | None = None) -> None:
+    def __init__(
+        self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
+    ) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
-        terminal view knows its size."""
+        terminal view knows its size. ``hangups``: SIGHUP and SIGTERM end the app (a real
+        run's, never a test's: the handlers are the process's)."""
         super().__init__()
+        self._hangups = hangups
         self.config = config
         self.title = config.title
         self.supervision = early.supervision if early is not None else new_supervision(config)
@@ -183,6 +188,8 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
+        if self._hangups is not None:
+            self._hangups.on_loop(asyncio.get_running_loop(), self.end_by_signal)
         self.engine.attach()
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
@@ -452,6 +459,12 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
+    def end_by_signal(self, signum: int) -> None:
+        """The terminal closed (SIGHUP) or tether was told to end (SIGTERM): quit as the
+        quit key does, no question asked; events.jsonl says why."""
+        self.supervision.end_reason = reason_for(signum)
+        self.exit(exit_code(signum))
+
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
@@ -465,13 +478,19 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             self._heap_frozen = False
 
 
-def run_app(config: RunConfig, early: EarlyStart | None = None) -> int:
+def run_app(
+    config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
+) -> int:
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
-    app = TetherApp(config, early)
+    app = TetherApp(config, early, hangups)
     if early is None:
         app.open_supervision()
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        if hangups is not None:  # the loop's handlers went with it: the next signal raises
+            hangups.install()
     if app.return_code and app.return_code != 0:
         return app.return_code
     return int(result or 0)
