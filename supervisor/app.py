@@ -34,7 +34,7 @@ from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run.attention import Attention
-from supervisor.run.hangup import Hangups, exit_code, reason_for
+from supervisor.run.hangup import Hangups
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
@@ -110,8 +110,8 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
     ) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
-        terminal view knows its size. ``hangups``: SIGHUP and SIGTERM end the app (a real
-        run's, never a test's: the handlers are the process's)."""
+        terminal view knows its size. ``hangups``: a closed terminal or SIGTERM ends the
+        app (a real run's, never a test's: signal handlers are the process's)."""
         super().__init__()
         self._hangups = hangups
         self.config = config
@@ -189,7 +189,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
                 self.exit(2, message=str(error))
                 return
         if self._hangups is not None:
-            self._hangups.on_loop(asyncio.get_running_loop(), self.end_by_signal)
+            self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
         view = self.terminal
         self.session.screen_listeners.append(view.screen_changed)
@@ -274,6 +274,9 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
 
     def _tick(self) -> None:
         """Read what the tick needs from disk off the loop; one read at a time."""
+        if self._hangups is not None and (gone := self._hangups.terminal_gone()):
+            self.end(*gone)  # no SIGHUP came (nohup): its reads end, its writes fail
+            return
         self._ticks.request()
 
     def _tick_failed(self, error: BaseException) -> None:
@@ -459,11 +462,11 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
-    def end_by_signal(self, signum: int) -> None:
-        """The terminal closed (SIGHUP) or tether was told to end (SIGTERM): quit as the
-        quit key does, no question asked; events.jsonl says why."""
-        self.supervision.end_reason = reason_for(signum)
-        self.exit(exit_code(signum))
+    def end(self, reason: str, code: int) -> None:
+        """The terminal closed or tether was told to end (SIGTERM): quit as the quit key
+        does, no question asked; events.jsonl says why."""
+        self.supervision.end_reason = reason
+        self.exit(code)
 
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
@@ -478,9 +481,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             self._heap_frozen = False
 
 
-def run_app(
-    config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
-) -> int:
+def run_app(config: RunConfig, early: EarlyStart | None = None, hangups=None) -> int:
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
     app = TetherApp(config, early, hangups)

@@ -50,9 +50,14 @@ def events(project: Path) -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def start_tether(tm: TmuxSession, tmp_path: Path, project: Path) -> tuple[int, int]:
+TETHER_BASH = ["tether", "run", "--", "bash", "--norc", "--noprofile"]
+
+
+def start_tether(
+    tm: TmuxSession, tmp_path: Path, project: Path, command: list[str] = TETHER_BASH
+) -> tuple[int, int]:
     """`tether run -- bash` up and waiting; (tether's pid, the agent's pid), from its lock."""
-    tm.start(["tether", "run", "--", "bash", "--norc", "--noprofile"], env_for(tmp_path), project)
+    tm.start(command, env_for(tmp_path), project)
     tm.wait_for(PROMPT, timeout=60)
     lock = project / ".tether" / "lock"
 
@@ -102,6 +107,19 @@ def test_closing_the_terminal_ends_tether_as_a_quit_does(tmp_path, project):
         tm.wait_for("MARK-42", timeout=20)
         tm.tmux("kill-server", check=False)  # the window closes: SIGHUP
         assert_ended_cleanly(tmp_path, project, tether, agent, "terminal closed (SIGHUP)")
+    assert_next_start_is_clean(tmp_path, project)
+
+
+def test_a_terminal_gone_without_a_sighup_ends_tether_all_the_same(tmp_path, project):
+    """Under nohup the SIGHUP stays ignored; the terminal's reads end and its writes fail."""
+    nohup = ["sh", "-c", f"trap '' HUP; exec {' '.join(TETHER_BASH)}"]
+    with TmuxSession(width=120, height=40) as tm:
+        tether, agent = start_tether(tm, tmp_path, project, nohup)
+        tm.type_line("echo MARK-$((6*7))", enter_delay=0.2)
+        tm.wait_for("MARK-42", timeout=20)
+        tm.tmux("kill-server", check=False)
+        reason = "terminal closed (its input and output ended)"
+        assert_ended_cleanly(tmp_path, project, tether, agent, reason)
     assert_next_start_is_clean(tmp_path, project)
 
 
