@@ -463,8 +463,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.push_screen(ConfirmQuit(), decided)
 
     def end(self, reason: str, code: int) -> None:
-        """The terminal closed or tether was told to end (SIGTERM): quit as the quit key
-        does, no question asked; events.jsonl says why."""
+        """The terminal closed, or a SIGTERM: quit as the quit key does; events say why."""
         self.supervision.end_reason = reason
         self.exit(code)
 
@@ -485,10 +484,14 @@ def run_app(config: RunConfig, early: EarlyStart | None = None, hangups=None) ->
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
     app = TetherApp(config, early, hangups)
-    if early is None:
-        app.open_supervision()
     try:
+        if early is None:
+            app.open_supervision()
         result = app.run()
+    except BaseException:  # let go of what it holds (the app's unmount did, if it ran)
+        app.supervision.stop_agent()
+        app.supervision.close()
+        raise
     finally:
         if hangups is not None:  # the loop's handlers went with it: the next signal raises
             hangups.install()
