@@ -170,7 +170,10 @@ def _run(args: argparse.Namespace, hangups) -> int:
     finally:
         if painter is not None:  # the UI never came up: give the terminal back
             painter.finish()
-            painter.release()
+            try:
+                painter.release()
+            except OSError:  # it hung up: nothing to give back, the agent still to end
+                pass
         if ahead is not None:
             ahead.abandon(hangups.reason)
         if early is not None:
