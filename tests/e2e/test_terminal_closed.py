@@ -19,6 +19,7 @@ import pytest
 
 from supervisor.agents import hook_folders
 from tests.e2e.tmux import TmuxSession, wait_until
+from tests.tether_process import run_tether
 
 VENV_BIN = Path(sys.executable).parent
 PROMPT = r"bash-[0-9.]+[#$] "
@@ -79,6 +80,11 @@ def assert_ended_cleanly(tmp_path: Path, project: Path, tether: int, agent: int,
     assert (last["kind"], last["reason"]) == ("tether_ended", reason)
     recordings = sorted((project / ".tether" / "sessions").glob("*.txt"))
     assert recordings and "MARK-42" in recordings[-1].read_text()  # flushed, final screen
+    status = run_tether("status", "--dir", str(project))
+    said = [line for line in status.stdout.splitlines() if line.startswith("supervisor:")]
+    assert len(said) == 1 and said[0].startswith("supervisor: not running; the last one ended ")
+    assert said[0].endswith(f": {reason}"), status.stdout
+    assert "died without a clean exit" not in status.stdout
 
 
 def assert_next_start_is_clean(tmp_path: Path, project: Path) -> None:
