@@ -90,6 +90,8 @@ class Hangups:
         for signum in self.caught:
             loop.add_signal_handler(signum, caught, signum)
         self._terminals = terminal_fds()
+        if self.signum is not None:  # it came while the app started (and was not seen)
+            loop.call_soon(end, reason_for(self.signum), exit_code(self.signum))
 
     def terminal_gone(self) -> tuple[str, int] | None:
         """(reason, exit code) once the terminal has hung up without a signal; never blocks."""

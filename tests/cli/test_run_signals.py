@@ -2,7 +2,8 @@
 
 A real `tether run -- CMD` in a real PTY; a spy in its process sends the process the
 signal as soon as the agent is spawned and the early painter paints it (at the start of
-``build_config``, deterministically, before the engine or the UI has loaded). The run
+``build_config``, before the engine has loaded), or once the engine has the agent
+(after ``start_early``, while the UI loads): deterministic points, no race. The run
 must then hang up on the agent, empty the lock, remove the hook socket's folder and say
 in events.jsonl why it ended, and exit as a signalled command does (128 + N).
 """
@@ -41,14 +42,26 @@ def signalled(*args):
     return build_config(*args)
 
 
-run.build_config, run._spawn_ahead = signalled, spawned
+def started(*args):
+    early = start_early(*args)
+    os.kill(os.getpid(), int(os.environ["SPY_SIGNAL"]))
+    return early
+
+
+if os.environ["SPY_WHEN"] == "before the engine":
+    run.build_config = signalled
+else:  # the engine is up, the UI loads
+    import supervisor.run.launch as launch
+
+    start_early, launch.start_early = launch.start_early, started
+run._spawn_ahead = spawned
 from supervisor.cli import main
 
 sys.exit(main(["run", "--", "sh", "-c", "printf ready; sleep 60"]))
 """
 
 
-def run_signalled(work: Path, tmp_path: Path, signum: int) -> tuple[int, int]:
+def run_signalled(work: Path, tmp_path: Path, signum: int, when: str) -> tuple[int, int]:
     """(its exit code, the agent's pid)."""
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -56,6 +69,7 @@ def run_signalled(work: Path, tmp_path: Path, signum: int) -> tuple[int, int]:
         **os.environ,
         "SPY_AGENT": str(tmp_path / "agent-pid"),
         "SPY_SIGNAL": str(int(signum)),
+        "SPY_WHEN": when,
         "TETHER_CONFIG_DIR": str(tmp_path / "config"),
         "TMPDIR": str(temp),
         "COLUMNS": "120",
@@ -109,10 +123,11 @@ def agent_gone(pid: int) -> bool:
     ("signum", "reason"),
     [(signal.SIGHUP, "terminal closed (SIGHUP)"), (signal.SIGTERM, "terminated (SIGTERM)")],
 )
-def test_a_signal_before_the_ui_is_up_ends_the_run_cleanly(tmp_path, signum, reason):
+@pytest.mark.parametrize("when", ["before the engine", "while the UI loads"])
+def test_a_signal_before_the_ui_is_up_ends_the_run_cleanly(tmp_path, signum, reason, when):
     work = tmp_path / "work"
     work.mkdir()
-    code, agent = run_signalled(work, tmp_path, signum)
+    code, agent = run_signalled(work, tmp_path, signum, when)
     assert code == 128 + signum
     assert agent_gone(agent)
     assert (work / ".tether" / "lock").read_text() == ""

@@ -80,3 +80,40 @@ def test_a_terminal_gone_without_a_signal_is_told_once():
         assert hangups.reason == HUNG_UP
     finally:
         os.close(slave)
+
+
+def test_on_the_loop_the_first_signal_ends_the_app_once(handlers):
+    import asyncio
+
+    hangups = Hangups()
+    hangups.install()
+    ended: list[tuple[str, int]] = []
+
+    async def main() -> None:
+        hangups.on_loop(asyncio.get_running_loop(), lambda *why: ended.append(why))
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGHUP)  # during the clean-up: ignored
+        for _ in range(100):  # bounded: a few turns of the loop
+            if ended:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+    assert ended == [("terminated (SIGTERM)", 143)]
+
+
+def test_a_signal_that_came_as_the_app_started_ends_it_once_the_loop_runs(handlers):
+    import asyncio
+
+    hangups = Hangups()
+    hangups.signum = signal.SIGHUP  # raised while the app started, and swallowed there
+    ended: list[tuple[str, int]] = []
+
+    async def main() -> None:
+        hangups.on_loop(asyncio.get_running_loop(), lambda *why: ended.append(why))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    assert ended == [("terminal closed (SIGHUP)", 129)]
