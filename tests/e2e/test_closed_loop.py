@@ -32,6 +32,13 @@ REDIS = (
 KIOSK = "sessions expire after 30 minutes idle because the kiosks are shared"
 # Claude may run `tether ack` without asking: the one tool call the fake model makes.
 CLAUDE_ARGS = ("--allowedTools", "Bash(tether ack:*)")
+# The payload's first words (the profiles' preamble): once per copy in a model request.
+PAYLOAD_MARK = "Context check from tether: this conversation may have lost detail"
+
+
+def payload_copies(entry: dict) -> int:
+    """How many copies of tether's recovery payload one model request carries."""
+    return request_text(entry).count(PAYLOAD_MARK)
 
 
 def pin(project: Path, *decisions: str) -> None:
@@ -193,13 +200,27 @@ def codex_run(tether_run, setup, server) -> TetherRun:
 
 
 def test_codex_complete_recall_after_f6(make_codex_env, fake_server_factory, tether_run):
+    """F6's paste is the first turn after the fold, so Codex fires SessionStart(compact) as
+    it starts: the hook answers with a pointer to the paste, and the model gets one copy."""
     with Timer("closed loop: Codex complete recall"):
         setup, server = acking_codex(make_codex_env, fake_server_factory)
         run = codex_run(tether_run, setup, server)
+        after = run.last_seq()
         check = f6_recall(run)
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
-        assert check["incident"] == run.incidents_of("compaction")[-1]["number"]
+        number = run.incidents_of("compaction")[-1]["number"]
+        assert check["incident"] == number
+        injection = run.events_of("injection", reason="rehydrate")[-1]
+        assert check["injection_at"] == injection["at"]  # F6's recovery, the only one
+        (skipped,) = run.events_of("auto_rehydrate_skipped")
+        assert skipped["incident"] == number and skipped["injection_at"] == injection["at"]
+        assert not run.events_of("auto_rehydrate")
+        assert [e["result"] for e in run.events_of("recall_check")] == ["complete"]
+        turn = [e for e in run.main_requests() if e["seq"] > after]
+        assert turn and payload_copies(turn[0]) == 1, request_text(turn[0])[-3000:]
+        assert max(payload_copies(e) for e in turn) == 1  # its tool call's follow-up too
+        assert f"recovery for compaction #{number} as this turn's prompt" in request_text(turn[0])
         run.wait_tether_screen(r"recovered: 2 of 2 decisions restated")
 
 
@@ -309,3 +330,6 @@ def test_codex_summarizer_is_not_told_the_pins_so_they_are_re_sent_after_the_fol
             what="the pins re-sent with the first turn after the fold",
         )
         assert KIOSK in request_text(request)
+        assert payload_copies(request) == 1  # the hook's developer message, nothing else
+        (auto,) = run.events_of("auto_rehydrate")
+        assert auto["hook_source"] == "compact" and not run.events_of("auto_rehydrate_skipped")
