@@ -107,6 +107,7 @@ class InjectorStatus:
     incident: int | str | None = None
     why: str = ""  # queued: why it waits, from the supervisor (busy, a typed line...)
     recall: RecallCheck | None = None  # the recall check of the last send, once recorded
+    prompted: bool = False  # the hook's payload, and tether's prompt to act on it since
 
     def describe(self) -> str:
         if self.state == QUEUED:
@@ -115,6 +116,12 @@ class InjectorStatus:
             return "Payload queued: the agent is busy; it goes in when the agent waits for input"
         if self.recall is not None:
             return self.recall.describe()
+        if self.state == SENT and self.reason == "auto_rehydrate":
+            how = ", then tether's prompt to act on it" if self.prompted else ""
+            return (
+                f"Payload given by the agent's SessionStart hook {self.seconds:.0f} s ago{how}; "
+                "waiting for the agent's `tether ack`"
+            )
         if self.state == SENT:
             return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
         if self.state == UNACKNOWLEDGED:
@@ -132,6 +139,7 @@ class _Sent:
     acknowledged_after: float | None = None
     event: dict[str, Any] = field(default_factory=dict)  # the injection's own event
     recall: RecallCheck | None = None
+    prompted: bool = False  # tether sent a prompt to act on it since (the hook's payload)
 
 
 class Injector:
@@ -179,6 +187,7 @@ class Injector:
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
         self._fresh_waiting = True  # the agent has not been sent anything since it last waited
+        self._last_write: float | None = None  # self.clock() of the last paste
 
     # -- requests ------------------------------------------------------------------------
 
@@ -217,6 +226,15 @@ class Injector:
         self._send(item)
         return SENT
 
+    def withdraw(self, which: Callable[[_Request], bool]) -> list[_Request]:
+        """Take the queued requests ``which`` picks out of the queue (their payload went by
+        another way); returns them."""
+        taken = [queued for queued in self.queue if which(queued)]
+        if taken:
+            self.queue = [queued for queued in self.queue if not which(queued)]
+            self._notify()
+        return taken
+
     def agent_became_waiting(self) -> str | None:
         """The agent now waits for input: send the oldest queued request, if any."""
         self._fresh_waiting = True
@@ -229,9 +247,9 @@ class Injector:
     def _can_send(self) -> bool:
         if self.sending is not None or not self.is_waiting():
             return False
-        if self._fresh_waiting or self.last is None:
+        if self._fresh_waiting or self._last_write is None:
             return True
-        return self.clock() - self.last.at >= self.settle_seconds
+        return self.clock() - self._last_write >= self.settle_seconds
 
     # -- sending -------------------------------------------------------------------------
 
@@ -303,11 +321,16 @@ class Injector:
             details["checkpoint_error"] = checkpoint_error
         details.update(item.details)
         sent = _Sent(item, at_iso, self.clock())
+        self._last_write = sent.at
         try:
             sent.event = self.tether.record_event("injection", self.source, **details)
         except TetherError as error:
             self.problems.append(f"injection not recorded: {error}")
-        self.last = sent
+        waiting = self.awaiting_acknowledgement()
+        if item.expect_ack or waiting is None:
+            self.last = sent
+        else:  # a prompt to act on that recovery (its payload came another way): still its ack
+            waiting.prompted = True
         self._schedule(self.submit_delay, self._submit)
         self._notify()
 
@@ -444,7 +467,9 @@ class Injector:
             )
         if request.expect_ack and age >= self.ack_warn_seconds:
             return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)
-        return InjectorStatus(SENT, request.reason, age, 0, request.incident)
+        return InjectorStatus(
+            SENT, request.reason, age, 0, request.incident, prompted=sent.prompted
+        )
 
     def _notify(self) -> None:
         status = self.status()

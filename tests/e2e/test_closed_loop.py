@@ -149,7 +149,10 @@ def test_claude_complete_recall_after_f6(make_claude_env, fake_server_factory, t
         setup, server = acking_claude(make_claude_env, fake_server_factory)
         run = claude_run(tether_run, setup, server)
         compact(run)
+        after = run.last_seq()
         check = f6_recall(run)
+        turn = [e for e in run.main_requests() if e["seq"] > after]
+        assert turn and payload_copies(turn[0]) == 1, request_text(turn[0])[-3000:]
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
         ack = run.events_of("ack")[-1]
