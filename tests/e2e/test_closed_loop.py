@@ -240,6 +240,33 @@ def test_codex_partial_recall_then_f6_resends_only_the_missing_decision(
         run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
 
 
+def test_codex_f6_after_clear_sends_one_copy_though_nothing_saw_the_wipe_yet(
+    make_codex_env, fake_server, tether_run
+):
+    """Codex says nothing of a /clear until the next prompt; F6 pressed then is that prompt,
+    so its SessionStart(clear) answer points to the paste, and the wipe is still recorded."""
+    with Timer("closed loop: Codex /clear, F6, one copy"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        pin(run.project, REDIS, KIOSK)
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.wait_screen(XM["ready"])
+        run.type_line("/clear", enter_delay=1.0)
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.press("F6")
+        injection = run.wait_event("injection", reason="rehydrate")
+        request = run.wait_request(
+            lambda e: e.get("rule") == "reply", after=after, what="the reply to F6's paste"
+        )
+        assert payload_copies(request) == 1, request_text(request)[-3000:]
+        assert REDIS in request_text(request)
+        skipped = run.wait_event("auto_rehydrate_skipped", hook_source="clear")
+        assert skipped["injection_at"] == injection["at"] and not run.events_of("auto_rehydrate")
+        wipe = run.wait_incident("wipe", what="the wipe, recorded by the hook")
+        assert skipped["incident"] == wipe["number"]
+
+
 def fake_server_url(setup) -> str:
     """The fake server URL written into the setup's Codex config (``base_url = ".../v1"``)."""
     import re
