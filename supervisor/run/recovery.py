@@ -140,9 +140,9 @@ class Recovery:
         kind = record.get("kind")
         if kind == "auto_rehydrate":
             newer = self._newer_incident(record)
-            self.injector.track_external(record, incident=newer)
-            number = newer if newer is not None else record.get("incident")
             with_turn = rehydrates_at_next_prompt(self.profile)
+            self.injector.track_external(record, incident=newer, held=not with_turn)
+            number = newer if newer is not None else record.get("incident")
             self._held_payload = None if with_turn else {"incident": number, "at": record.get("at")}
             for withdrawn in self.injector.withdraw(_whole_recovery):
                 try:
@@ -160,6 +160,7 @@ class Recovery:
         elif kind == "hook" and record.get("event") in _TURN_HOOKS and self._held_payload:
             self._held_payload = None  # the payload went to the model with this turn
             self.injector.withdraw(lambda request: request.reason == NUDGE_REASON)
+            self.injector.external_delivered()
 
     def _newer_incident(self, record: dict) -> int | None:
         """The current incident when it is newer than the one a hook's event names: the

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.agents.session_start_answer import session_start_answer
+from supervisor.config.keymap import Keymap
+from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
+from widgets import banner_text
 from widgets.side_pane.event_words import describe
 
 
@@ -35,3 +38,15 @@ def test_the_prompt_to_act_on_the_hooks_payload_and_a_withdrawn_copy_are_named()
     assert describe(withdrawn).what == (
         "queued rehydrate payload withdrawn: the agent's SessionStart hook gave the payload"
     )
+
+
+def test_the_banner_says_the_hooks_payload_waits_for_the_next_prompt_and_f6_prompts_it():
+    held = InjectorStatus("sent", "auto_rehydrate", 4.0, 0, 1, stage="held")
+    text, tone = banner_text.injection(held, Keymap())
+    assert tone == "info"
+    assert text == (
+        "Payload given by the agent's SessionStart hook 4 s ago, held for its next prompt; "
+        "waiting for the agent's `tether ack` · F6 prompts it now"
+    )
+    prompted = InjectorStatus("sent", "auto_rehydrate", 9.0, 0, 1, stage="prompted")
+    assert "F6" not in banner_text.injection(prompted, Keymap())[0]

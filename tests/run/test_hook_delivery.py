@@ -119,6 +119,8 @@ async def test_f6_after_claudes_hook_answer_prompts_the_agent_instead_of_a_secon
     assert PREAMBLE_HEAD in claude.hook_answers()
     injector = claude.supervision.injector
     await claude.ticking(lambda: injector.last is not None, "the hook's recovery tracked")
+    assert injector.status().stage == "held"  # Claude keeps it for the next prompt
+    assert "held for its next prompt" in injector.status().describe()
     assert claude.supervision.rehydrate() == "sent"
     await until(lambda: "Recovery from tether" in claude.lines_seen(), "the prompt in the agent")
     seen = claude.lines_seen()
@@ -129,7 +131,10 @@ async def test_f6_after_claudes_hook_answer_prompts_the_agent_instead_of_a_secon
     assert nudge["payload_by"] == "SessionStart hook"
     status = injector.status()
     assert status.reason == "auto_rehydrate"  # the hook's recovery still awaits its ack
-    assert "SessionStart hook" in status.describe() and "prompt to act on it" in status.describe()
+    assert status.describe() == (
+        f"Payload given by the agent's SessionStart hook {status.seconds:.0f} s ago, then "
+        "tether's prompt to take it; waiting for the agent's `tether ack`"
+    )
     check, _new = recall_check.acknowledge(claude.tether, "Restated: " + DECISION)
     assert check.result == "complete"
     assert [e["injection_at"] for e in claude.events("recall_check")] == [
