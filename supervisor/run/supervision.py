@@ -433,6 +433,8 @@ class Supervision(Restarts, Recovery):
             self.checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
+        if not self._screen_dump.asked():  # the whole screen's text, every tick, for nobody
+            return
         problem = self._screen_dump.write(self.session.emulator.display())
         if problem:
             self._problem(problem)
