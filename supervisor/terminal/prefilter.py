@@ -181,6 +181,10 @@ class Prefilter:
         bell, self.bell = self.bell, False
         return bell
 
+    def at_ground(self) -> bool:
+        """No sequence, string or UTF-8 character is half read: the next byte starts afresh."""
+        return not (self._pending or self._discarding or self._decoder.getstate()[0])
+
     def feed(self, data: bytes) -> list[str | Event]:
         """Filter one read; returns text for the backend and events, in stream order."""
         text = self._decoder.decode(data)
@@ -420,6 +424,9 @@ class Prefilter:
         if final in PASS_FINALS:
             if final == "T" and ";" in params:  # mouse highlight tracking, not scroll down
                 return end
+            keep = 2 if final in "Hfr" else 1
+            if params.count(";") >= keep:  # xterm ignores the extra numbers; libghostty-vt
+                params = ";".join(params.split(";")[:keep])  # drops the whole sequence
             out.append(f"\x1b[{params}{final}")
         elif final == "c":
             if params in ("", "0"):

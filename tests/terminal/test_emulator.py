@@ -358,6 +358,17 @@ def test_resize_keeps_the_cursor_line_and_scrolls_the_rest_off(emulator_class):
     assert emu.display() == ["4", "abcde", "fgh"]
 
 
+def test_narrowing_keeps_the_cursor_row_and_scrolls_the_reflowed_rows_off(emulator_class):
+    # tmux's reflow: a line that now wraps pushes the rows above the cursor into the
+    # scrollback, so the cursor stays on its row (what the app's snapshots show).
+    emu = emulator_class(10, 4)
+    emu.feed(b"abcdefgh\r\n")
+    emu.resize(5, 4)
+    assert emu.display() == ["fgh", "", "", ""]
+    assert emu.cursor == Cursor(0, 1, True)
+    assert [emu.history_text(i).rstrip() for i in range(emu.history_size)] == ["abcde"]
+
+
 def test_resize_to_one_cell_and_back(emulator_class):
     emu = emu_with(emulator_class, "hello\r\nworld", cols=10, rows=3)
     emu.resize(1, 1)

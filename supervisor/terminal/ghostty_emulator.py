@@ -1,0 +1,316 @@
+"""The libghostty-vt backend of :class:`~supervisor.terminal.emulator.Emulator` (pyghostty).
+
+libghostty-vt is Ghostty's own terminal core: it parses hundreds of MB/s and does
+grapheme clusters (mode 2027), wide characters, background-colour erase, origin
+mode and reflow itself, so the adapter adds little (bench/README.md has the
+figures). Escape-heavy output goes through tether's pre-filter first, for the
+query policy, modes, title and events, in stream order; output with no escape
+or control at all (a log flood) goes to libghostty-vt as raw bytes, since the
+pre-filter would only copy it. Rows are read through the render state: only
+dirty rows, each in one call (ghostty_cells.py). Lines that scroll off are taken
+from libghostty-vt's history after each feed, in one formatter call, then erased
+there (``ED 3``): the adapter keeps its own capped scrollback, as text and as the
+formatter's SGR text, turned into spans only when a row is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from typing import Any
+
+import pyghostty
+
+from supervisor.terminal.emulator import Cursor, FeedResult, Row
+from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
+from supervisor.terminal.prefilter import AltScreen
+from supervisor.terminal.prefiltered_screen import PrefilteredScreen
+from supervisor.terminal.style_sgr import style_sgr
+
+__all__ = ["GhosttyEmulator"]
+
+# Grapheme clustering (Unicode segmentation, VS16 and ZWJ widths), off by default in
+# libghostty-vt; the pre-filter drops the child's own ``?2027`` sets.
+GRAPHEMES_ON = b"\x1b[?2027h"
+ERASE_SAVED = b"\x1b[3J"
+# The most lines one piece of a feed can scroll off (one line per byte at worst): the
+# history holds them until they are read back, after each piece.
+PIECE = 16 * 1024
+# libghostty-vt's own history only holds the lines of one piece until they are read and
+# erased; a piece can scroll more lines than it has bytes (``CSI 99999 b`` at 1 column).
+HISTORY_ROOM = 200_000
+# Bytes that need the pre-filter: anything but text, tab, CR and LF (C0 controls, ESC,
+# DEL, C1 controls in UTF-8). Plain text has none and goes to libghostty-vt as it is.
+_NEEDS_FILTER = re.compile(rb"[^\t\n\r\x20-\x7e\x80-\xff]|\xc2[\x80-\x9f]")
+# What DECSTR resets, and the margins (see avt_frames.SOFT_RESET).
+SOFT_RESET = b"\x1b[0m\x1b(B\x1b[4l\x1b[20l\x1b[?5l\x1b[?6l\x1b[?7h\x1b[r"
+
+
+def _utf8_cut(data: bytes) -> int:
+    """Where ``data`` stops being whole UTF-8 characters (a read may cut the last one)."""
+    n = len(data)
+    for i in range(n - 1, max(n - 4, -1), -1):
+        b = data[i]
+        if b < 0x80:
+            return n
+        if b >= 0xC0:
+            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return n if n - i >= need else i
+    return n
+
+
+def _safe_cut(data: bytes, start: int, end: int) -> int:
+    """A cut in ``data[start:end]`` before its last ESC, else at a UTF-8 character boundary."""
+    esc = data.rfind(b"\x1b", start + 1, end)
+    if esc > start:
+        return esc
+    cut = start + _utf8_cut(data[start:end])
+    return cut if cut > start else end
+
+
+class GhosttyEmulator(PrefilteredScreen):
+    """A terminal screen fed with the child's raw output (libghostty-vt)."""
+
+    def __init__(
+        self, cols: int = 80, rows: int = 24, scrollback: int = 5000, **options: Any
+    ) -> None:
+        super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
+        self._term = pyghostty.Terminal(self.cols, self.rows, scrollback=HISTORY_ROOM)
+        self._t = self._term._t[0]
+        self._replies: list[bytes] = []
+        self._term.on_reply(self._replies.append)
+        self._reader = RowReader(self._t)
+        self._write(GRAPHEMES_ON)
+        self._history: deque[str] = deque(maxlen=max(0, scrollback))  # plain text
+        self._history_vt: deque[str] = deque(maxlen=max(0, scrollback))  # SGR text
+        self._tail = b""  # a UTF-8 character cut by the last read, raw path only
+        self._stale = True  # fed since the render state was last updated
+        self._dirty: set[int] = set(range(self.rows))
+        self._rows: dict[int, tuple[Row, str]] = {}  # rows not changed since read
+        self._in_alt = False
+        self._sb = pyghostty.ffi.new("size_t*")
+        self._width = None
+
+    # -- feeding ---------------------------------------------------------------
+
+    def feed(self, data: bytes) -> FeedResult:
+        if self._tail:
+            data, self._tail = self._tail + data, b""
+        if self._prefilter.at_ground() and _NEEDS_FILTER.search(data) is None:
+            cut = _utf8_cut(data)
+            if cut < len(data):
+                data, self._tail = data[:cut], data[cut:]
+            self._pieces(data)
+            self._collect()
+            scrolled, self._scrolled = self._scrolled, []
+            return FeedResult(scrolled_off=scrolled)
+        result = super().feed(data)
+        self._collect()
+        if self._scrolled:
+            result.scrolled_off += self._scrolled
+            self._scrolled = []
+        return result
+
+    def _text(self, text: str) -> None:
+        data = text.encode()
+        if ERASE_SAVED in data:  # the lines that scrolled off before it are kept first
+            head, _, rest = data.partition(ERASE_SAVED)
+            self._pieces(head)
+            self._collect()
+            self._write(ERASE_SAVED)
+            if not self._in_alt:  # xterm: ED 3 erases the saved lines only
+                self._history.clear()
+                self._history_vt.clear()
+            self._text(rest.decode())
+            return
+        self._pieces(data)
+
+    def _pieces(self, data: bytes) -> None:
+        """Feed in pieces, taking the scrolled-off lines after each, cut only before an
+        ESC or between characters (the pre-filter passes whole sequences only), since
+        the ``ED 3`` written after a piece must not land inside a sequence."""
+        start, n = 0, len(data)
+        while n - start > PIECE:
+            end = _safe_cut(data, start, start + PIECE)
+            self._write(data[start:end])
+            self._collect()
+            start = end
+        self._write(data[start:])
+
+    def _write(self, data: bytes) -> None:
+        self._term.feed(data)
+        self._stale = True
+
+    def _collect(self) -> None:
+        """Move the lines that scrolled off into the scrollback, and say so."""
+        pyghostty.lib.ghostty_terminal_get(
+            self._t, pyghostty.lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_ROWS, self._sb
+        )
+        n = self._sb[0]
+        if not n:
+            return
+        plain, vt = format_history(self._term, n)
+        self._write(ERASE_SAVED)
+        if self._in_alt:
+            return
+        self._scrolled.extend(plain)
+        if self._history.maxlen:
+            self._history.extend(plain)
+            self._history_vt.extend(vt)
+
+    # -- events from the pre-filter ----------------------------------------------
+
+    def _cursor_report(self, private: bool) -> bytes:
+        self._replies.clear()
+        self._write(b"\x1b[6n")  # libghostty-vt knows origin mode and the margins
+        reply = b"".join(self._replies)
+        self._replies.clear()
+        if private and reply.startswith(b"\x1b["):
+            reply = b"\x1b[?" + reply[2:]
+        return reply
+
+    @property
+    def in_alt_screen(self) -> bool:
+        return self._in_alt
+
+    def _alt_screen(self, switch: AltScreen) -> None:
+        self._collect()
+        self._write(f"\x1b[?{switch.mode}{'h' if switch.on else 'l'}".encode())
+        self._in_alt = switch.on
+        self._all_dirty()
+
+    def _hard_reset(self) -> None:
+        self._collect()
+        self._write(b"\x1bc" + GRAPHEMES_ON)
+        self._in_alt = False
+        self._all_dirty()
+
+    def _leave_for_next_process(self, alt: bool) -> None:
+        self._tail = b""
+        frame = [self.row(y) for y in range(self.rows)] if alt else None
+        if alt:
+            self._write(b"\x1b[?1049l")
+            self._in_alt = False
+        c = self.cursor
+        self._write(SOFT_RESET + f"\x1b[{c.y + 1};{c.x + 1}H".encode())
+        if frame is not None:
+            self._write(self._page_text() + _frame_text(frame))
+        self._collect()
+        self._all_dirty()
+
+    def _page(self) -> None:
+        self._tail = b""
+        self._write(self._page_text())
+        self._collect()
+        self._all_dirty()
+
+    def _page_text(self) -> bytes:
+        """Scroll every row down to the last with text into the scrollback, clear, home."""
+        lines = self.display()
+        used = max((y + 1 for y, line in enumerate(lines) if line.strip()), default=0)
+        scroll = f"\x1b[{self.rows};1H" + "\n" * used if used else ""
+        return f"\x1b[0m{scroll}\x1b[2J\x1b[H".encode()
+
+    # -- screen ----------------------------------------------------------------
+
+    def resize(self, cols: int, rows: int) -> None:
+        cols, rows = max(1, cols), max(1, rows)
+        if (cols, rows) == (self.cols, self.rows):
+            return
+        self.cols, self.rows = cols, rows
+        before = self._term.cursor
+        self._term.resize(cols, rows)
+        self._stale = True
+        moved = self._term.cursor[1] - before[1]
+        if moved > 0 and not self._in_alt and before[1] < rows:
+            # Rows the reflow added above the cursor: tmux (and avt) keep the cursor's
+            # row where it was and scroll them into the scrollback; libghostty-vt would
+            # move the cursor down instead.
+            x, y = self._term.cursor
+            scroll = f"\x1b[{rows};1H" + "\n" * moved + f"\x1b[{y - moved + 1};{x + 1}H"
+            self._write(scroll.encode())
+        self._collect()
+        self._dirty.clear()
+        self._all_dirty()
+
+    def _all_dirty(self) -> None:
+        self._sync()
+        self._dirty.update(range(self.rows))
+        self._rows.clear()
+        self._reader.forget()
+
+    def _sync(self) -> None:
+        """Bring the render state up to the terminal, noting the rows that changed."""
+        if not self._stale:
+            return
+        self._stale = False
+        changed = self._reader.changed_rows()
+        if changed:
+            self._dirty |= changed
+            rows = self._rows
+            if rows:
+                for y in changed:
+                    rows.pop(y, None)
+
+    def take_dirty(self) -> set[int]:
+        self._sync()
+        if self._repaints_held():
+            return set()
+        rows = self._dirty
+        self._dirty = set()
+        return rows
+
+    @property
+    def cursor(self) -> Cursor:
+        x, y = self._term.cursor
+        return Cursor(min(x, self.cols - 1), min(y, self.rows - 1), self.modes.cursor_visible)
+
+    def _row(self, y: int) -> tuple[Row, str]:
+        self._sync()
+        got = self._rows.get(y)
+        if got is None:
+            missing = {r for r in range(self.rows) if r not in self._rows}
+            self._rows.update(self._reader.rows(missing))
+            got = self._rows.get(y, ((), ""))
+        return got
+
+    def row(self, y: int) -> Row:
+        if not 0 <= y < self.rows:
+            return ()
+        return self._row(y)[0]
+
+    def row_text(self, y: int) -> str:
+        if not 0 <= y < self.rows:
+            return ""
+        return self._row(y)[1]
+
+    def display(self) -> list[str]:
+        return [self._row(y)[1].rstrip() for y in range(self.rows)]
+
+    @property
+    def history_size(self) -> int:
+        return len(self._history)
+
+    def history_row(self, index: int) -> Row:
+        if self._width is None:
+            from wcwidth import wcswidth
+
+            self._width = wcswidth
+        return vt_line_spans(self._history_vt[index], self.cols, self._width)
+
+    def history_text(self, index: int) -> str:
+        return self._history[index]
+
+
+def _frame_text(rows: list[Row]) -> bytes:
+    """Redraw ``rows`` from the top left with their styles, leaving the cursor at the
+    start of the row under the last text."""
+    used = [y for y, row in enumerate(rows) if "".join(s.text for s in row).strip()]
+    last = used[-1] if used else -1
+    out = ["\x1b[0m\x1b[2J"]
+    for y in used:
+        out.append(f"\x1b[{y + 1};1H")
+        out += [style_sgr(span.style) + span.text for span in rows[y]]
+        out.append("\x1b[0m")
+    out.append(f"\x1b[{min(last + 2, len(rows))};1H")
+    return "".join(out).encode()
