@@ -17,6 +17,7 @@ import unicodedata
 from functools import lru_cache
 
 from pyghostty import ffi, lib
+from pyghostty._ffi import union_fn
 
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
 
@@ -46,6 +47,10 @@ _NOT_PLAIN = ~(CODEPOINT_MASK << CONTENT_SHIFT) & ((1 << 64) - 1)
 
 # Code points one cell shows, as the avt backend keeps: more than any real grapheme cluster.
 MAX_CLUSTER = 32
+
+# libghostty-vt also marks the rows the cursor left and entered: when no more rows than
+# this are dirty, their cells are compared with what they were.
+FEW_ROWS = 4
 
 _STYLE_NONE = lib.GHOSTTY_STYLE_COLOR_NONE
 _STYLE_PALETTE = lib.GHOSTTY_STYLE_COLOR_PALETTE
@@ -101,12 +106,13 @@ class RowReader:
         """Every row counts as changed on the next look (a resize, a screen switch)."""
         self._raw.clear()
 
-    def changed_rows(self) -> set[int]:
+    def changed_rows(self, cursor_row: int) -> set[int]:
         """Rows whose cells changed since the last call.
 
         libghostty-vt also marks the rows the cursor left and entered; a row whose raw
         cells are the same bytes, with no style or grapheme whose meaning could have
-        changed behind the same ids, did not change.
+        changed behind the same ids, did not change. The cells of the cursor's row
+        (``cursor_row``, the row it will leave) are kept for that comparison.
         """
         state, it, y, view = self._state[0], self._iter, self._y, self._view
         _check(lib.ghostty_render_state_update(state, self._terminal), "render_state_update")
@@ -118,15 +124,24 @@ class RowReader:
         raw_rows = self._raw
         cells_raw = lib.GHOSTTY_RENDER_STATE_ROW_DATA_CELLS_RAW
         dirty = lib.GHOSTTY_RENDER_STATE_ROW_OPTION_DIRTY
+        few: list[tuple[int, bytes]] = []
         while lib.ghostty_render_state_row_iterator_next_dirty(it[0], y):
             row = y[0]
-            lib.ghostty_render_state_row_get(it[0], cells_raw, view)
-            raw = ffi.buffer(view.ptr, view.len * 8)[:]
+            changed.add(row)
+            if len(changed) <= FEW_ROWS or row == cursor_row:  # compare the cells (below)
+                lib.ghostty_render_state_row_get(it[0], cells_raw, view)
+                few.append((row, ffi.buffer(view.ptr, view.len * 8)[:]))
             lib.ghostty_render_state_row_set(it[0], dirty, self._false)
-            if raw_rows.get(row) != raw or not _plain(raw):
-                raw_rows[row] = raw
-                changed.add(row)
         lib.ghostty_render_state_set(state, lib.GHOSTTY_RENDER_STATE_OPTION_DIRTY, self._clean)
+        if len(changed) > FEW_ROWS:  # a scroll or a redraw: every one of them changed
+            for row in changed:
+                raw_rows.pop(row, None)
+            raw_rows.update(item for item in few if item[0] == cursor_row)
+            return changed
+        for row, raw in few:
+            if raw_rows.get(row) == raw and _plain(raw):
+                changed.discard(row)
+            raw_rows[row] = raw
         return changed
 
     def rows(self, wanted: set[int]) -> dict[int, tuple[Row, str]]:
@@ -270,16 +285,34 @@ def _format(terminal, selection, emit) -> str:
         lib.ghostty_formatter_free(formatter[0])
 
 
-def format_history(term, rows: int) -> tuple[list[str], list[str]]:
+_SELECTION = ffi.new("GhosttySelection*")
+_SELECTION.size = ffi.sizeof("GhosttySelection")
+_POINT = ffi.new("GhosttyPointS*")
+_POINT.tag = lib.GHOSTTY_POINT_TAG_HISTORY
+_GRID_REF = union_fn(
+    "ghostty_terminal_grid_ref", "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)"
+)
+
+
+def _grid_ref(terminal, x: int, y: int, out) -> None:
+    """Point (x, y) of the history into ``out`` (a GhosttyGridRef of the selection)."""
+    _POINT.value.x, _POINT.value.y = x, y
+    out.size = ffi.sizeof("GhosttyGridRef")
+    _check(_GRID_REF(terminal, _POINT[0], ffi.addressof(out)), "grid_ref")
+
+
+def format_history(term, cols: int, rows: int) -> tuple[list[str], list[str]]:
     """Plain text (trailing blanks stripped) and VT text (SGR) of the first ``rows``
     history rows, one string per row."""
-    cols = term.size[0]
-    sel = ffi.new("GhosttySelection*")
-    sel.size = ffi.sizeof("GhosttySelection")
-    sel.start = term.ref(0, 0, tag="history")[0]
-    sel.end = term.ref(cols - 1, rows - 1, tag="history")[0]
-    plain = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
-    vt = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_VT).split("\r\n")
+    sel = _SELECTION
+    _grid_ref(term._t[0], 0, 0, sel.start)
+    _grid_ref(term._t[0], cols - 1, rows - 1, sel.end)
+    text = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
+    vt = text.split("\r\n")
+    if "\x1b" in text:  # styled: the plain text needs a formatter call of its own
+        plain = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
+    else:
+        plain = vt
     plain = [line.rstrip() for line in plain[:rows]] + [""] * (rows - len(plain))
     vt = vt[:rows] + [""] * (rows - len(vt))
     return plain, vt

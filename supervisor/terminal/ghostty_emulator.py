@@ -42,8 +42,16 @@ HISTORY_ROOM = 200_000
 # Bytes that need the pre-filter: anything but text, tab, CR and LF (C0 controls, ESC,
 # DEL, C1 controls in UTF-8). Plain text has none and goes to libghostty-vt as it is.
 _NEEDS_FILTER = re.compile(rb"[^\t\n\r\x20-\x7e\x80-\xff]|\xc2[\x80-\x9f]")
+_PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 # What DECSTR resets, and the margins (see avt_frames.SOFT_RESET).
 SOFT_RESET = b"\x1b[0m\x1b(B\x1b[4l\x1b[20l\x1b[?5l\x1b[?6l\x1b[?7h\x1b[r"
+
+
+def _plain(data: bytes) -> bool:
+    """Nothing the pre-filter must see: text, tab, CR and LF only."""
+    if data.isascii():  # a C pass; the regex below is ~15x slower on a flood
+        return not data.translate(None, _PLAIN_ASCII)
+    return _NEEDS_FILTER.search(data) is None
 
 
 def _utf8_cut(data: bytes) -> int:
@@ -96,7 +104,7 @@ class GhosttyEmulator(PrefilteredScreen):
     def feed(self, data: bytes) -> FeedResult:
         if self._tail:
             data, self._tail = self._tail + data, b""
-        if self._prefilter.at_ground() and _NEEDS_FILTER.search(data) is None:
+        if self._prefilter.at_ground() and _plain(data):
             cut = _utf8_cut(data)
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
@@ -149,7 +157,7 @@ class GhosttyEmulator(PrefilteredScreen):
         n = self._sb[0]
         if not n:
             return
-        plain, vt = format_history(self._term, n)
+        plain, vt = format_history(self._term, self.cols, n)
         self._write(ERASE_SAVED)
         if self._in_alt:
             return
@@ -244,7 +252,7 @@ class GhosttyEmulator(PrefilteredScreen):
         if not self._stale:
             return
         self._stale = False
-        changed = self._reader.changed_rows()
+        changed = self._reader.changed_rows(self._term.get("cursor_y"))
         if changed:
             self._dirty |= changed
             rows = self._rows
