@@ -20,7 +20,7 @@ def ghostty_class() -> type | None:
     """The libghostty-vt backend, or None where pyghostty is not installed or will not load."""
     try:
         from supervisor.terminal.ghostty_emulator import GhosttyEmulator
-    except (ImportError, OSError):
+    except Exception:  # not installed, no library, a cache it cannot load: avt serves
         return None
     return GhosttyEmulator
 

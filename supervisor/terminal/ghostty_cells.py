@@ -16,10 +16,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from pyghostty import ffi, lib
-from pyghostty._ffi import union_fn
-
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
+from supervisor.terminal.ghostty_ffi import check as _check
+from supervisor.terminal.ghostty_ffi import ffi, lib
 
 __all__ = ["RowReader", "format_history", "vt_line_spans"]
 
@@ -70,11 +69,6 @@ def _colour(c) -> str | None:
 def _style(key: tuple) -> CellStyle:
     fg, bg, bold, dim, italic, underline, reverse, strike, blink = key
     return CellStyle(fg, bg, bold, dim, italic, underline, reverse, strike, blink)
-
-
-def _check(result: int, what: str) -> None:
-    if result:
-        raise RuntimeError(f"libghostty-vt: {what} failed ({result})")
 
 
 class RowReader:
@@ -289,8 +283,9 @@ _SELECTION = ffi.new("GhosttySelection*")
 _SELECTION.size = ffi.sizeof("GhosttySelection")
 _POINT = ffi.new("GhosttyPointS*")
 _POINT.tag = lib.GHOSTTY_POINT_TAG_HISTORY
-_GRID_REF = union_fn(
-    "ghostty_terminal_grid_ref", "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)"
+_GRID_REF = ffi.cast(
+    "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
+    ffi.addressof(lib, "ghostty_terminal_grid_ref"),
 )
 
 
@@ -301,16 +296,16 @@ def _grid_ref(terminal, x: int, y: int, out) -> None:
     _check(_GRID_REF(terminal, _POINT[0], ffi.addressof(out)), "grid_ref")
 
 
-def format_history(term, cols: int, rows: int) -> tuple[list[str], list[str]]:
+def format_history(terminal, cols: int, rows: int) -> tuple[list[str], list[str]]:
     """Plain text (trailing blanks stripped) and VT text (SGR) of the first ``rows``
     history rows, one string per row."""
     sel = _SELECTION
-    _grid_ref(term._t[0], 0, 0, sel.start)
-    _grid_ref(term._t[0], cols - 1, rows - 1, sel.end)
-    text = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
+    _grid_ref(terminal, 0, 0, sel.start)
+    _grid_ref(terminal, cols - 1, rows - 1, sel.end)
+    text = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
     vt = text.split("\r\n")
     if "\x1b" in text:  # styled: the plain text needs a formatter call of its own
-        plain = _format(term._t[0], sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
+        plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
     else:
         plain = vt
     plain = [line.rstrip() for line in plain[:rows]] + [""] * (rows - len(plain))

@@ -19,10 +19,9 @@ import re
 from collections import deque
 from typing import Any
 
-import pyghostty
-
 from supervisor.terminal.emulator import Cursor, FeedResult, Row
 from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
+from supervisor.terminal.ghostty_ffi import Vt
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.style_sgr import style_sgr
@@ -83,11 +82,9 @@ class GhosttyEmulator(PrefilteredScreen):
         self, cols: int = 80, rows: int = 24, scrollback: int = 5000, **options: Any
     ) -> None:
         super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
-        self._term = pyghostty.Terminal(self.cols, self.rows, scrollback=HISTORY_ROOM)
-        self._t = self._term._t[0]
         self._replies: list[bytes] = []
-        self._term.on_reply(self._replies.append)
-        self._reader = RowReader(self._t)
+        self._term = Vt(self.cols, self.rows, HISTORY_ROOM, self._replies.append)
+        self._reader = RowReader(self._term.handle)
         self._write(GRAPHEMES_ON)
         self._history: deque[str] = deque(maxlen=max(0, scrollback))  # plain text
         self._history_vt: deque[str] = deque(maxlen=max(0, scrollback))  # SGR text
@@ -96,7 +93,6 @@ class GhosttyEmulator(PrefilteredScreen):
         self._dirty: set[int] = set(range(self.rows))
         self._rows: dict[int, tuple[Row, str]] = {}  # rows not changed since read
         self._in_alt = False
-        self._sb = pyghostty.ffi.new("size_t*")
         self._width = None
 
     # -- feeding ---------------------------------------------------------------
@@ -151,13 +147,10 @@ class GhosttyEmulator(PrefilteredScreen):
 
     def _collect(self) -> None:
         """Move the lines that scrolled off into the scrollback, and say so."""
-        pyghostty.lib.ghostty_terminal_get(
-            self._t, pyghostty.lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_ROWS, self._sb
-        )
-        n = self._sb[0]
+        n = self._term.scrollback_rows
         if not n:
             return
-        plain, vt = format_history(self._term, self.cols, n)
+        plain, vt = format_history(self._term.handle, self.cols, n)
         self._write(ERASE_SAVED)
         if self._in_alt:
             return
@@ -252,7 +245,7 @@ class GhosttyEmulator(PrefilteredScreen):
         if not self._stale:
             return
         self._stale = False
-        changed = self._reader.changed_rows(self._term.get("cursor_y"))
+        changed = self._reader.changed_rows(self._term.cursor_y)
         if changed:
             self._dirty |= changed
             rows = self._rows
