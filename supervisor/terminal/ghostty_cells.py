@@ -100,6 +100,10 @@ class RowReader:
         """Every row counts as changed on the next look (a resize, a screen switch)."""
         self._raw.clear()
 
+    def update(self) -> None:
+        """Bring the render state up to the terminal without asking which rows changed."""
+        _check(lib.ghostty_render_state_update(self._state[0], self._terminal), "update")
+
     def changed_rows(self, cursor_row: int) -> set[int]:
         """Rows whose cells changed since the last call.
 
@@ -308,7 +312,9 @@ def format_history(terminal, cols: int, rows: int) -> tuple[list[str], list[str]
         plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
     else:
         plain = vt
-    plain = [line.rstrip() for line in plain[:rows]] + [""] * (rows - len(plain))
+    if plain is not vt or " \r\n" in text or text.endswith(" "):  # trailing blanks to strip
+        plain = [line.rstrip() for line in plain]
+    plain = plain[:rows] + [""] * (rows - len(plain))
     vt = vt[:rows] + [""] * (rows - len(vt))
     return plain, vt
 

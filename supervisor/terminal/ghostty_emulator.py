@@ -90,6 +90,8 @@ class GhosttyEmulator(PrefilteredScreen):
         self._history_vt: deque[str] = deque(maxlen=max(0, scrollback))  # SGR text
         self._tail = b""  # a UTF-8 character cut by the last read, raw path only
         self._stale = True  # fed since the render state was last updated
+        self._screen_scrolled = False  # lines left the top since then: every row moved
+        self._behind = False  # the render state was not updated for the last changes
         self._dirty: set[int] = set(range(self.rows))
         self._rows: dict[int, tuple[Row, str]] = {}  # rows not changed since read
         self._in_alt = False
@@ -150,6 +152,7 @@ class GhosttyEmulator(PrefilteredScreen):
         n = self._term.scrollback_rows
         if not n:
             return
+        self._screen_scrolled = True
         plain, vt = format_history(self._term.handle, self.cols, n)
         self._write(ERASE_SAVED)
         if self._in_alt:
@@ -245,6 +248,14 @@ class GhosttyEmulator(PrefilteredScreen):
         if not self._stale:
             return
         self._stale = False
+        if self._screen_scrolled:  # every row changed: no need to ask which (a flood)
+            self._screen_scrolled = False
+            self._behind = True
+            self._dirty.update(range(self.rows))
+            self._rows.clear()
+            self._reader.forget()
+            return
+        self._behind = False
         changed = self._reader.changed_rows(self._term.cursor_y)
         if changed:
             self._dirty |= changed
@@ -270,6 +281,9 @@ class GhosttyEmulator(PrefilteredScreen):
         self._sync()
         got = self._rows.get(y)
         if got is None:
+            if self._behind:  # the rows it reported dirty since are reported again once
+                self._reader.update()
+                self._behind = False
             missing = {r for r in range(self.rows) if r not in self._rows}
             self._rows.update(self._reader.rows(missing))
             got = self._rows.get(y, ((), ""))
