@@ -19,6 +19,8 @@ import re
 from collections import deque
 from typing import Any
 
+import re2
+
 from supervisor.terminal.emulator import Cursor, FeedResult, Row
 from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
 from supervisor.terminal.ghostty_ffi import Vt
@@ -27,6 +29,11 @@ from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.style_sgr import style_sgr
 
 __all__ = ["GhosttyEmulator"]
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.max_mem = 32 << 20  # the DFA of the raw-run pattern, built once
+_RE2_OPTIONS.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
+_RE2_OPTIONS.never_capture = True
 
 # Grapheme clustering (Unicode segmentation, VS16 and ZWJ widths), off by default in
 # libghostty-vt; the pre-filter drops the child's own ``?2027`` sets.
@@ -41,9 +48,37 @@ HISTORY_ROOM = 200_000
 # Bytes that need the pre-filter: anything but text, tab, CR and LF (C0 controls, ESC,
 # DEL, C1 controls in UTF-8). Plain text has none and goes to libghostty-vt as it is.
 _NEEDS_FILTER = re.compile(rb"[^\t\n\r\x20-\x7e\x80-\xff]|\xc2[\x80-\x9f]")
+# A run the pre-filter would copy unchanged, taken by RE2 (a DFA: ~10x Python's re here):
+# text, BEL..SI, SGR (colons and underline colour too: libghostty-vt parses them), the
+# cursor and erase CSIs with as many numbers as they take, DEC mode sets, titles and
+# OSC 7501 reports (all taken by Prefilter.passed_raw), DECSC/DECRC, index, charsets, and
+# the key-protocol and cursor-style CSIs the pre-filter drops (``CSI > 4;0 m``...: state
+# inside libghostty-vt that nothing reads; its replies are never sent). Whatever else (a
+# query, a screen switch, another OSC, a DCS) goes through the pre-filter, in its place.
+_NUM = rb"[0-9]{0,5}"
+_RAW_RUN = re2.compile(
+    rb"(?:[\x07-\x0f\x20-\x7e\x80-\xc1\xc3-\xff]|\xc2[\xa0-\xbf]"
+    rb"|\x1b\[(?:" + _NUM + rb"[:;]){0,31}" + _NUM + rb"m"
+    rb"|\x1b\[" + _NUM + rb"(?:;" + _NUM + rb")?[Hfr]"
+    rb"|\x1b\[" + _NUM + rb"[@A-GIJKLMPSTXZabdeg]"
+    rb"|\x1b\[\?[0-9;]*[hl]"
+    rb"|\x1b\[[<=>][0-9;]*[abd-pr-zA-Z]|\x1b\[[0-9]* q"
+    rb"|\x1b[78DEHM]|\x1b[()][0-9A-Za-z]|\x1b#8"
+    rb"|\x1b\](?:0|2|7501);[\x20-\x7e\x80-\xff]*(?:\x07|\x1b\\))*",
+    _RE2_OPTIONS,
+)
+# DEC modes a raw run stops before: alternate screens, 132 columns, grapheme clustering.
+_SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:;[0-9;]*)?[hl]")
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 # What DECSTR resets, and the margins (see avt_frames.SOFT_RESET).
 SOFT_RESET = b"\x1b[0m\x1b(B\x1b[4l\x1b[20l\x1b[?5l\x1b[?6l\x1b[?7h\x1b[r"
+
+
+def _before_screen_modes(data: bytes, start: int, end: int) -> int:
+    """Where a raw run must stop: before a DEC mode set that switches screens, columns or
+    grapheme clustering (the pre-filter turns those into events or drops them)."""
+    m = _SCREEN_SWITCH.search(data, start, end)
+    return end if m is None else m.start()
 
 
 def _plain(data: bytes) -> bool:
@@ -53,17 +88,16 @@ def _plain(data: bytes) -> bool:
     return _NEEDS_FILTER.search(data) is None
 
 
-def _utf8_cut(data: bytes) -> int:
-    """Where ``data`` stops being whole UTF-8 characters (a read may cut the last one)."""
-    n = len(data)
-    for i in range(n - 1, max(n - 4, -1), -1):
+def _utf8_cut(data: bytes, start: int, end: int) -> int:
+    """Where ``data[start:end]`` stops being whole UTF-8 characters (a read may cut one)."""
+    for i in range(end - 1, max(end - 4, start - 1), -1):
         b = data[i]
         if b < 0x80:
-            return n
+            return end
         if b >= 0xC0:
             need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
-            return n if n - i >= need else i
-    return n
+            return end if end - i >= need else i
+    return end
 
 
 def _safe_cut(data: bytes, start: int, end: int) -> int:
@@ -71,7 +105,7 @@ def _safe_cut(data: bytes, start: int, end: int) -> int:
     esc = data.rfind(b"\x1b", start + 1, end)
     if esc > start:
         return esc
-    cut = start + _utf8_cut(data[start:end])
+    cut = _utf8_cut(data, start, end)
     return cut if cut > start else end
 
 
@@ -100,25 +134,53 @@ class GhosttyEmulator(PrefilteredScreen):
     # -- feeding ---------------------------------------------------------------
 
     def feed(self, data: bytes) -> FeedResult:
+        self._replies.clear()  # libghostty-vt's own answers: tether's policy answers instead
         if self._tail:
             data, self._tail = self._tail + data, b""
-        if self._prefilter.at_ground() and _plain(data):
-            cut = _utf8_cut(data)
+        prefilter = self._prefilter
+        if prefilter.at_ground() and _plain(data):  # a log flood: no escape at all
+            cut = _utf8_cut(data, 0, len(data))
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
-            self._pieces(data)
+            self._draw(data)
             self._collect()
             scrolled, self._scrolled = self._scrolled, []
-            return FeedResult(scrolled_off=scrolled)
-        result = super().feed(data)
+            return FeedResult(scrolled_off=scrolled, bell=prefilter.take_bell())
+        replies: list[bytes] = []
+        sync_starts = prefilter.sync_starts
+        pos, n = 0, len(data)
+        raw_run = _RAW_RUN.match
+        while pos < n:
+            if prefilter.at_ground():
+                end = raw_run(data, pos).end()
+                if end > pos and data.find(b"\x1b[?", pos, end) >= 0:
+                    end = _before_screen_modes(data, pos, end)
+                if end > pos:
+                    cut = _utf8_cut(data, pos, end)
+                    if cut > pos:
+                        run = data[pos:cut]
+                        prefilter.passed_raw(run)
+                        self._draw(run)
+                    if cut < end and end == n:  # a character cut by the read: next feed
+                        self._tail = data[cut:]
+                        break
+                    if cut > pos:
+                        pos = cut
+                        continue
+            # What the pre-filter must see, up to the next ESC (a sequence it carries
+            # over, such as a title's OSC, keeps it from being at ground until done).
+            nxt = data.find(b"\x1b", pos + 1)
+            if nxt < 0:
+                nxt = n
+            self._filtered(data[pos:nxt], replies)
+            pos = nxt
         self._collect()
-        if self._scrolled:
-            result.scrolled_off += self._scrolled
-            self._scrolled = []
-        return result
+        return self._result(replies, sync_starts)
 
     def _text(self, text: str) -> None:
-        data = text.encode()
+        self._draw(text.encode())
+
+    def _draw(self, data: bytes) -> None:
         if ERASE_SAVED in data:  # the lines that scrolled off before it are kept first
             head, _, rest = data.partition(ERASE_SAVED)
             self._pieces(head)
@@ -127,7 +189,7 @@ class GhosttyEmulator(PrefilteredScreen):
             if not self._in_alt:  # xterm: ED 3 erases the saved lines only
                 self._history.clear()
                 self._history_vt.clear()
-            self._text(rest.decode())
+            self._draw(rest)
             return
         self._pieces(data)
 
