@@ -44,6 +44,10 @@ SPACER_TAIL, SPACER_HEAD = 2, 3
 # codepoint zero); such rows decode by their codepoints alone.
 _NOT_PLAIN = ~(CODEPOINT_MASK << CONTENT_SHIFT) & ((1 << 64) - 1)
 
+# Bits that make a cell's text more than its code point: a grapheme or background-only
+# content tag, a wide character or its spacer.
+_NOT_TEXT = TAG_MASK | (3 << WIDE_SHIFT)
+
 # Code points one cell shows, as the avt backend keeps: more than any real grapheme cluster.
 MAX_CLUSTER = 32
 
@@ -142,10 +146,11 @@ class RowReader:
             raw_rows[row] = raw
         return changed
 
-    def rows(self, wanted: set[int]) -> dict[int, tuple[Row, str]]:
-        """Spans and text of the ``wanted`` rows, in one pass of the row iterator.
+    def rows(self, wanted: set[int], styled: bool = True) -> dict[int, tuple[Row | None, str]]:
+        """Spans (None unless ``styled``) and text of the ``wanted`` rows, in one pass of
+        the row iterator: the screen detectors read text only, which needs no style.
 
-        Only valid right after :meth:`changed_rows` (the render state must be current).
+        Only valid while the render state is current (after :meth:`changed_rows`).
         """
         it = self._iter
         _check(
@@ -154,14 +159,24 @@ class RowReader:
             ),
             "row iterator",
         )
-        out: dict[int, tuple[Row, str]] = {}
+        out: dict[int, tuple[Row | None, str]] = {}
         y = 0
         last = max(wanted)
+        read = self._row if styled else self._text
         while y <= last and lib.ghostty_render_state_row_iterator_next(it[0]):
             if y in wanted:
-                out[y] = self._row()
+                out[y] = read()
             y += 1
         return out
+
+    def _text(self) -> tuple[None, str]:
+        it, view = self._iter[0], self._view
+        lib.ghostty_render_state_row_get(it, lib.GHOSTTY_RENDER_STATE_ROW_DATA_CELLS_RAW, view)
+        values = ffi.unpack(ffi.cast("uint64_t*", view.ptr), view.len)
+        if not any(v & _NOT_TEXT for v in values):  # narrow characters, styled or not
+            cps = [(v >> CONTENT_SHIFT) & CODEPOINT_MASK for v in values]
+            return None, "".join(map(chr, cps)).replace("\0", " ")
+        return None, self._row()[1]
 
     def _row(self) -> tuple[Row, str]:
         it, view = self._iter[0], self._view

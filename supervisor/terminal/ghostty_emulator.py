@@ -127,7 +127,7 @@ class GhosttyEmulator(PrefilteredScreen):
         self._screen_scrolled = False  # lines left the top since then: every row moved
         self._behind = False  # the render state was not updated for the last changes
         self._dirty: set[int] = set(range(self.rows))
-        self._rows: dict[int, tuple[Row, str]] = {}  # rows not changed since read
+        self._rows: dict[int, tuple[Row | None, str]] = {}  # rows not changed since read
         self._in_alt = False
         self._width = None
 
@@ -339,16 +339,21 @@ class GhosttyEmulator(PrefilteredScreen):
         x, y = self._term.cursor
         return Cursor(min(x, self.cols - 1), min(y, self.rows - 1), self.modes.cursor_visible)
 
-    def _row(self, y: int) -> tuple[Row, str]:
+    def _row(self, y: int, styled: bool = True) -> tuple[Row | None, str]:
+        """Row ``y`` as (spans, text), read with all rows not read since they changed
+        (spans None when only text was asked for and read)."""
         self._sync()
         got = self._rows.get(y)
-        if got is None:
+        if got is None or (styled and got[0] is None):
             if self._behind:  # the rows it reported dirty since are reported again once
                 self._reader.update()
                 self._behind = False
-            missing = {r for r in range(self.rows) if r not in self._rows}
-            self._rows.update(self._reader.rows(missing))
-            got = self._rows.get(y, ((), ""))
+            cached = self._rows
+            missing = {
+                r for r in range(self.rows) if r not in cached or (styled and cached[r][0] is None)
+            }
+            cached.update(self._reader.rows(missing, styled))
+            got = cached.get(y, ((), ""))
         return got
 
     def row(self, y: int) -> Row:
@@ -359,10 +364,10 @@ class GhosttyEmulator(PrefilteredScreen):
     def row_text(self, y: int) -> str:
         if not 0 <= y < self.rows:
             return ""
-        return self._row(y)[1]
+        return self._row(y, styled=False)[1]
 
     def display(self) -> list[str]:
-        return [self._row(y)[1].rstrip() for y in range(self.rows)]
+        return [self._row(y, styled=False)[1].rstrip() for y in range(self.rows)]
 
     @property
     def history_size(self) -> int:
