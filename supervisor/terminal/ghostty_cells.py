@@ -93,6 +93,8 @@ class RowReader:
         self._style_out = ffi.new("GhosttyStyle*")
         self._style_out.size = ffi.sizeof("GhosttyStyle")
         self._glen = ffi.new("uint32_t*")
+        self._row_raw = ffi.new("GhosttyRow*")
+        self._flag = ffi.new("bool*")
         self._raw: dict[int, bytes] = {}  # the raw cells of each row when last looked at
 
     def close(self) -> None:
@@ -168,6 +170,26 @@ class RowReader:
                 out[y] = read()
             y += 1
         return out
+
+    def continued_rows(self) -> set[int]:
+        """Rows the terminal soft-wrapped onto from the row above (text ran past the edge)."""
+        it = self._iter
+        _check(
+            lib.ghostty_render_state_get(
+                self._state[0], lib.GHOSTTY_RENDER_STATE_DATA_ROW_ITERATOR, it
+            ),
+            "row iterator",
+        )
+        row, flag = self._row_raw, self._flag
+        continued: set[int] = set()
+        y = 0
+        while lib.ghostty_render_state_row_iterator_next(it[0]):
+            lib.ghostty_render_state_row_get(it[0], lib.GHOSTTY_RENDER_STATE_ROW_DATA_RAW, row)
+            lib.ghostty_row_get(row[0], lib.GHOSTTY_ROW_DATA_WRAP_CONTINUATION, flag)
+            if flag[0]:
+                continued.add(y)
+            y += 1
+        return continued
 
     def _text(self) -> tuple[None, str]:
         it, view = self._iter[0], self._view

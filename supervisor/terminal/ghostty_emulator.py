@@ -15,25 +15,24 @@ formatter's SGR text, turned into spans only when a row is shown.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import Any
-
-import re2
 
 from supervisor.terminal.emulator import Cursor, FeedResult, Row
 from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
 from supervisor.terminal.ghostty_ffi import Vt
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
+from supervisor.terminal.raw_runs import (
+    RAW_RUN,
+    before_screen_modes,
+    plain_text,
+    safe_cut,
+    utf8_cut,
+)
 from supervisor.terminal.style_sgr import style_sgr
 
 __all__ = ["GhosttyEmulator"]
-
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.max_mem = 32 << 20  # the DFA of the raw-run pattern, built once
-_RE2_OPTIONS.encoding = re2.Options.Encoding.LATIN1  # bytes, not UTF-8 characters
-_RE2_OPTIONS.never_capture = True
 
 # Grapheme clustering (Unicode segmentation, VS16 and ZWJ widths), off by default in
 # libghostty-vt; the pre-filter drops the child's own ``?2027`` sets.
@@ -45,68 +44,8 @@ PIECE = 16 * 1024
 # libghostty-vt's own history only holds the lines of one piece until they are read and
 # erased; a piece can scroll more lines than it has bytes (``CSI 99999 b`` at 1 column).
 HISTORY_ROOM = 200_000
-# Bytes that need the pre-filter: anything but text, tab, CR and LF (C0 controls, ESC,
-# DEL, C1 controls in UTF-8). Plain text has none and goes to libghostty-vt as it is.
-_NEEDS_FILTER = re.compile(rb"[^\t\n\r\x20-\x7e\x80-\xff]|\xc2[\x80-\x9f]")
-# A run the pre-filter would copy unchanged, taken by RE2 (a DFA: ~10x Python's re here):
-# text, BEL..SI, SGR (colons and underline colour too: libghostty-vt parses them), the
-# cursor and erase CSIs with as many numbers as they take, DEC mode sets, titles and
-# OSC 7501 reports (all taken by Prefilter.passed_raw), DECSC/DECRC, index, charsets, and
-# the key-protocol and cursor-style CSIs the pre-filter drops (``CSI > 4;0 m``...: state
-# inside libghostty-vt that nothing reads; its replies are never sent). Whatever else (a
-# query, a screen switch, another OSC, a DCS) goes through the pre-filter, in its place.
-_NUM = rb"[0-9]{0,5}"
-_RAW_RUN = re2.compile(
-    rb"(?:[\x07-\x0f\x20-\x7e\x80-\xc1\xc3-\xff]|\xc2[\xa0-\xbf]"
-    rb"|\x1b\[(?:" + _NUM + rb"[:;]){0,31}" + _NUM + rb"m"
-    rb"|\x1b\[" + _NUM + rb"(?:;" + _NUM + rb")?[Hfr]"
-    rb"|\x1b\[" + _NUM + rb"[@A-GIJKLMPSTXZabdeg]"
-    rb"|\x1b\[\?[0-9;]*[hl]"
-    rb"|\x1b\[[<=>][0-9;]*[abd-pr-zA-Z]|\x1b\[[0-9]* q"
-    rb"|\x1b[78DEHM]|\x1b[()][0-9A-Za-z]|\x1b#8"
-    rb"|\x1b\](?:0|2|7501);[\x20-\x7e\x80-\xff]*(?:\x07|\x1b\\))*",
-    _RE2_OPTIONS,
-)
-# DEC modes a raw run stops before: alternate screens, 132 columns, grapheme clustering.
-_SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:;[0-9;]*)?[hl]")
-_PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 # What DECSTR resets, and the margins (see avt_frames.SOFT_RESET).
 SOFT_RESET = b"\x1b[0m\x1b(B\x1b[4l\x1b[20l\x1b[?5l\x1b[?6l\x1b[?7h\x1b[r"
-
-
-def _before_screen_modes(data: bytes, start: int, end: int) -> int:
-    """Where a raw run must stop: before a DEC mode set that switches screens, columns or
-    grapheme clustering (the pre-filter turns those into events or drops them)."""
-    m = _SCREEN_SWITCH.search(data, start, end)
-    return end if m is None else m.start()
-
-
-def _plain(data: bytes) -> bool:
-    """Nothing the pre-filter must see: text, tab, CR and LF only."""
-    if data.isascii():  # a C pass; the regex below is ~15x slower on a flood
-        return not data.translate(None, _PLAIN_ASCII)
-    return _NEEDS_FILTER.search(data) is None
-
-
-def _utf8_cut(data: bytes, start: int, end: int) -> int:
-    """Where ``data[start:end]`` stops being whole UTF-8 characters (a read may cut one)."""
-    for i in range(end - 1, max(end - 4, start - 1), -1):
-        b = data[i]
-        if b < 0x80:
-            return end
-        if b >= 0xC0:
-            need = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
-            return end if end - i >= need else i
-    return end
-
-
-def _safe_cut(data: bytes, start: int, end: int) -> int:
-    """A cut in ``data[start:end]`` before its last ESC, else at a UTF-8 character boundary."""
-    esc = data.rfind(b"\x1b", start + 1, end)
-    if esc > start:
-        return esc
-    cut = _utf8_cut(data, start, end)
-    return cut if cut > start else end
 
 
 class GhosttyEmulator(PrefilteredScreen):
@@ -138,8 +77,8 @@ class GhosttyEmulator(PrefilteredScreen):
         if self._tail:
             data, self._tail = self._tail + data, b""
         prefilter = self._prefilter
-        if prefilter.at_ground() and _plain(data):  # a log flood: no escape at all
-            cut = _utf8_cut(data, 0, len(data))
+        if prefilter.at_ground() and plain_text(data):  # a log flood: no escape at all
+            cut = utf8_cut(data, 0, len(data))
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
             self._draw(data)
@@ -149,14 +88,14 @@ class GhosttyEmulator(PrefilteredScreen):
         replies: list[bytes] = []
         sync_starts = prefilter.sync_starts
         pos, n = 0, len(data)
-        raw_run = _RAW_RUN.match
+        raw_run = RAW_RUN.match
         while pos < n:
             if prefilter.at_ground():
                 end = raw_run(data, pos).end()
                 if end > pos and data.find(b"\x1b[?", pos, end) >= 0:
-                    end = _before_screen_modes(data, pos, end)
+                    end = before_screen_modes(data, pos, end)
                 if end > pos:
-                    cut = _utf8_cut(data, pos, end)
+                    cut = utf8_cut(data, pos, end)
                     if cut > pos:
                         run = data[pos:cut]
                         prefilter.passed_raw(run)
@@ -199,7 +138,7 @@ class GhosttyEmulator(PrefilteredScreen):
         the ``ED 3`` written after a piece must not land inside a sequence."""
         start, n = 0, len(data)
         while n - start > PIECE:
-            end = _safe_cut(data, start, start + PIECE)
+            end = safe_cut(data, start, start + PIECE)
             self._write(data[start:end])
             self._collect()
             start = end
@@ -355,6 +294,14 @@ class GhosttyEmulator(PrefilteredScreen):
             cached.update(self._reader.rows(missing, styled))
             got = cached.get(y, ((), ""))
         return got
+
+    def continued_rows(self) -> set[int]:
+        """Rows that continue the row above: text ran past the last column (a soft wrap)."""
+        self._sync()
+        if self._behind:
+            self._reader.update()
+            self._behind = False
+        return self._reader.continued_rows()
 
     def row(self, y: int) -> Row:
         if not 0 <= y < self.rows:

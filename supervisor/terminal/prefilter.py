@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from supervisor.terminal.emulator import TerminalModes
+from supervisor.terminal.raw_runs import RawRunNotes
 from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
@@ -136,9 +137,6 @@ _VERBATIM_RUN = re.compile(
     r"|\x1b[78])++"
 )
 _SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
-DEC_MODE_SETS = re.compile(rb"\x1b\[\?([0-9;]*)([hl])")
-_OTHER_DEC_SET = re.compile(rb"\x1b\[\?(?!25[hl]|2026[hl])([0-9;]*)([hl])")
-_OSC_BYTES = re.compile(rb"\x1b\]((?:0|2|7501);[^\x00-\x1f\x7f]*)(?:\x07|\x1b\\)")
 _LONG_NUMBER = re.compile(r"\d{6,}")
 
 
@@ -150,7 +148,7 @@ def _rgb_spec(colour: str) -> str:
     return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
 
 
-class Prefilter:
+class Prefilter(RawRunNotes):
     """Stateful filter from raw child bytes to (clean text | event) segments.
 
     ``modes`` is updated in stream order; share it with the emulator so the key
@@ -257,42 +255,6 @@ class Prefilter:
         if "\x1b[?2026" in chunk:
             for m in _SYNC_SET.finditer(chunk):
                 self._sync(m.group(1) == "h")
-
-    def passed_raw(self, chunk: bytes) -> None:
-        """A run a backend took as raw bytes, having checked that this filter would copy
-        every byte of it, or drop it having noted what it says: its BEL, its DEC mode sets,
-        its titles and OSC 7501 reports, as the filter would take them."""
-        if b"\x1b]" in chunk:  # titles and Codex's state reports (OSC 0, 2, 7501)
-            for m in _OSC_BYTES.finditer(chunk):
-                body = m.group(1)
-                if len(body) <= MAX_OSC:
-                    self._osc_done(body.decode("utf-8", "replace"), "", [], [])
-            if b"\x07" in _OSC_BYTES.sub(b"", chunk):
-                self.bell = True
-        elif b"\x07" in chunk:
-            self.bell = True
-        if b"\x1b[?" not in chunk:
-            return
-        pos = 0
-        for m in _OTHER_DEC_SET.finditer(chunk):  # rare: mouse, paste, focus... in order
-            self._frame_modes(chunk, pos, m.start())
-            self._dec_modes(m.group(1).decode(), m.group(2) == b"h", [], [])
-            pos = m.end()
-        self._frame_modes(chunk, pos, len(chunk))
-
-    def _frame_modes(self, chunk: bytes, start: int, end: int) -> None:
-        """The ``?25`` / ``?2026`` every Ink frame sets, in ``chunk[start:end]``: the last
-        of each decides (there are hundreds in a flood)."""
-        modes = self.modes
-        last_cursor = chunk.rfind(b"\x1b[?25", start, end)
-        if last_cursor >= 0:
-            modes.cursor_visible = chunk[last_cursor + 5] == 0x68  # "h"
-        on = chunk.rfind(b"\x1b[?2026h", start, end)
-        off = chunk.rfind(b"\x1b[?2026l", start, end)
-        if on >= 0:
-            self.sync_starts += 1  # a switch on: the backend times its release from it
-        if on >= 0 or off >= 0:
-            modes.synchronized_output = on > off
 
     def _sync(self, on: bool) -> None:
         if self.modes.synchronized_output != on:

@@ -163,6 +163,12 @@ def test_wide_character_spans_skip_the_placeholder_cell(emulator_class):
     assert emu.display() == ["a漢b"]
 
 
+def test_rows_the_terminal_wrapped_onto_are_told_from_hard_line_breaks(emulator_class):
+    emu = emu_with(emulator_class, "0123456789abc\r\nshort\r\nxyz", cols=10, rows=5)
+    assert emu.display() == ["0123456789", "abc", "short", "xyz", ""]
+    assert emu.continued_rows() == {1}
+
+
 def test_a_wide_character_that_does_not_fit_wraps_whole(emulator_class):
     emu = emu_with(emulator_class, "abcd漢", cols=5, rows=2)
     assert emu.display() == ["abcd", "漢"]
