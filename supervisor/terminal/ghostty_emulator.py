@@ -239,10 +239,13 @@ class GhosttyEmulator(PrefilteredScreen):
         self._all_dirty()
 
     def _all_dirty(self) -> None:
-        self._sync()
+        """Every row changed (tether moved the screen): what libghostty-vt marked since is
+        taken now, so that it is not reported again with the next output."""
         self._dirty.update(range(self.rows))
         self._rows.clear()
         self._reader.forget()
+        self._reader.changed_rows(self._term.cursor_y)
+        self._stale = self._screen_scrolled = self._behind = False
 
     def _sync(self) -> None:
         """Bring the render state up to the terminal, noting the rows that changed."""

@@ -260,6 +260,15 @@ def test_sync_output_cannot_freeze_the_view_past_its_timeout(emulator_class):
     assert emu.take_dirty() == {0}
 
 
+def test_output_that_draws_nothing_marks_no_row_after_a_new_page(emulator_class):
+    # A restarted agent's title before its first frame must not count as drawing.
+    emu = emu_with(emulator_class, "old screen\r\n" * 8, cols=20, rows=5)
+    emu.new_page()
+    assert emu.take_dirty() == set(range(5))
+    emu.feed(b"\x1b]0;slow starter\x07")
+    assert emu.take_dirty() == set() and emu.title == "slow starter"
+
+
 def test_dirty_rows_are_the_rows_that_changed(emulator_class):
     emu = emulator_class(10, 5)
     emu.take_dirty()
