@@ -11,26 +11,18 @@ type manifest (``ghostty_type_json``).
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
 
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
+from supervisor.terminal.ghostty_ffi import cell_bits, ffi, lib
 from supervisor.terminal.ghostty_ffi import check as _check
-from supervisor.terminal.ghostty_ffi import ffi, lib
 
 __all__ = ["RowReader", "format_history", "vt_line_spans"]
 
 
-def _cell_bits() -> dict[str, tuple[int, int]]:
-    """``{field: (lsb, width)}`` of a raw cell, from the library's manifest."""
-    manifest = json.loads(ffi.string(lib.ghostty_type_json()).decode())
-    bits = manifest["types"]["GhosttyCell"]["bits"]
-    return {name: (field["lsb"], field["width"]) for name, field in bits.items()}
-
-
-_BITS = _cell_bits()
+_BITS = cell_bits  # {field: (lsb, width)} of a raw cell, from the library's manifest
 TAG_MASK = (1 << _BITS["content_tag"][1]) - 1
 CONTENT_SHIFT = _BITS["content"][0]
 CODEPOINT_MASK = (1 << 21) - 1

@@ -8,12 +8,12 @@ kept in the user's cache keyed by their hash, which loads in a few milliseconds.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
+import zlib
 from pathlib import Path
 
-__all__ = ["ffi", "lib", "library_path"]
+__all__ = ["Vt", "cell_bits", "check", "ffi", "lib", "library_path"]
 
 # Layout twins of the tagged unions passed by value (pyghostty's _ffi.py explains why):
 # cffi in ABI mode cannot pass a union, and a struct of the same layout calls the same.
@@ -47,8 +47,13 @@ def _cache_dir() -> Path:
     return Path(base) / "tether"
 
 
-def _build(cdef_source: bytes, target: Path) -> None:
-    """Parse the declarations once and write the out-of-line module (atomically)."""
+def _build(cdef_source: bytes, target: Path, library: str) -> None:
+    """Parse the declarations once and write the out-of-line module (atomically), with
+    the bit positions of a raw cell from the library's type manifest (not ABI: they are
+    read from the library itself, and kept with the module built for it)."""
+    import contextlib
+    import io
+    import json
     import tempfile
 
     from cffi import FFI
@@ -59,37 +64,50 @@ def _build(cdef_source: bytes, target: Path) -> None:
     builder.cdef(namespace["CDEF"])
     builder.cdef(TWINS)
     builder.set_source(target.stem, None)
+    manifest = json.loads(builder.string(builder.dlopen(library).ghostty_type_json()).decode())
+    bits = manifest["types"]["GhosttyCell"]["bits"]
+    cell_bits = {name: (field["lsb"], field["width"]) for name, field in bits.items()}
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     os.close(fd)
     try:
-        builder.emit_python_code(tmp)
+        with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
+            builder.emit_python_code(tmp)
+        with open(tmp, "a", encoding="utf-8") as handle:
+            handle.write(f"\nCELL_BITS = {cell_bits!r}\n")
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
 
 
+def _key(*paths: Path) -> str:
+    """Names the declarations and the library a module was built from, by their stat
+    (reading and hashing 80 KB at every start would cost more than the load)."""
+    parts = [f"{st.st_size}:{st.st_mtime_ns}" for st in (p.stat() for p in paths)]
+    return f"{zlib.crc32(('|'.join(parts) + TWINS).encode()):08x}"
+
+
 def _load():
-    source = (_package_dir() / "_cdef.py").read_bytes()
-    digest = hashlib.sha256(source + TWINS.encode()).hexdigest()[:16]
-    target = _cache_dir() / f"ghostty_abi_{digest}.py"
+    cdef = _package_dir() / "_cdef.py"
+    library = library_path()
+    target = _cache_dir() / f"ghostty_abi_{_key(cdef, Path(library))}.py"
     if not target.exists():
         try:
-            _build(source, target)
+            _build(cdef.read_bytes(), target, library)
         except OSError:  # no writable cache: build it where it can be, every time
             import tempfile
 
             target = Path(tempfile.mkdtemp(prefix="tether-ghostty-")) / target.name
-            _build(source, target)
+            _build(cdef.read_bytes(), target, library)
     spec = importlib.util.spec_from_file_location(target.stem, target)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     loaded = module.ffi
-    return loaded, loaded.dlopen(library_path())
+    return loaded, loaded.dlopen(library), module.CELL_BITS
 
 
-ffi, lib = _load()
+ffi, lib, cell_bits = _load()
 
 
 def check(result: int, what: str) -> None:
