@@ -90,18 +90,24 @@ class Recovery:
 
         The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
         typed into the agent once it waits for input, like any injection; a profile
-        without one cannot be compacted from outside.
+        without one cannot be compacted from outside. The injection records whether the
+        summarizer is told the pins (Codex's is not: a bare ``/compact``).
         """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         template = self.profile.compact_command
         if not template:
             raise TetherError(f"profile {self.profile.name} has no compact_command to send")
-        from supervisor.rehydrate.summary_instructions import instructions
+        from supervisor.rehydrate.summary_instructions import instructions, reaches_summarizer
 
         text = template.replace("{instructions}", instructions(self.tether)).strip()
+        told = reaches_summarizer(self.profile)
         return self.injector.request(
-            text, "compact", expect_ack=False, typed=True, details={"by": by}
+            text,
+            "compact",
+            expect_ack=False,
+            typed=True,
+            details={"by": by, "summarizer_told": told},
         )
 
     def compact_offered(self) -> bool:
@@ -110,14 +116,8 @@ class Recovery:
         threshold = self.profile.compact_offer_percent
         if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
             return False
-        meter = self.meter
-        if meter.used is not None and meter.window:
-            percent = 100 * meter.used / meter.window
-        elif meter.percent is not None:
-            percent = meter.percent
-        else:
-            return False
-        return percent >= threshold
+        percent = self.meter.used_percent()  # the freshest reading
+        return percent is not None and percent >= threshold
 
     def send_brief(self) -> None:
         """The initial brief, queued until the agent first waits for input."""

@@ -97,6 +97,7 @@ class Supervision(Restarts, Recovery):
         self._last_input = 0.0
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._scan_rows: set[int] = set()  # rows changed since then
+        self._rows_since: float | None = None  # self.clock() when the first of them changed
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
@@ -278,6 +279,8 @@ class Supervision(Restarts, Recovery):
         observations = self.status_reports.read(self.session.emulator.agent_status, now)
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
+            if not self._scan_rows:
+                self._rows_since = now
             self._scan_rows |= result.dirty
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
@@ -289,8 +292,14 @@ class Supervision(Restarts, Recovery):
             self.observe(observation)
 
     def _scan_screen(self, now: float) -> list[Observation]:
-        """Match the rows changed since the last look (and count the lines scrolled off)."""
+        """Match the rows changed since the last look (and count the lines scrolled off).
+
+        What they show was observed when they changed, not when the (deferred) look came:
+        a meter row drawn before a fresher report must not pass for newer than it.
+        """
         rows, self._scan_rows = self._scan_rows, set()
+        if self._rows_since is not None:
+            now, self._rows_since = min(now, self._rows_since), None
         scrolled, self._scrolled = self._scrolled, 0
         self._last_scan = self._monotonic()
         if self._scan_timer is not None:
