@@ -116,8 +116,10 @@ class Restarts:
         """events.jsonl says how this run of tether ended; emptying the lock, next, says
         that the end was clean."""
         reason = self.end_reason or "quit"
+        status = self.session.exit_status  # how the agent took its hangup
+        agent = status.describe() if status is not None else "not started"
         try:
-            self.tether.record_event("tether_ended", "supervisor", reason=reason)
+            self.tether.record_event("tether_ended", "supervisor", reason=reason, agent=agent)
         except (TetherError, OSError) as error:
             self._problem(f"the end of this run is not recorded: {error}")
 

@@ -78,6 +78,7 @@ def assert_ended_cleanly(tmp_path: Path, project: Path, tether: int, agent: int,
     assert [p.name for p in (tmp_path / "tmp").iterdir()] == []  # the hook folder is gone
     last = events(project)[-1]
     assert (last["kind"], last["reason"]) == ("tether_ended", reason)
+    assert last["agent"] in ("killed by SIGHUP", "killed by SIGTERM", "killed by SIGKILL")
     recordings = sorted((project / ".tether" / "sessions").glob("*.txt"))
     assert recordings and "MARK-42" in recordings[-1].read_text()  # flushed, final screen
     status = run_tether("status", "--dir", str(project))
