@@ -60,7 +60,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _report.append(f"{len(ours)} hook socket folder(s) of this test process left behind:")
         _report.extend(f"  {f}  (made during {_made_by.get(f, 'a fixture or hook')})" for f in ours)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    orphaned = sorted(f for f in new - set(ours) if hook_folders.is_stale(f))
+    # An unnamed folder is an older checkout's (another run on this machine): not ours.
+    named = {f for f in new - set(ours) if hook_folders.owner_pid(os.path.basename(f))}
+    orphaned = sorted(f for f in named if hook_folders.is_stale(f))
     if orphaned:
         _report.append(
             f"{len(orphaned)} new hook socket folder(s) whose owner died (a `tether` child "
