@@ -110,8 +110,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
     ) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
-        terminal view knows its size. ``hangups``: a closed terminal or SIGTERM ends the
-        app (a real run's, never a test's: signal handlers are the process's)."""
+        terminal view knows its size. ``hangups``: a real run's SIGHUP and SIGTERM."""
         super().__init__()
         self._hangups = hangups
         self.config = config
@@ -463,9 +462,10 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.push_screen(ConfirmQuit(), decided)
 
     def end(self, reason: str, code: int) -> None:
-        """The terminal closed, or a SIGTERM: quit as the quit key does; events say why."""
+        """The terminal closed, or a SIGTERM: quit as the quit key does (through the app's
+        queue, so a side pane that mounts is whole first); events.jsonl says why."""
         self.supervision.end_reason = reason
-        self.exit(code)
+        self.call_later(self.exit, code)
 
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
