@@ -139,3 +139,23 @@ def test_a_sigterm_ends_tether_as_a_quit_does(tmp_path, project):
         assert_ended_cleanly(tmp_path, project, tether, agent, "terminated (SIGTERM)")
         assert tm.wait_exit(timeout=30) == 128 + signal.SIGTERM
     assert_next_start_is_clean(tmp_path, project)
+
+
+def test_a_sigkill_still_leaves_an_unclean_exit_and_the_next_start_sweeps_its_folder(
+    tmp_path, project
+):
+    temp = tmp_path / "tmp"
+    with TmuxSession(width=120, height=40) as tm:
+        tether, agent = start_tether(tm, tmp_path, project)
+        os.kill(tether, signal.SIGKILL)  # nothing can be cleaned up: that report is true
+        wait_until(lambda: gone(tether), timeout=30, what="tether dies")
+        wait_until(lambda: gone(agent), timeout=30, what="its PTY's hangup ends the agent")
+    assert (project / ".tether" / "lock").read_text().strip()  # its content stays
+    left = [p.name for p in temp.iterdir()]
+    assert [hook_folders.owner_pid(name) for name in left] == [tether]
+    with TmuxSession(width=120, height=40) as tm:
+        again, _ = start_tether(tm, tmp_path, project)
+        tm.wait_for("uncleanly", timeout=30)
+        wait_until(lambda: not (temp / left[0]).exists(), timeout=30, what="the sweep")
+        assert [hook_folders.owner_pid(p.name) for p in temp.iterdir()] == [again]
+    assert [e for e in events(project) if e.get("type") == "unclean-exit"]
