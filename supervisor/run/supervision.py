@@ -31,7 +31,7 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
+from supervisor.rehydrate.injector import Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
@@ -142,7 +142,7 @@ class Supervision(Restarts, Recovery):
             self.tether,
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
-            ask_git=self.ask_git,
+            take_checkpoint=self.checkpoint,
             why_waiting=self.wait_reason,
         )
         self.injector.listeners.append(self._injection_changed)
@@ -344,12 +344,8 @@ class Supervision(Restarts, Recovery):
     def checkpoint(
         self, reason: str, *, incident: int | str | None = None, then: Taken | None = None
     ) -> None:
-        """Take a checkpoint without holding the event loop for `git status` (see checkpointer)."""
+        """Take a checkpoint without holding the event loop for git or the copy (checkpointer)."""
         self.checkpointer.checkpoint(reason, incident=incident, then=then)
-
-    def ask_git(self, reason: str, incident: int | str | None, then: GitAnswer) -> None:
-        """Ask `git status` off the loop for the checkpoint ``reason``, then ``then(git)``."""
-        self.checkpointer.ask_git(reason, incident, then)
 
     # -- the clock -----------------------------------------------------------------
 
@@ -376,7 +372,7 @@ class Supervision(Restarts, Recovery):
             sent=sent,
             overdue=sent is not None and injector is not None and injector.recall_overdue(sent),
             since=self.started_at - 1,
-            timer_due=timer_due and not self.checkpointer.asking,
+            timer_due=timer_due and not self.checkpointer.busy,
         )
 
     def apply_tick(self, reads: TickReads) -> None:
