@@ -15,7 +15,7 @@ from supervisor.errors import TetherError
 
 class Recovery:
     """Needs the supervision's ``injector``, ``profile``, ``tether``, ``meter``, ``screen``,
-    ``decisions`` and ``current_incident``."""
+    ``decisions``, ``notes`` and ``current_incident``."""
 
     injector: Any
     profile: Any
@@ -24,6 +24,7 @@ class Recovery:
     screen: Any
     decisions: Any
     current_incident: Any
+    notes: Any  # a NotesDigest (run/tick_reads.py)
     _send_anyway: bool
 
     def build_payload(self, *, checkpoint: int | None = None):
@@ -97,9 +98,8 @@ class Recovery:
         template = self.profile.compact_command
         if not template:
             raise TetherError(f"profile {self.profile.name} has no compact_command to send")
-        from supervisor.rehydrate.summary_instructions import instructions
-
-        text = template.replace("{instructions}", instructions(self.tether)).strip()
+        # notes.md as the tick last read it (off the loop: it can be megabytes)
+        text = template.replace("{instructions}", self.notes.compact_instructions).strip()
         return self.injector.request(
             text, "compact", expect_ack=False, typed=True, details={"by": by}
         )

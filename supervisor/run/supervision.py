@@ -12,6 +12,7 @@ app) hear about incidents, the agent's state, the context meter and problems.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -39,8 +40,8 @@ from supervisor.run.recovery import Recovery
 from supervisor.run.restart import Restarts, needs_cue
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
-from supervisor.run.tick_reads import Agent, TickReader, TickReads
-from supervisor.store import invariant, notes
+from supervisor.run.tick_reads import Agent, NotesDigest, TickReader, TickReads
+from supervisor.store import invariant
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.lock import LockInfo
@@ -111,6 +112,7 @@ class Supervision(Restarts, Recovery):
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+        self.notes = NotesDigest()  # what the loop uses of notes.md, read by the tick
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -133,6 +135,7 @@ class Supervision(Restarts, Recovery):
         self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
         self._serve_hooks()
         self.reader.open()
+        self.notes = self.reader.notes_if_changed() or self.notes
         previous = self.lock.previous
         if previous is not None:
             self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
@@ -255,15 +258,17 @@ class Supervision(Restarts, Recovery):
         for source in dict.fromkeys(source for _, source in found):
             texts = [text for text, from_ in found if from_ == source]
             try:
-                self.tether.add_decisions(texts, source)
+                added = self.tether.add_decisions(texts, source)
             except TetherError as error:
                 self._problem(str(error))
+                continue
+            pinned = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
+            self.notes = dataclasses.replace(self.notes, pinned=pinned)  # the tick reads the rest
 
     def _pinned_decisions(self) -> list[str]:
-        try:
-            return notes.pinned_decisions(self.tether.read_notes())
-        except TetherError:
-            return []
+        """The pins as the tick last read them from notes.md (on a worker: it can be
+        megabytes), with those pinned since on the loop."""
+        return list(self.notes.pinned)
 
     # -- the agent's output ---------------------------------------------------------
 
@@ -379,6 +384,8 @@ class Supervision(Restarts, Recovery):
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
         monotonic = time.monotonic()
+        if reads.notes is not None:  # before the hook events: their audit uses the pins
+            self.notes = reads.notes
         if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
             self._last_heartbeat = monotonic
             self.lock.heartbeat()
