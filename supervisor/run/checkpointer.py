@@ -1,11 +1,12 @@
-"""Checkpoints taken while the agent's screen is live, none of it on the event loop.
+"""Checkpoints (and pins) written while the agent's screen is live, none on the event loop.
 
 In a big repository `git status` takes up to its 2 s timeout, and a checkpoint
 copies task.md and notes.md (megabytes for a long run: 0.1 s at 4 MB, 1 s at
 50 MB); checkpoints are taken on incidents, exits, the timer, the user's key and
 before every injection. With a loop running, git is asked on worker threads, and
 each checkpoint is written on one writer thread in the order they were asked,
-its result heard on the loop; without a loop (the CLI, tests), at once.
+its result heard on the loop; without a loop (the CLI, tests), at once. Pins,
+which rewrite notes.md (1.8 s at 50 MB), go to the same writer, in order with them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import concurrent.futures
 import functools
 from collections.abc import Callable
+from typing import TypeVar
 
 from supervisor.errors import TetherError
 from supervisor.rehydrate.injector import Taken
@@ -21,6 +23,16 @@ from supervisor.store import checkpoints
 from supervisor.store.tether_dir import TetherDir
 
 __all__ = ["Checkpointer", "Taken"]
+
+T = TypeVar("T")
+
+
+def _result_of(job: Callable[[], T]) -> T | TetherError:
+    """What ``job`` returned, or the error a user can cause (a full disk...) it raised."""
+    try:
+        return job()
+    except TetherError as error:
+        return error
 
 
 class Checkpointer:
@@ -77,27 +89,38 @@ class Checkpointer:
             reason, incident, then = self.asking.pop(first)
             failed = first.cancelled() or first.exception() is not None
             git = None if failed else first.result()
-            if self._writer is None:
-                self._writer = concurrent.futures.ThreadPoolExecutor(
-                    1, thread_name_prefix="tether-checkpoint"
-                )
-            self.writing += 1
-            written = loop.run_in_executor(self._writer, self._take, reason, incident, git)
-            written.add_done_callback(functools.partial(self._written, then))
+            write = functools.partial(self._take, reason, incident, git)
+            self._on_writer(loop, write, functools.partial(self._heard, then))
 
-    def _written(self, then: Taken | None, written: asyncio.Future) -> None:
+    def write(self, job: Callable[[], T], then: Callable[[T | TetherError], None]) -> None:
+        """Run ``job``, another write to `.tether/` (a pin), on the writer thread after the
+        checkpoints handed to it so far; ``then`` hears its result or error on the loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            then(_result_of(job))
+            return
+        self._on_writer(loop, functools.partial(_result_of, job), then)
+
+    def _on_writer(self, loop: asyncio.AbstractEventLoop, job: Callable, then: Callable) -> None:
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="tether-writer"
+            )
+        self.writing += 1
+        written = loop.run_in_executor(self._writer, job)
+        written.add_done_callback(functools.partial(self._written, then))
+
+    def _written(self, then: Callable, written: asyncio.Future) -> None:
         self.writing -= 1
         if self._closed or written.cancelled():  # whoever asked is closing too
             return
-        self._heard(then, written.result())
+        then(written.result())
 
     def _take(
         self, reason: str, incident: int | str | None, git: dict | None
     ) -> checkpoints.Checkpoint | TetherError:
-        try:
-            return checkpoints.take(self.tether, reason, incident=incident, git=git)
-        except TetherError as error:
-            return error
+        return _result_of(lambda: checkpoints.take(self.tether, reason, incident=incident, git=git))
 
     def _heard(self, then: Taken | None, taken: checkpoints.Checkpoint | TetherError) -> None:
         if then is not None:

@@ -256,14 +256,22 @@ class Supervision(Restarts, Recovery):
     def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
         """Pin each ``(text, source)``, recording its true source (typed or screen)."""
         for source in dict.fromkeys(source for _, source in found):
-            texts = [text for text, from_ in found if from_ == source]
-            try:
-                added = self.tether.add_decisions(texts, source)
-            except TetherError as error:
-                self._problem(str(error))
-                continue
-            pinned = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
-            self.notes = dataclasses.replace(self.notes, pinned=pinned)  # the tick reads the rest
+            self.pin([text for text, from_ in found if from_ == source], source)
+
+    def pin(self, texts: list[str], source: str, then: Callable | None = None) -> None:
+        """Pin decisions off the loop (notes.md is rewritten); ``then`` hears those that were
+        new, or the error (else it is reported as a problem)."""
+
+        def pinned(added: list[str] | TetherError) -> None:
+            if isinstance(added, list):
+                pins = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
+                self.notes = dataclasses.replace(self.notes, pinned=pins)  # the tick: the rest
+            if then is not None:
+                then(added)
+            elif isinstance(added, TetherError):
+                self._problem(str(added))
+
+        self.checkpointer.write(lambda: self.tether.add_decisions(texts, source), pinned)
 
     def _pinned_decisions(self) -> list[str]:
         """The pins as the tick last read them from notes.md (on a worker: it can be

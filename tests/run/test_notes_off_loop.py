@@ -16,6 +16,11 @@ from supervisor.recognize.observations import COMPACTION, Observation
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
+from tests.conftest import until
+from tests.rehydrate.test_injector import Probe
+from tests.rehydrate.test_injector_off_loop import HeldStore, big_tether
+
+__all__ = ["big_tether"]  # a fixture, used by name
 
 PINS = [
     "tokens live in Redis with a 15 minute TTL because the mobile client cannot keep them",
@@ -89,3 +94,26 @@ async def test_audit_resend_and_compaction_use_the_notes_the_tick_read_off_the_l
         supervision.close()
     assert LATER in compact.text and compact.text.startswith("/compact ")
     assert resend.reason == "resend-missing" and f"3. {LATER}" in resend.text
+
+
+async def test_a_pin_rewrites_notes_off_the_loop_and_is_heard_on_it(big_tether):
+    tether = big_tether
+    config = RunConfig(argv=["claude"], workdir=tether.work_dir, profile_name="claude")
+    supervision = Supervision(config, AgentSession(["claude"], cwd=str(tether.work_dir)))
+    supervision.open()
+    heard: list = []
+    held = HeldStore(tether)  # as 4 MB of notes being rewritten (1.8 s at 50 MB)
+    probe = Probe()
+    try:
+        supervision.pin([LATER], "pinned from the audit", then=heard.append)
+        await until(lambda: supervision.checkpointer.writing == 1, "the pin's write")
+        await probe.fires()  # the loop turns while the pin waits for the lock
+        assert heard == [] and not held.gave_up
+        held.release()
+        await until(lambda: heard, "the pin")
+    finally:
+        held.release()
+        probe.stop()
+        supervision.close()
+    assert heard == [[LATER]] and not held.gave_up
+    assert LATER in supervision.notes.pinned and LATER in tether.read_notes()
