@@ -32,6 +32,7 @@ from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run.attention import Attention
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
@@ -352,7 +353,8 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.status_bar.context = meter.describe()
         offered = self.supervision.compact_offered()
         if offered and not self._compact_offer_shown and self._banner_source != "incident":
-            text = banner_text.compact_offer(meter.describe(), self.config.keymap)
+            told = reaches_summarizer(self.supervision.profile)
+            text = banner_text.compact_offer(meter.describe(), self.config.keymap, told)
             self._show(text, "info", "compact-offer")
         self._compact_offer_shown = offered
 

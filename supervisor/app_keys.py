@@ -93,14 +93,22 @@ class RecoveryKeys:
         self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
 
     def action_compact(self) -> None:
-        """Compact the agent now (Claude Code's `/compact <instructions>` with the pins)."""
+        """Compact the agent now (Claude Code's `/compact <instructions>` with the pins;
+        Codex's bare `/compact`, and the banner says its summarizer is not told them)."""
+        from supervisor.rehydrate.summary_instructions import reaches_summarizer
+        from widgets import banner_text
+
         try:
             result = self.supervision.compact_now()
         except TetherError as error:
             self.banner.show(str(error), "error")
             return
+        told = reaches_summarizer(self.supervision.profile)
+        text = banner_text.compact_sent(result, told)
         if result == "queued":
-            self._show("Compaction queued: sent when the agent waits for input", "info", "compact")
+            self._show(text, "info", "compact")
+        if not told:  # the incident's banner soon replaces the above: a toast keeps it in view
+            self.notify(text, title="tether", timeout=10)
 
     def action_pin_dropped(self) -> None:
         """Pick from what the last compaction dropped that nobody pinned, and pin it."""

@@ -159,6 +159,20 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
+async def wait_for_a_still_picture(pilot, tries: int = 25) -> None:
+    """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
+    while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
+    ids = re.compile(r"terminal-\d+")
+    before = None
+    for _ in range(tries):
+        await pilot.pause(0.1)
+        now = ids.sub("", pilot.app.export_screenshot())
+        if now == before:
+            return
+        before = now
+    raise AssertionError(f"the picture kept changing over {tries} looks")
+
+
 async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:
     """Pump the app until the agent's screen matches ``pattern``; fail with the screen."""
     regex = re.compile(pattern, re.MULTILINE)

@@ -53,10 +53,23 @@ def incident_text(incident: Any, keys: Keymap, *, orphan: Any, at_next_prompt: b
     return " — ".join(parts)
 
 
-def compact_offer(meter: str, keys: Keymap) -> str:
+def compact_offer(meter: str, keys: Keymap, told: bool = True) -> str:
+    """``told``: whether the agent's summarizer hears the pins (Codex's does not)."""
+    keeping = "keeping the pinned decisions" if told else "tether re-sends the pins after"
     return (
-        f"Context {meter}: {keys.compact.upper()} compacts now, at this break, keeping the "
-        "pinned decisions (before the agent compacts by itself mid-task)"
+        f"Context {meter}: {keys.compact.upper()} compacts now, at this break, {keeping} "
+        "(before the agent compacts by itself mid-task)"
+    )
+
+
+def compact_sent(result: str, told: bool) -> str:
+    """What F3 did: whether the summarizer is told the pins, or (Codex) re-sent after."""
+    when = "queued: sent when the agent waits for input" if result == "queued" else "sent"
+    if told:
+        return f"Compaction {when}; the summarizer is told the pinned decisions"
+    return (
+        f"Compaction {when}. The summarizer is not told the pins (/compact takes none): "
+        "re-sent after the fold"
     )
 
 

@@ -297,13 +297,15 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
+    """Newest first, in text and JSON alike, as the side pane's Checkpoints tab lists them:
+    ``--limit N`` keeps the newest N, and ``rows[0]`` is the latest checkpoint."""
     from supervisor.store import checkpoints
 
     tether = TetherDir.require(args.dir)
     seqs = checkpoints.list_seqs(tether)
     shown = seqs[-args.limit :] if args.limit > 0 else seqs
     rows = []
-    for seq in shown:
+    for seq in reversed(shown):
         try:
             checkpoint = checkpoints.load(tether, seq)
         except TetherError as error:
@@ -326,8 +328,7 @@ def _history(args: argparse.Namespace) -> int:
     if not seqs:
         _out("no checkpoints yet (`tether checkpoint -m WHY`)")
         return 0
-    # Newest first, as in the side pane's Checkpoints tab.
-    for row in reversed(rows):
+    for row in rows:
         if "error" in row:
             _out(f"#{row['seq']:<6} {row['error']}")
             continue

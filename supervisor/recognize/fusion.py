@@ -6,10 +6,18 @@ few seconds, in any order. Fusion opens an incident on the first sighting (so
 the banner is immediate) and adds later sightings to it as sources:
 
 * an observation of kind compaction / wipe / crash / unclean_exit joins the
-  newest open incident of that kind when it is within ``window`` seconds of the
-  incident's first sighting and that incident has not yet heard from the same
-  (source, channel) — a second screen sighting is a second compaction, while
-  a hook's PostCompact and SessionStart(compact) are two channels of one;
+  open incident of that kind nearest in time, within ``window`` seconds of the
+  incident's first sighting, that has not yet heard from the same (source,
+  channel) — a second screen sighting is a second compaction, while a hook's
+  PostCompact and SessionStart(compact) are two channels of one. A sighting's
+  time is the one its source wrote (a transcript entry's ``entry_at``) when it
+  has one, else when it was read: a transcript line read late, after a second
+  compaction, still joins the first;
+* a sighting that names its compaction (``compaction_id``: Claude's
+  compact_boundary uuid, and for its summary entry the boundary before it; the Codex
+  turn of a rollout ``compacted`` entry and of its PostCompact hook) joins the
+  incident that holds that id and lacks its channel (a turn may compact twice),
+  and never one that holds another id;
 * a sighting marked ``AT_NEXT_TURN`` (Codex fires SessionStart compact/clear only
   when the next turn starts, minutes later perhaps) joins the newest incident of
   its kind that lacks its channel, outside the window, if no other incident was
@@ -52,7 +60,7 @@ DEFAULT_WINDOW = 10.0
 # event log would drown in them.
 _NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
 # Observation details about the sighting, not the incident.
-_NOT_DETAILS = frozenset({"channel", AT_NEXT_TURN})
+_NOT_DETAILS = frozenset({"channel", AT_NEXT_TURN, "entry_at", "compaction_id"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,7 @@ class Fusion:
         self._decisions = decisions
         self._incidents: list[Incident] = []
         self._channels: dict[int, set[tuple[str, str]]] = {}
+        self._ids: dict[int, set[str]] = {}  # incident -> the compaction ids its sightings named
         self._pending_trigger: tuple[float, str, str] | None = None  # at, trigger, source
         self._started: dict[int, set[str]] = {}  # compaction -> sources of its "started"
         self._next_number = 1
@@ -123,7 +132,7 @@ class Fusion:
         if observation.details.get(AT_NEXT_TURN):
             incident = self._joinable_late(kind, channel)
         else:
-            incident = self._joinable(kind, observation.at, channel)
+            incident = self._joinable(kind, observation, channel)
         if incident is None:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
@@ -145,15 +154,41 @@ class Fusion:
 
     # ------------------------------------------------------------------ internals
 
-    def _joinable(self, kind: str, at: float, channel: tuple[str, str]) -> Incident | None:
+    def _joinable(
+        self, kind: str, observation: Observation, channel: tuple[str, str]
+    ) -> Incident | None:
+        """The incident this sighting is another view of: the one holding its compaction id,
+        else, of those within the window (of when it was read or of its source's own time)
+        that lack its channel and hold no other id, the nearest to its source's time."""
+        ident = _compaction_id(observation)
+        if ident is not None:  # one Codex turn may compact twice: the id's channel is taken
+            for incident in reversed(self._incidents):
+                number = incident.number
+                if ident in self._ids.get(number, ()) and channel not in self._channels[number]:
+                    return incident
+        at = observation.source_time
+        window = self._window
+        best: Incident | None = None
         for incident in reversed(self._incidents):
             if incident.kind != kind:
                 continue
-            if abs(at - incident.at) > self._window:
-                return None
-            if channel not in self._channels[incident.number]:
-                return incident
-        return None
+            if incident.at < min(at, observation.at) - window:
+                break  # older ones are further away still
+            if abs(at - incident.at) > window and abs(observation.at - incident.at) > window:
+                continue
+            if channel in self._channels[incident.number]:
+                continue
+            ids = self._ids.get(incident.number)
+            if ident is not None and ids and ident not in ids:
+                continue  # it is another compaction, named otherwise
+            if best is None or abs(at - incident.at) < abs(at - best.at):
+                best = incident
+        return best
+
+    def _note_id(self, incident: Incident, observation: Observation) -> None:
+        ident = _compaction_id(observation)
+        if ident is not None:
+            self._ids.setdefault(incident.number, set()).add(ident)
 
     def _joinable_late(self, kind: str, channel: tuple[str, str]) -> Incident | None:
         newest = self._incidents[-1] if self._incidents else None
@@ -207,6 +242,7 @@ class Fusion:
         self._audit_folded(incident, observation)
         incident.number = self._record_incident(incident)
         self._channels[incident.number] = {channel}
+        self._note_id(incident, observation)
         self._incidents.append(incident)
         if kind == "compaction":
             pending = self._pending(observation.at)
@@ -218,6 +254,7 @@ class Fusion:
         self, incident: Incident, observation: Observation, channel: tuple[str, str]
     ) -> bool:
         self._channels[incident.number].add(channel)
+        self._note_id(incident, observation)
         changed = False
         if observation.source not in incident.sources:
             incident.sources.append(observation.source)
@@ -282,3 +319,8 @@ class Fusion:
     def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
+
+
+def _compaction_id(observation: Observation) -> str | None:
+    ident = observation.details.get("compaction_id")
+    return ident if isinstance(ident, str) and ident else None

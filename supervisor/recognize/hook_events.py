@@ -37,6 +37,9 @@ def observations_from_hook(
         raw = payload.get("compact_summary")
         summary = summary_text(raw) if isinstance(raw, str) and raw.strip() else None
         details = {**channel, **session}
+        turn = payload.get("turn_id")  # Codex names the compaction's turn, as its rollout does
+        if isinstance(turn, str) and turn:
+            details["compaction_id"] = "turn:" + turn
         return [
             Observation(COMPACTION, HOOK, at, trigger=trigger, summary=summary, details=details)
         ]

@@ -83,6 +83,15 @@ class Observation:
         fields.update(self.details)
         return fields
 
+    @property
+    def source_time(self) -> float:
+        """When the source says it happened: a transcript entry's own time (``entry_at``),
+        else when it was read. A line read a tick late is not newer than what came between."""
+        entry_at = self.details.get("entry_at")
+        if isinstance(entry_at, int | float) and not isinstance(entry_at, bool):
+            return float(entry_at)
+        return self.at
+
 
 @dataclass(frozen=True, slots=True)
 class DecisionLoss:

@@ -35,6 +35,18 @@ def entry_time(record: dict[str, Any]) -> float | None:
     return epoch(record.get("timestamp"))
 
 
+def _identity(record: dict[str, Any], ident: Any, prefix: str = "uuid:") -> dict[str, Any]:
+    """What names a compaction entry for fusion: its own time, and the id it shares with
+    the other sightings of the same compaction (see :mod:`supervisor.recognize.fusion`)."""
+    found: dict[str, Any] = {}
+    entry_at = entry_time(record)
+    if entry_at is not None:
+        found["entry_at"] = entry_at
+    if isinstance(ident, str) and ident:
+        found["compaction_id"] = prefix + ident
+    return found
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -88,6 +100,7 @@ class ClaudeTranscript:
     def __init__(self) -> None:
         self.session_id: str | None = None
         self.window = _Window()
+        self._boundary: str | None = None  # the uuid of the last compact_boundary read
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -110,7 +123,8 @@ class ClaudeTranscript:
                         "cache_read_input_tokens",
                     )
                 )
-                return [Observation(USAGE, TRANSCRIPT, at, details={**details, "used": used})]
+                usage_details = {**details, "used": used, **_identity(record, None)}
+                return [Observation(USAGE, TRANSCRIPT, at, details=usage_details)]
             return []
         if history:
             return []
@@ -121,7 +135,9 @@ class ClaudeTranscript:
                 "pre_tokens": meta.get("preTokens"),
                 "post_tokens": meta.get("postTokens"),
                 "channel": "compact_boundary",
+                **_identity(record, record.get("uuid")),
             }
+            self._boundary = record.get("uuid") if isinstance(record.get("uuid"), str) else None
             return [
                 Observation(
                     COMPACTION, TRANSCRIPT, at, trigger=trigger, details={**details, **extra}
@@ -135,7 +151,13 @@ class ClaudeTranscript:
                     TRANSCRIPT,
                     at,
                     summary=summary_text(text) or None,
-                    details={**details, "channel": "compact_summary"},
+                    details={
+                        **details,
+                        "channel": "compact_summary",
+                        # the boundary before it in the file (2.1.332 puts attachments
+                        # between the two, so its parentUuid is not always the boundary)
+                        **_identity(record, self._boundary),
+                    },
                     folded=self.window.fold(),
                 )
             ]
@@ -181,6 +203,7 @@ class CodexRollout:
         self.window: int | None = None
         self.session_id: str | None = None
         self._turn_by_user = False
+        self._turn_id: str | None = None  # the turn the entries belong to (task_started)
         self.said = _Window()  # the folded window (``window`` is the context size)
 
     def feed(
@@ -201,6 +224,8 @@ class CodexRollout:
         if kind == "event_msg":
             sub = payload.get("type")
             if sub == "task_started":
+                turn = payload.get("turn_id")
+                self._turn_id = turn if isinstance(turn, str) and turn else None
                 attribution = payload.get("turn_attribution") or {}
                 self._turn_by_user = attribution.get("turn_trigger") == "user"
                 if isinstance(payload.get("model_context_window"), int):
@@ -212,19 +237,24 @@ class CodexRollout:
                 last = info.get("last_token_usage") or {}
                 if isinstance(last.get("input_tokens"), int):
                     details = {"used": last["input_tokens"], "window": self.window}
+                    details.update(_identity(record, None))  # when the agent counted it
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]
             elif sub == "context_compacted" and not history:
-                return [self._compaction(at, "context_compacted")]
+                return [self._compaction(at, "context_compacted", record=record)]
             return []
         if kind == "compacted" and not history:
             message = payload.get("message")
             summary = _CODEX_PREFACE.sub("", message).strip() if isinstance(message, str) else None
-            return [self._compaction(at, "compacted", summary or None)]
+            return [self._compaction(at, "compacted", summary or None, record)]
         return []
 
-    def _compaction(self, at: float, channel: str, summary: str | None = None) -> Observation:
-        """One compaction; the entry with the summary also hands over the window it folded."""
+    def _compaction(
+        self, at: float, channel: str, summary: str | None = None, record: dict | None = None
+    ) -> Observation:
+        """One compaction; the entry with the summary also hands over the window it folded.
+        Named by its turn, as Codex's PostCompact hook names it."""
         trigger, details = self._trigger(), {"channel": channel}
+        details.update(_identity(record or {}, self._turn_id, "turn:"))
         folded = self.said.fold() if summary else ()
         return Observation(
             COMPACTION,

@@ -16,10 +16,19 @@ A recovery is an ``injection`` event that asked for a restatement (it carries
 event of the SessionStart hook. The acknowledgement belongs to that one
 recovery: the first check recorded after it is its check, and a later ack (or
 the supervisor's ``none`` at the profile's timeout) finds it already checked.
+
+A recovery replaced before any ack (a second loss came first) still ends with a
+recorded outcome. Its payload's pins went out again in the replacing one, so the
+replacing recovery's check covers the union of the decisions both asked for, and
+the one replaced gets a check of its own with result ``superseded``, naming the
+recovery that covered it (``superseded_by``) and that one's result (``covered``).
+Both are written together, under the folder's lock, by whoever records the
+newer recovery's check (`tether ack`, or the supervisor's ``none``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +42,7 @@ ACK = "ack"
 COMPLETE = "complete"
 PARTIAL = "partial"
 NONE = "none"
+SUPERSEDED = "superseded"  # replaced by a newer recovery before any ack; that one covers it
 RESEND_REASON = "resend-missing"
 ACK_TEXT_LIMIT = 16_000  # characters of the restatement kept in the ack event
 SEARCH_EVENTS = 20_000  # how far back from the end `tether ack` looks for its recovery
@@ -110,6 +120,8 @@ class RecallCheck:
 
     def describe(self) -> str:
         """The banner's words: "recovered: 4 of 4 decisions restated", or what is missing."""
+        if self.result == SUPERSEDED:
+            return "replaced by a newer recovery before any `tether ack`; its check covers this"
         asked = len(self.restated) + len(self.missing)
         if self.result == COMPLETE:
             return f"recovered: {len(self.restated)} of {asked} decisions restated"
@@ -167,7 +179,18 @@ def pins_of(tether: TetherDir, recovery: Recovery) -> list[str]:
 
 def latest_recovery(tether: TetherDir) -> tuple[Recovery | None, dict[str, Any] | None]:
     """The newest recovery and its recall check if one was recorded, from the end of the file."""
+    recovery, checked, _replaced = open_recoveries(tether)
+    return recovery, checked
+
+
+def open_recoveries(
+    tether: TetherDir,
+) -> tuple[Recovery | None, dict[str, Any] | None, list[Recovery]]:
+    """The newest recovery, its recall check if recorded, and the recoveries before it
+    that never got one (newest first), back to the last that did."""
     checks: dict[str, dict[str, Any]] = {}
+    newest: Recovery | None = None
+    replaced: list[Recovery] = []
     for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
         if seen >= SEARCH_EVENTS:  # a recovery that far back is no recovery of this session
             break
@@ -176,16 +199,37 @@ def latest_recovery(tether: TetherDir) -> tuple[Recovery | None, dict[str, Any] 
             checks.setdefault(event["injection_at"], event)
             continue
         recovery = Recovery.of(event)
-        if recovery is not None:
-            return recovery, checks.get(recovery.at)
-    return None, None
+        if recovery is None:
+            continue
+        if newest is None:
+            newest = recovery
+            continue
+        if recovery.at in checks or recovery.at == newest.at:
+            break
+        replaced.append(recovery)
+    if newest is None:
+        return None, None, []
+    return newest, checks.get(newest.at), replaced
 
 
-def _check(tether: TetherDir, recovery: Recovery, restatement: str | None) -> RecallCheck:
+def _asked(recovery: Recovery, count: int) -> set[int]:
+    """The decision numbers ``recovery`` asked for, of ``count`` pins."""
+    numbers = recovery.restate if recovery.restate is not None else range(1, count + 1)
+    return {n for n in numbers if 1 <= n <= count}
+
+
+def _check(
+    tether: TetherDir,
+    recovery: Recovery,
+    restatement: str | None,
+    replaced: Sequence[Recovery] = (),
+) -> RecallCheck:
+    """``recovery``'s check, over what it and the recoveries it ``replaced`` asked for."""
     pins = pins_of(tether, recovery)
-    asked = recovery.restate
-    numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
-    numbers = tuple(n for n in numbers if 1 <= n <= len(pins))
+    asked = _asked(recovery, len(pins))
+    for older in replaced:
+        asked |= _asked(older, len(pins))
+    numbers = tuple(sorted(asked))
     restated: tuple[int, ...]
     missing: Missing
     if restatement is None:
@@ -206,7 +250,7 @@ def acknowledge(
     its check (one per recovery), and the restatement is still recorded.
     """
     with tether.updating():
-        recovery, checked = latest_recovery(tether)
+        recovery, checked, replaced = open_recoveries(tether)
         if recovery is None:
             raise TetherError(
                 "no recovery payload was sent here yet, so there is nothing to check; "
@@ -223,9 +267,29 @@ def acknowledge(
         )
         if checked is not None:
             return RecallCheck.from_event(checked), False
-        check = _check(tether, recovery, restatement)
+        check = _check(tether, recovery, restatement, replaced)
+        _record_superseded(tether, replaced, check, source)
         tether.record_event(KIND, source, **check.to_event())
         return check, True
+
+
+def _record_superseded(
+    tether: TetherDir, replaced: Sequence[Recovery], check: RecallCheck, source: str
+) -> None:
+    """The outcome of each recovery ``check``'s one replaced before any ack (oldest first)."""
+    for older in reversed(replaced):
+        tether.record_event(
+            KIND,
+            source,
+            incident=older.incident,
+            injection_at=older.at,
+            pinned=check.pinned,
+            restated=[],
+            missing=[],
+            result=SUPERSEDED,
+            superseded_by=check.injection_at,
+            covered=check.result,
+        )
 
 
 def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervisor") -> dict:
@@ -235,14 +299,16 @@ def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervi
     the one written).
     """
     with tether.updating():
-        latest, checked = latest_recovery(tether)
+        latest, checked, replaced = open_recoveries(tether)
         if checked is not None and checked.get("injection_at") == recovery.at:
             return checked
         if latest is not None and latest.at != recovery.at:
             for event in fsio.iter_jsonl_reversed(tether.events, containing=KIND.encode()):
                 if event.get("kind") == KIND and event.get("injection_at") == recovery.at:
                     return event
-        check = _check(tether, recovery, None)
+            replaced = []  # a newer recovery than this one: its own check will cover them
+        check = _check(tether, recovery, None, replaced)
+        _record_superseded(tether, replaced, check, source)
         return tether.record_event(KIND, source, **check.to_event())
 
 

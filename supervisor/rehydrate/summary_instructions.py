@@ -7,15 +7,27 @@ decisions' values and reasons, the rejected approaches, the next step — are
 named to the summarizer itself. The same text is echoed on the agent's screen
 and in its later requests, so it is short, and no line of it starts with
 ``DECISION:`` (tether would pin its own echo).
+
+Codex (0.171.0) hears neither. Its PreCompact hook may answer only ``continue``,
+``stopReason``, ``systemMessage`` and ``suppressOutput`` (``codex-rs/hooks`` schema
+``pre-compact.command.output``; plain stdout is dropped), and its compaction prompt is
+its own fixed text (or the launch-time ``compact_prompt`` setting); ``/compact`` takes
+no arguments: ``/compact <text>`` goes to the model as an ordinary prompt. So for
+Codex the pins are not kept by the fold but re-sent after it
+(tests/e2e/test_closed_loop.py proves both with the real binary).
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from supervisor.errors import TetherError
 from supervisor.store import notes
 from supervisor.store.tether_dir import TetherDir
+
+if TYPE_CHECKING:
+    from supervisor.config.profiles import Profile
 
 REJECTED_KEPT = 5  # the newest rejected approaches named
 ITEM_CHARS = 300  # a rejected approach or the next step, cut to this
@@ -64,3 +76,10 @@ def instructions(tether: TetherDir) -> str:
         return instructions_from_notes(tether.read_notes())
     except TetherError:
         return ""
+
+
+def reaches_summarizer(profile: Profile) -> bool:
+    """Whether the agent's summarizer is told the pins before a compaction: through its
+    compaction command's ``{instructions}`` or a PreCompact hook whose stdout joins the
+    compaction prompt (Claude Code's). Codex has neither, so tether only re-sends after."""
+    return "{instructions}" in profile.compact_command or "claude_hooks" in profile.integrations

@@ -1,5 +1,5 @@
 """The supervision's recovery requests: the payload, a re-send of what a recall missed,
-compaction at a break, and the initial brief.
+compaction at a break, and the initial brief; and the pins they carry.
 
 A mixin of :class:`~supervisor.run.supervision.Supervision`: each request goes to the
 injector, which sends it once the agent waits for input, so every way into the agent
@@ -8,6 +8,8 @@ keeps the same rules (never onto a typed line, no control sequence, one at a tim
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from supervisor.errors import TetherError
@@ -25,6 +27,8 @@ class Recovery:
     decisions: Any
     current_incident: Any
     notes: Any  # a NotesDigest (run/tick_reads.py)
+    checkpointer: Any  # its writer thread writes pins too
+    _problem: Callable[[str], None]
     _send_anyway: bool
 
     def build_payload(self, *, checkpoint: int | None = None):
@@ -91,17 +95,25 @@ class Recovery:
 
         The profile's ``compact_command`` (Claude Code's ``/compact <instructions>``) is
         typed into the agent once it waits for input, like any injection; a profile
-        without one cannot be compacted from outside.
+        without one cannot be compacted from outside. The injection records whether the
+        summarizer is told the pins (Codex's is not: a bare ``/compact``).
         """
         if self.injector is None:
             raise TetherError("the supervisor is not open")
         template = self.profile.compact_command
         if not template:
             raise TetherError(f"profile {self.profile.name} has no compact_command to send")
+        from supervisor.rehydrate.summary_instructions import reaches_summarizer
+
         # notes.md as the tick last read it (off the loop: it can be megabytes)
         text = template.replace("{instructions}", self.notes.compact_instructions).strip()
+        told = reaches_summarizer(self.profile)
         return self.injector.request(
-            text, "compact", expect_ack=False, typed=True, details={"by": by}
+            text,
+            "compact",
+            expect_ack=False,
+            typed=True,
+            details={"by": by, "summarizer_told": told},
         )
 
     def compact_offered(self) -> bool:
@@ -110,14 +122,8 @@ class Recovery:
         threshold = self.profile.compact_offer_percent
         if threshold <= 0 or not self.profile.compact_command or self.meter.stale:
             return False
-        meter = self.meter
-        if meter.used is not None and meter.window:
-            percent = 100 * meter.used / meter.window
-        elif meter.percent is not None:
-            percent = meter.percent
-        else:
-            return False
-        return percent >= threshold
+        percent = self.meter.used_percent()  # the freshest reading
+        return percent is not None and percent >= threshold
 
     def send_brief(self) -> None:
         """The initial brief, queued until the agent first waits for input."""
@@ -126,3 +132,23 @@ class Recovery:
         from supervisor.rehydrate.brief import brief_text
 
         self.injector.request(brief_text(), "initial brief", expect_ack=False)
+
+    def pin(self, texts: list[str], source: str, then: Callable | None = None) -> None:
+        """Pin decisions off the loop (notes.md is rewritten); ``then`` hears those that were
+        new, or the error (else it is reported as a problem)."""
+
+        def pinned(added: list[str] | TetherError) -> None:
+            if isinstance(added, list):
+                pins = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
+                self.notes = dataclasses.replace(self.notes, pinned=pins)  # the tick: the rest
+            if then is not None:
+                then(added)
+            elif isinstance(added, TetherError):
+                self._problem(str(added))
+
+        self.checkpointer.write(lambda: self.tether.add_decisions(texts, source), pinned)
+
+    def _pinned_decisions(self) -> list[str]:
+        """The pins as the tick last read them from notes.md (on a worker: it can be
+        megabytes), with those pinned since on the loop."""
+        return list(self.notes.pinned)

@@ -12,7 +12,6 @@ app) hear about incidents, the agent's state, the context meter and problems.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -98,6 +97,7 @@ class Supervision(Restarts, Recovery):
         self._last_input = 0.0
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
         self._scan_rows: set[int] = set()  # rows changed since then
+        self._rows_since: float | None = None  # self.clock() when the first of them changed
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
@@ -258,26 +258,6 @@ class Supervision(Restarts, Recovery):
         for source in dict.fromkeys(source for _, source in found):
             self.pin([text for text, from_ in found if from_ == source], source)
 
-    def pin(self, texts: list[str], source: str, then: Callable | None = None) -> None:
-        """Pin decisions off the loop (notes.md is rewritten); ``then`` hears those that were
-        new, or the error (else it is reported as a problem)."""
-
-        def pinned(added: list[str] | TetherError) -> None:
-            if isinstance(added, list):
-                pins = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
-                self.notes = dataclasses.replace(self.notes, pinned=pins)  # the tick: the rest
-            if then is not None:
-                then(added)
-            elif isinstance(added, TetherError):
-                self._problem(str(added))
-
-        self.checkpointer.write(lambda: self.tether.add_decisions(texts, source), pinned)
-
-    def _pinned_decisions(self) -> list[str]:
-        """The pins as the tick last read them from notes.md (on a worker: it can be
-        megabytes), with those pinned since on the loop."""
-        return list(self.notes.pinned)
-
     # -- the agent's output ---------------------------------------------------------
 
     def _on_output(self, data: bytes, result: FeedResult) -> None:
@@ -291,6 +271,8 @@ class Supervision(Restarts, Recovery):
         observations = self.status_reports.read(self.session.emulator.agent_status, now)
         self._scrolled += len(result.scrolled_off)
         if result.dirty:
+            if not self._scan_rows:
+                self._rows_since = now
             self._scan_rows |= result.dirty
             wait = self._last_scan + SCAN_INTERVAL - self._monotonic()
             if wait <= 0 or not self._defer_scan(wait):
@@ -302,8 +284,14 @@ class Supervision(Restarts, Recovery):
             self.observe(observation)
 
     def _scan_screen(self, now: float) -> list[Observation]:
-        """Match the rows changed since the last look (and count the lines scrolled off)."""
+        """Match the rows changed since the last look (and count the lines scrolled off).
+
+        What they show was observed when they changed, not when the (deferred) look came:
+        a meter row drawn before a fresher report must not pass for newer than it.
+        """
         rows, self._scan_rows = self._scan_rows, set()
+        if self._rows_since is not None:
+            now, self._rows_since = min(now, self._rows_since), None
         scrolled, self._scrolled = self._scrolled, 0
         self._last_scan = self._monotonic()
         if self._scan_timer is not None:

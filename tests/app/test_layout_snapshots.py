@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import TextArea
 
 from supervisor.app import RunConfig, TetherApp
-from tests.conftest import wait_for_screen, wait_until
+from tests.conftest import wait_for_a_still_picture, wait_for_screen, wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane
 
@@ -56,7 +56,10 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
         10,
         "the agent's new size, painted",
     )
-    await pilot.pause(0.5)
+    # The status bar says "waiting" once the agent has been quiet for a while: on a loaded
+    # machine that comes later than the pane.
+    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 15, "waiting")
+    await wait_for_a_still_picture(pilot)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])

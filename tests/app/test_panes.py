@@ -68,14 +68,17 @@ def run_elsewhere(code: str, *args: str) -> None:
 # -- Notes ------------------------------------------------------------------------------------
 
 
-async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path):
+async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, monkeypatch):
+    monkeypatch.setattr(notes_pane, "SAVE_DEBOUNCE_SECONDS", 60.0)  # however slow the typing
     app = harness(tmp_path)
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
         pane = app.query_one(NotesPane)
-        await type_at_end(pilot, "- typed by the user\n")
+        await type_at_end(pilot, "- typed by the user")
         assert pane.dirty, "the edit is pending until the debounce"
         assert "typed by the user" not in app.tether.read_notes()
+        monkeypatch.setattr(notes_pane, "SAVE_DEBOUNCE_SECONDS", 0.05)
+        await type_at_end(pilot, "\n")  # the last key starts the (now short) debounce
         await wait_until(pilot, lambda: not pane.dirty, 10, "the debounced save")
         assert app.tether.read_notes() == NOTES_AFTER + "- typed by the user\n"
         assert [m.path for m in seen.of(NotesPane.Saved)] == [app.tether.notes]

@@ -273,6 +273,10 @@ def test_history_is_newest_first_and_names_each_incident_once(work, capsys):
     assert [line.split()[0] for line in lines] == ["#3", "#2", "#1"]
     assert lines[1].endswith("Context compacted (#1, auto)")  # not "... incident 1" again
     assert lines[0].endswith("before injection  (incident #1)")
+    _code, out, _ = tether(capsys, "history", "--json", "--dir", d)
+    assert [row["seq"] for row in json.loads(out)] == [3, 2, 1]  # the same order as the text
+    _code, out, _ = tether(capsys, "history", "--json", "-n", "2", "--dir", d)
+    assert [row["seq"] for row in json.loads(out)] == [3, 2]  # the newest N
 
 
 def test_status_says_the_supervisors_state_in_the_same_words_in_text_and_json(work, capsys):

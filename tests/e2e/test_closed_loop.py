@@ -79,17 +79,28 @@ def compact(run: TetherRun) -> dict:
     return request
 
 
+def checks(run: TetherRun) -> list[dict]:
+    """The recall checks of answered recoveries (not those a newer recovery superseded)."""
+    return [e for e in run.events_of("recall_check") if e.get("result") != "superseded"]
+
+
 def f6_recall(run: TetherRun, reason: str = "rehydrate") -> dict:
     """F6 → the model answers with `tether ack` as a Bash tool call → the recall check."""
-    before = len(run.events_of("recall_check"))
+    before = len(checks(run))
     run.press("F6")
     injection = run.wait_event("injection", reason=reason)
-    run.poll(lambda: len(run.events_of("recall_check")) > before, 60, "the recall check of the ack")
-    check = run.events_of("recall_check")[-1]
+    run.poll(lambda: len(checks(run)) > before, 60, "the recall check of the ack")
+    check = checks(run)[-1]
     # Codex's SessionStart hook gives its payload as the F6 turn starts: that recovery, the
     # newest, is the one the ack answers (it carries the same pins)
     auto = [e["at"] for e in run.events_of("auto_rehydrate") if e["at"] >= injection["at"]]
     assert check["injection_at"] in [injection["at"], *auto], (check, injection)
+    if check["injection_at"] != injection["at"]:  # F6's own recovery still has its outcome
+        (superseded,) = [
+            e for e in run.events_of("recall_check") if e["injection_at"] == injection["at"]
+        ]
+        assert superseded["result"] == "superseded", superseded
+        assert superseded["superseded_by"] == check["injection_at"]
     return check
 
 
@@ -255,3 +266,46 @@ def test_claude_compact_key_sends_slash_compact_with_the_pins(
             f"and reasons: 1. {REDIS} 2. {KIOSK}" in text
         ), text[-3000:]
         run.wait_incident("compaction", where=lambda i: i.get("trigger") == "manual")
+
+
+def test_codex_summarizer_is_not_told_the_pins_so_they_are_re_sent_after_the_fold(
+    make_codex_env, fake_server, tether_run
+):
+    """Codex 0.171.0 has no way to tell its summarizer what to keep: `/compact <text>` is an
+    ordinary prompt, and tether's PreCompact answer (run, and heard by tether) never reaches
+    the compaction request. F3 types a bare `/compact`, says so, and the pins come back
+    with the payload of the first turn after the fold (SessionStart compact)."""
+    with Timer("closed loop: Codex compaction, pins re-sent after"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        pin(run.project, REDIS, KIOSK)
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.type_line("/compact keep the tokens", enter_delay=1.0)
+        run.wait_screen(r"FAKE-REPLY 2: ack '/compact keep the tokens'")  # an ordinary prompt
+        assert not run.events_of("hook", event="PreCompact")
+        assert not [e for e in run.main_requests() if e["seq"] > after and "compact" in e["rule"]]
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.press("F3")
+        injection = run.wait_event("injection", reason="compact")
+        assert injection["chars"] == len("/compact") and injection["summarizer_told"] is False
+        run.wait_tether_screen(r"summarizer is not told the pins")
+        request = run.wait_request(
+            lambda e: e.get("rule") == "codex-compact", after=after, what="the compaction"
+        )
+        text = request_text(request)
+        assert "CONTEXT CHECKPOINT COMPACTION" in text
+        assert "15 minute TTL" not in text and "kiosks are shared" not in text, text[-3000:]
+        run.wait_event("hook", event="PreCompact")  # it ran: Codex does not use its answer
+        run.wait_incident("compaction")
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.type_line("carry on")
+        request = run.wait_request(
+            lambda e: e.get("rule") != "codex-compact" and REDIS in request_text(e),
+            after=after,
+            what="the pins re-sent with the first turn after the fold",
+        )
+        assert KIOSK in request_text(request)

@@ -207,3 +207,71 @@ def test_session_start_of_a_resume_or_a_fork_is_no_loss() -> None:
         assert observation.kind == "session" and observation.details["start"] == source
         assert fusion.observe(observation) is None
     assert fusion.incidents == []
+
+
+T = 1_796_115_300.0  # 2026-12-01T08:55:00Z: entries carry their own time, as the files do
+
+
+def _stamp(at: float) -> str:
+    import datetime
+
+    moment = datetime.datetime.fromtimestamp(at, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def claude_compaction(parser: ClaudeTranscript, at: float, uuid: str, read_at: float):
+    """A compaction's two transcript entries (boundary, then summary), read at ``read_at``."""
+    boundary = {
+        "type": "system", "subtype": "compact_boundary", "uuid": uuid,
+        "timestamp": _stamp(at), "compactMetadata": {"trigger": "auto"},
+    }  # fmt: skip
+    summary = {
+        "type": "user", "isCompactSummary": True, "uuid": uuid + "-s", "parentUuid": "other",
+        "timestamp": _stamp(at - 0.1), "message": {"content": f"<summary>{uuid}</summary>"},
+    }  # fmt: skip
+    return parser.feed(boundary, read_at) + parser.feed(summary, read_at)
+
+
+def test_a_late_transcript_entry_joins_the_compaction_it_belongs_to_not_the_newer() -> None:
+    """Two compactions 5 s apart on the screen; the transcript of the first is read after
+    the second: its entries' own time (and the boundary uuid they share) put them on #1."""
+    fusion = Fusion()
+    parser = ClaudeTranscript()
+    fusion.observe(screen("compaction", T))
+    fusion.observe(screen("compaction", T + 5.0))
+    for observation in claude_compaction(parser, T - 0.05, "first", read_at=T + 6.0):
+        fusion.observe(observation)
+    for observation in claude_compaction(parser, T + 4.95, "second", read_at=T + 6.5):
+        fusion.observe(observation)
+    first, second = fusion.incidents
+    assert (first.summary, second.summary) == ("first", "second")
+    assert first.sources == second.sources == ["screen", "transcript"]
+
+
+def test_a_late_rollout_entry_joins_the_compaction_of_its_turn() -> None:
+    """Codex: the rollout's `compacted` entry names the turn, as PostCompact does."""
+    fusion = Fusion()
+    rollout = CodexRollout()
+
+    def post(turn: str, at: float) -> None:
+        payload = {"turn_id": turn, "trigger": "auto", "hook_event_name": "PostCompact"}
+        for observation in observations_from_hook("PostCompact", payload, at):
+            fusion.observe(observation)
+
+    def compacted(turn: str, at: float, read_at: float) -> None:
+        started = {"timestamp": _stamp(at - 2), "type": "event_msg",
+                   "payload": {"type": "task_started", "turn_id": turn}}  # fmt: skip
+        entry = {"timestamp": _stamp(at), "type": "compacted",
+                 "payload": {"message": f"summary of {turn}"}}  # fmt: skip
+        for observation in rollout.feed(started, read_at) + rollout.feed(entry, read_at):
+            fusion.observe(observation)
+
+    fusion.observe(screen("compaction", T))
+    post("turn-a", T + 0.1)
+    fusion.observe(screen("compaction", T + 4.0))
+    post("turn-b", T + 4.1)
+    compacted("turn-a", T - 0.05, read_at=T + 5.0)  # read late, after the second
+    compacted("turn-b", T + 3.95, read_at=T + 5.2)
+    first, second = fusion.incidents
+    assert (first.summary, second.summary) == ("summary of turn-a", "summary of turn-b")
+    assert first.sources == second.sources == ["screen", "hook", "transcript"]

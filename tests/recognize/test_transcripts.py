@@ -48,7 +48,8 @@ def test_codex_rollout_compactions_with_summary_trigger_and_window() -> None:
     assert compaction.trigger == "manual"
     assert compaction.summary.startswith("FAKE-CODEX-COMPACT-SUMMARY")
     usage = [o for o in manual if o.kind == "usage"]
-    assert usage[0].details == {"used": 12541, "window": 258400}
+    # with the entry's own time: a usage line read late is no fresher than its entry
+    assert usage[0].details == {"used": 12541, "window": 258400, "entry_at": 1795992092.702}
     auto = [o for o in parse(CodexRollout(), "cx-compact-auto.transcript.jsonl")]
     assert [o.trigger for o in auto if o.kind == "compaction"] == ["auto", "auto"]
 

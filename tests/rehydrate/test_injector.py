@@ -452,6 +452,24 @@ def test_an_ack_before_the_injection_belongs_to_the_one_before(tether, profile):
     assert injector.check_acknowledged()
 
 
+def test_a_recovery_replaced_before_its_ack_still_ends_with_a_recorded_outcome(tether, profile):
+    tether.add_decisions(["poll every 30 s"], "test")
+    injector, _, _, _ = make(tether, profile)
+    injector.request("first", "rehydrate", incident=1, details=RECOVERY)
+    injector.agent_became_waiting()
+    injector.request("second", "rehydrate", incident=2, details=RECOVERY)  # a second loss
+    check, _new = ack(tether, "we poll every 30 seconds")
+    assert injector.check_acknowledged() and check.incident == 2
+    sent = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection"]
+    checks = {
+        e["injection_at"]: e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"
+    }
+    assert set(checks) == {e["at"] for e in sent}  # every recovery has its outcome
+    assert checks[sent[0]["at"]]["result"] == "superseded"
+    assert checks[sent[0]["at"]]["superseded_by"] == sent[1]["at"]
+    assert checks[sent[1]["at"]]["result"] == "complete"
+
+
 def test_no_ack_within_the_timeout_is_recorded_as_none(tether, profile):
     tether.add_decisions(["poll every 30 s", "keep 381 rows"], "test")
     injector, _, _, clock = make(tether, profile, recall_timeout=60)

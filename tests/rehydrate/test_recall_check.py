@@ -146,3 +146,54 @@ def test_tether_ack_with_nothing_to_check_is_a_clear_message(tether) -> None:
     assert "no recovery payload was sent" in done.stderr
     done = tether_cli(tether, "ack", stdin="   \n")
     assert done.returncode == 2 and "the restatement is empty" in done.stderr
+
+
+BOTH = (
+    "Refresh tokens in Redis, 15 minute TTL, rotate on use, because the mobile client "
+    "cannot persist tokens. Poll the queue every 30 s with at most 381 rows."
+)
+
+
+def test_a_recovery_replaced_before_any_ack_is_superseded_and_covered_by_the_newer(
+    tether,
+) -> None:
+    first = recover(tether, incident=3)
+    second = recover(tether, incident=4)  # a second loss, before the agent acked the first
+    check, new = acknowledge(tether, BOTH)
+    assert new and check.injection_at == second["at"] and check.result == "complete"
+    superseded, covering = recall_events(tether)
+    assert superseded["injection_at"] == first["at"] and superseded["incident"] == 3
+    assert superseded["result"] == "superseded"
+    assert superseded["superseded_by"] == second["at"] and superseded["covered"] == "complete"
+    assert covering["injection_at"] == second["at"] and covering["restated"] == [1, 2]
+    assert RecallCheck.from_event(superseded).describe().startswith("replaced by a newer")
+    # a later ack finds both checked: one outcome per recovery, never two
+    acknowledge(tether, BOTH)
+    assert len(recall_events(tether)) == 2
+
+
+def test_the_newer_recovery_checks_the_union_of_what_both_asked(tether) -> None:
+    recover(tether, restate=[1], incident=3)  # a re-send of decision 1, never acked
+    recover(tether, restate=[2], incident=3)
+    check, _new = acknowledge(tether, "Poll the queue every 30 s with at most 381 rows.")
+    assert check.pinned == 2 and check.restated == (2,) and check.result == "partial"
+    assert [n for n, _terms in check.missing] == [1]
+
+
+def test_a_recovery_checked_before_the_next_is_left_as_it_was(tether) -> None:
+    recover(tether, incident=3)
+    acknowledge(tether, BOTH)
+    recover(tether, incident=4)
+    acknowledge(tether, BOTH)
+    assert [e["result"] for e in recall_events(tether)] == ["complete", "complete"]
+
+
+def test_no_ack_for_the_newer_records_none_for_it_and_superseded_for_the_older(tether) -> None:
+    from supervisor.rehydrate.recall_check import record_none
+
+    first = recover(tether, incident=3)
+    second = recover(tether, incident=4)
+    record_none(tether, Recovery.of(second))
+    superseded, none = recall_events(tether)
+    assert superseded["injection_at"] == first["at"] and superseded["covered"] == "none"
+    assert none["injection_at"] == second["at"] and none["result"] == "none"

@@ -168,6 +168,9 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
     if result == "none":
         plural = "s" * (asked != 1)
         return f"recall check: none, no `tether ack` in time ({asked} decision{plural})", "warning"
+    if result == "superseded":  # a newer recovery came before any ack; its check covers this
+        covered = event.get("covered") or "?"
+        return f"recall check: superseded by a newer recovery (its check: {covered})", "quiet"
     head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
     for row in missing:
         terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"

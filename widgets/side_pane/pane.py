@@ -156,5 +156,9 @@ class SidePane(PaneKeys, can_focus=True):
 
     def show_tab(self, name: str) -> None:
         """Bring a tab forward: ``notes``, ``progress``, ``checkpoints`` or ``events`` (focus
-        stays where it is; the tab keys also move it, see :class:`PaneKeys`)."""
-        self.query_one(TabbedContent).active = f"tab-{name}"
+        stays where it is, unless it is in the pane: then it goes to the new tab's content,
+        as with the tab keys of :class:`PaneKeys`)."""
+        if self.has_focus_within:
+            self.action_show_tab(name)
+        else:
+            self.query_one(TabbedContent).active = f"tab-{name}"

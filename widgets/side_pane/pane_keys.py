@@ -5,13 +5,17 @@ Tab and shift+Tab cycle through the pane's own controls (the tab bar, the file
 buttons, the editor, the conflict choices, the lists) and wrap around, instead of
 handing focus to the agent's terminal, where the next letter would go to the agent.
 The footer shows these keys while the pane has focus.
+
+A tab switch first takes the focus out of the tab it puts away: Textual would hand
+the focus of the hidden widget to a sibling in that same tab, and a focused widget
+brings its tab back to the front, undoing the switch.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
 from textual.widget import Widget
-from textual.widgets import TabbedContent
+from textual.widgets import TabbedContent, Tabs
 
 TAB_NAMES = ("notes", "progress", "checkpoints", "events")
 
@@ -47,7 +51,9 @@ class PaneKeys(Widget):
 
     def action_show_tab(self, name: str) -> None:
         """Bring ``name`` forward and put focus on its content, where its keys work."""
-        self._tabs().active = f"tab-{name}"
+        tabs = self._tabs()
+        self.screen.set_focus(tabs.query_one(Tabs))  # in no tab: nothing to bring back
+        tabs.active = f"tab-{name}"
         self.call_after_refresh(self.focus_active_tab)
 
     def action_cycle_focus(self, step: int) -> None:
