@@ -233,7 +233,8 @@ def bench_redraw(table: Table) -> None:
         med = _median(ms)
         table.add(
             "2. cost per redraw",
-            f"12 real captures by `o` event ({len(ms)}), cache {'on' if cache else 'off'}",
+            f"{len(workloads.capture_names())} real captures by `o` event ({len(ms)}), "
+            f"cache {'on' if cache else 'off'}",
             f"{med:.3f} ms",
             f"IQR {lo:.3f}–{hi:.3f}, p95 {statistics.quantiles(ms, n=20)[-1]:.2f}",
             "",

@@ -5,9 +5,10 @@ formatter call over the history rows, then ``ESC[3J`` so the history holds only
 new lines (a backend would keep its own capped, styled scrollback, as the avt
 adapter does); the screen's text 25 times a second. No pre-filter: libghostty-vt
 parses modes, synchronized output, colon SGR and grapheme clusters itself. Not in
-``make bench`` (pyghostty is no dependency); set it up as ``bench/backends.py`` says::
+``make bench`` (the backend it led to, GhosttyEmulator, is what ``make bench`` measures
+where pyghostty installs)::
 
-    PYTHONPATH=/tmp/backends/site .venv/bin/python -m bench.ghostty_probe
+    .venv/bin/python -m bench.ghostty_probe
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ After a warm-up (the app has painted and settled), the tether process's CPU
 time (utime + stime of all its threads, ``/proc/<pid>/stat``) is read at the
 start and the end of a window (60 s by default) and divided by the wall time:
 the share of one core tether takes while the agent is idle. Target: ≤ 1%.
+Beside it, the wake-ups a second: voluntary context switches of all its threads
+over the same window (each is a thread woken from a wait: a timer, a poll, a
+hand-over between threads), and the threads that woke most.
 
     .venv/bin/python -m bench.idle [--seconds N]
 """
@@ -18,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.startup import TETHER
+from bench.startup import TETHER, as_installed
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -26,6 +29,21 @@ TICKS = os.sysconf("SC_CLK_TCK")
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def _wakeups(pid: int) -> dict[str, int]:
+    """Voluntary context switches per thread (``tid name`` -> count)."""
+    counts = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            task = Path(f"/proc/{pid}/task/{tid}")
+            name = (task / "comm").read_text().strip()
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    counts[f"{tid} {name}"] = int(line.split()[1])
+        except (FileNotFoundError, ProcessLookupError):  # a thread that just ended
+            pass
+    return counts
 
 
 def idle_cpu(seconds: float = 60.0, warmup: float = 5.0) -> dict:
@@ -48,7 +66,7 @@ def idle_cpu(seconds: float = 60.0, warmup: float = 5.0) -> dict:
                 f"'{TETHER}' run -- sleep 1000",
             ],
             check=True,
-            env={**os.environ, "TERM": "xterm-256color"},
+            env={**as_installed(), "TERM": "xterm-256color"},  # bytecode cached, as installed
         )
         pid = int(
             subprocess.run(
@@ -56,10 +74,17 @@ def idle_cpu(seconds: float = 60.0, warmup: float = 5.0) -> dict:
             ).stdout
         )
         time.sleep(warmup)
-        cpu0, wall0 = _cpu_seconds(pid), time.perf_counter()
+        woken0, cpu0, wall0 = _wakeups(pid), _cpu_seconds(pid), time.perf_counter()
         time.sleep(seconds)
-        cpu1, wall1 = _cpu_seconds(pid), time.perf_counter()
+        cpu1, wall1, woken1 = _cpu_seconds(pid), time.perf_counter(), _wakeups(pid)
+        per_thread = {
+            name: (count - woken0[name]) / (wall1 - wall0)
+            for name, count in woken1.items()
+            if name in woken0
+        }
         return {
+            "wakeups_per_second": sum(per_thread.values()),
+            "wakeups_by_thread": dict(sorted(per_thread.items(), key=lambda kv: -kv[1])),
             "percent": 100 * (cpu1 - cpu0) / (wall1 - wall0),
             "cpu_seconds": cpu1 - cpu0,
             "wall_seconds": wall1 - wall0,
@@ -75,3 +100,6 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=60.0)
     result = idle_cpu(parser.parse_args().seconds)
     print(f"idle CPU {result['percent']:.3f}% of a core over {result['wall_seconds']:.0f} s")
+    print(f"wake-ups {result['wakeups_per_second']:.1f} a second, the most:")
+    for name, rate in list(result["wakeups_by_thread"].items())[:4]:
+        print(f"  {rate:6.1f}/s  thread {name}")

@@ -2,7 +2,14 @@
 
 * first frame: ``tether run -- sh -c 'printf MARK; sleep 100'`` in a detached
   tmux pane (160x48), from ``new-session`` until tmux's screen shows the mark
-  (polled every 10 ms); the anchor is the same command without tether.
+  (polled every 10 ms); the anchor is the same command without tether. In a new
+  folder (the target), and in a folder of a git repository that has its
+  `.tether/` already (a user's next run: the trust check asks git first).
+* every process runs with its bytecode cached, as an installed tether runs: in a
+  private ``PYTHONPYCACHEPREFIX`` written by a warm-up run. An environment with
+  ``PYTHONDONTWRITEBYTECODE`` (this workplace's) and an editable install would
+  otherwise compile every module of tether from source at every start (~40 ms of
+  the first frame on a busy machine), which no installed tether does.
 * ``tether hook Stop`` (a hook's JSON on stdin) and ``tether note decision ...``
   against ``python -c pass``, each a whole process, runs interleaved so load
   drifts hit all three alike. The target: the hook within 3x ``python -c pass``.
@@ -35,6 +42,18 @@ ALONE = "tether hook SessionStart compact (alone)"
 SERVED_STOP = "tether hook Stop (supervisor answers)"
 
 
+_PYCACHE = Path(tempfile.gettempdir()) / f"tether-bench-pycache-{os.getuid()}"
+
+
+def as_installed(env=None) -> dict[str, str]:
+    """``env`` (default: this one) with Python's bytecode written to and read from a
+    cache of the bench's own, whatever ``PYTHONDONTWRITEBYTECODE`` says."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+    return env
+
+
 def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
     sock = f"tether-bench-start-{os.getpid()}-{time.monotonic_ns()}"
     base = ["tmux", "-L", sock, "-f", "/dev/null"]
@@ -44,7 +63,7 @@ def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
         subprocess.run(
             [*base, "new-session", "-d", "-x", "160", "-y", "48", "-c", str(cwd), shell],
             check=True,
-            env={**os.environ, "TERM": "xterm-256color"},
+            env={**as_installed(), "TERM": "xterm-256color"},
         )
         while time.perf_counter() - start < timeout:
             shown = subprocess.run(
@@ -58,21 +77,36 @@ def _first_frame(command: list[str], cwd: Path, timeout: float = 30.0) -> float:
         subprocess.run([*base, "kill-server"], capture_output=True)
 
 
+NEXT_RUN = "tether, .tether/ in git"
+
+
 def first_frame_times(runs: int = 5) -> dict:
-    """Seconds to the agent's first frame, with tether and with the bare command in tmux."""
+    """Seconds to the agent's first frame, with tether (in a new folder and in one that
+    has its `.tether/` in a git repository) and with the bare command in tmux."""
     agent = ["sh", "-c", f"printf '{MARK}'; sleep 100"]
-    with_tether, bare = [], []
+    times: dict[str, list[float]] = {"tether": [], NEXT_RUN: [], "bare": []}
+    warm = Path(tempfile.mkdtemp(prefix="tether-bench-warm-"))
+    try:  # writes the bytecode cache; not counted
+        _first_frame([TETHER, "run", "--", *agent], warm)
+    finally:
+        shutil.rmtree(warm, ignore_errors=True)
     for _ in range(runs):
         work = Path(tempfile.mkdtemp(prefix="tether-bench-start-"))
+        again = Path(tempfile.mkdtemp(prefix="tether-bench-again-"))
         try:
-            with_tether.append(_first_frame([TETHER, "run", "--", *agent], work))
-            bare.append(_first_frame(agent, work))
+            subprocess.run(["git", "init", "-q"], cwd=again, check=True)
+            subprocess.run([TETHER, "init"], cwd=again, check=True, capture_output=True)
+            times["tether"].append(_first_frame([TETHER, "run", "--", *agent], work))
+            times[NEXT_RUN].append(_first_frame([TETHER, "run", "--", *agent], again))
+            times["bare"].append(_first_frame(agent, work))
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    return {"tether": with_tether, "bare": bare}
+            shutil.rmtree(again, ignore_errors=True)
+    return times
 
 
 def _run(command: list[str], cwd: Path, data: bytes | None, env=None) -> float:
+    env = as_installed(env)
     start = time.perf_counter()
     subprocess.run(
         command,
@@ -117,7 +151,7 @@ def command_times(runs: int = 20) -> dict:
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
         try:
-            for command, data, env in commands.values():  # warm the page cache
+            for command, data, env in commands.values():  # warm the page and bytecode caches
                 _run(command, work, data, env)
             for _ in range(runs):
                 for name, (command, data, env) in commands.items():
@@ -137,6 +171,9 @@ if __name__ == "__main__":
     for name, values in command_times().items():
         print(f"{name:18} median {statistics.median(values) * 1000:6.1f} ms")
     if shutil.which("tmux"):
-        frames = first_frame_times(3)
+        frames = first_frame_times(5)
         for name, values in frames.items():
-            print(f"first frame {name:8} median {statistics.median(values) * 1000:6.0f} ms")
+            print(
+                f"first frame {name:24} median {statistics.median(values) * 1000:6.0f} ms"
+                f" ({min(values) * 1000:.0f}-{max(values) * 1000:.0f})"
+            )

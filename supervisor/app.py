@@ -36,6 +36,7 @@ from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run.attention import Attention
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
+from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
@@ -120,7 +121,8 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         emulator = self.session.emulator  # the size the early agent was spawned at, if any
         self._early_size = (emulator.cols, emulator.rows) if early is not None else None
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
-        self._reading = False  # a tick's reads are on a worker thread
+        read = lambda: self.supervision.read_tick()  # noqa: E731 (looked up per read)
+        self._ticks = TickPump(read, self._apply_tick, self._tick_failed)
         self._banner_source = ""
         self._compact_offer_shown = False
         self.attention = Attention(config.notify, time.monotonic)
@@ -227,9 +229,13 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         """
         if self._heap_frozen or not self.is_running:
             return
-        gc.collect(1)  # not the young garbage
+        if gc.isenabled():
+            gc.collect(1)  # not the young garbage
+        # else `tether run` started without collections (cli/run.py): one now would walk
+        # all that start-up built, on the loop (~20 ms); its few hundred cycles stay frozen.
         gc.freeze()
         self._heap_frozen = True
+        gc.enable()
 
     @_while_running
     def on_terminal_view_sized(self, message: TerminalView.Sized) -> None:
@@ -260,22 +266,14 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             )
 
     def _tick(self) -> None:
-        """Read what the tick needs from disk on a worker; one read at a time."""
-        if not self._reading:
-            self._reading = True
-            self._read_tick()
+        """Read what the tick needs from disk off the loop; one read at a time."""
+        self._ticks.request()
 
-    @work(thread=True, group="tick")
-    def _read_tick(self) -> None:
-        reads = self.supervision.read_tick()
-        try:
-            self.call_from_thread(self._apply_tick, reads)
-        except RuntimeError:  # the app has already stopped
-            pass
+    def _tick_failed(self, error: BaseException) -> None:
+        self.exit(1, message=f"tether: reading .tether/ failed: {error!r}")
 
     def _apply_tick(self, reads: TickReads) -> None:
         """On the loop: the engine takes the reads; the status bar hears of it by message."""
-        self._reading = False
         if not self.is_running:  # shutting down: the supervision is closing
             return
         self.supervision.apply_tick(reads)
@@ -462,6 +460,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
         self.engine.detach()
+        self._ticks.close()  # no read of the files while they close
         supervision.stop_agent()
         self.supervision.close()
         if self._heap_frozen:  # another app in this process (tests) starts from a clean heap

@@ -14,10 +14,14 @@ from pathlib import Path
 import pytest
 
 from supervisor.terminal.avt_emulator import AvtEmulator
+from supervisor.terminal.backends import ghostty_class
 from tests.locations import CAPTURES
 
 # Every backend of the Emulator Protocol: a new one is added here and must pass the contract.
+# pyghostty installs on Linux only (its wheels): elsewhere the contract runs on avt alone.
 BACKENDS = {"avt": AvtEmulator}
+if ghostty_class() is not None:
+    BACKENDS["ghostty"] = ghostty_class()
 
 
 @pytest.fixture(scope="session", params=sorted(BACKENDS))

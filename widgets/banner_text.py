@@ -78,6 +78,8 @@ def injection(status: InjectorStatus, keys: Keymap) -> tuple[str, str]:
     tone = {"acknowledged": "success", "unacknowledged": "warning"}.get(status.state, "info")
     text = status.describe()
     recall = status.recall
+    if status.stage == "held":  # Claude's SessionStart payload: F6 prompts the agent now
+        text += f" · {keys.rehydrate.upper()} prompts it now"
     if recall is not None and recall.result != "complete":
         tone = "warning"
         again = "re-sends them" if recall.result == "partial" else "sends the payload again"

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from supervisor.agents.turn_recovery import ANSWERED_KINDS, pointer, recovery_starting_this_turn
 from supervisor.rehydrate.payload import build_payload, incident_record
 from supervisor.store import checkpoints, fsio, notes, trust
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
@@ -41,6 +42,9 @@ def session_start_answer(
     (:mod:`supervisor.store.trust`); a checkpoint is taken first, as before every
     injection, and an ``auto_rehydrate`` event records what was sent, with the phase
     at that moment so the supervisor can watch for the agent's acknowledgement.
+    When this turn's prompt is tether's own paste of the payload (F6 on Codex, whose
+    hook fires as that turn starts), the answer is a one-line pointer to it instead,
+    recorded as ``auto_rehydrate_skipped`` (:mod:`.turn_recovery`): one copy per loss.
     """
     from supervisor.config.profiles import load_profile
 
@@ -59,8 +63,26 @@ def session_start_answer(
     # Codex fires SessionStart(compact|clear) at the next turn, however late: its last
     # unanswered incident of that kind in this run is this loss, not only a recent one.
     late = "codex_hooks" in profile.integrations
-    incident = this_loss(tether, kind, within=_this_run(tether) if late else None)
+    now = time.time()
+    incident = this_loss(tether, kind, now, within=_this_run(tether) if late else None)
     number = incident.get("number")
+    pasted = recovery_starting_this_turn(tether, now)
+    if pasted is not None:  # F6's payload is this turn's prompt: a second copy is no recovery
+        tether.record_event(
+            "auto_rehydrate_skipped",
+            "hook",
+            hook_source=source,
+            session_id=hook_input.get("session_id"),
+            incident=number,
+            injection_at=pasted.get("at"),
+            injection_reason=pasted.get("reason"),
+            injection_incident=pasted.get("incident"),
+        )
+        answer = {
+            "hookEventName": "SessionStart",
+            "additionalContext": pointer(kind, number, pasted),
+        }
+        return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
     snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
     payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
     limit = profile.hook_context_limit
@@ -140,7 +162,7 @@ def _since_last_incident(tether: TetherDir, now: float) -> tuple[set[Any], str |
     trigger = None
     for event in fsio.iter_jsonl_reversed(tether.events):
         kind = event.get("kind")
-        if kind == "auto_rehydrate":
+        if kind in ANSWERED_KINDS:  # with the payload, or with a pointer to F6's paste of it
             answered.add(event.get("incident"))
         elif kind == "hook" and event.get("event") == "PreCompact" and trigger is None:
             when = parse_time(event.get("at"))

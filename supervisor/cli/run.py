@@ -8,6 +8,8 @@ no profile named, the command itself.
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -90,16 +92,17 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     )
 
 
-def ask_trust(workdir: Path, *, trusted: bool) -> None:
+def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
     """Before the first injection: a `.tether/` committed to git is trusted only if asked.
 
     ``--trust`` says so up front; on a terminal tether asks; otherwise it refuses.
+    ``asked``: git's answer started earlier (:class:`trust.TrackedFiles`).
     """
     from supervisor.store import trust
     from supervisor.store.tether_dir import TetherDir
 
     tether = TetherDir.at(workdir)
-    warning = trust.warning(tether)
+    warning = trust.warning(tether, asked)
     if warning is None:
         return
     if not trusted:
@@ -118,10 +121,24 @@ def ask_trust(workdir: Path, *, trusted: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # No garbage collection until the app has started and frozen what start-up built
+    # (TetherApp._settle_heap enables it again): the imports of the engine and Textual
+    # allocate millions of objects, almost none of them garbage, and each collection
+    # walked them all, on the way to the agent's first frame and the UI's.
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
     if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one
-        ask_trust(workdir, trusted=getattr(args, "trust", False))  # before anything runs
+        asked = _ask_git(workdir)  # git runs while the spawn's modules load
+        trusted = getattr(args, "trust", False)
+        ask_trust(workdir, trusted=trusted, asked=asked)  # before anything runs
     ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
@@ -152,6 +169,18 @@ def run(args: argparse.Namespace) -> int:
             ahead.abandon()
         if early is not None:
             early.abandon()  # already done by the app unless it never took over
+
+
+def _ask_git(workdir: Path):
+    """Start asking git which `.tether/` files it tracks, and meanwhile import what the
+    agent's spawn needs (their imports only: nothing runs or is written)."""
+    from supervisor.store import trust
+    from supervisor.store.tether_dir import TetherDir
+
+    asked = trust.TrackedFiles(TetherDir.at(workdir))
+    for module in ("run.early_spawn", "store.lock", "terminal.pty_host"):
+        importlib.import_module(f"supervisor.{module}")
+    return asked
 
 
 def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):

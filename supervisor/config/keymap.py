@@ -32,7 +32,7 @@ class Keymap:
 def load_keymap(path: Path | None = None) -> Keymap:
     """The keymap from ``keys.toml`` in the config folder, or the defaults."""
     if path is None:
-        from supervisor.config.profiles import config_dir
+        from supervisor.config.config_dir import config_dir
 
         path = config_dir() / "keys.toml"
     keymap = load_settings(Keymap, path, _key_problem)

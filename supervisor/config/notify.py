@@ -30,7 +30,7 @@ class NotifySettings:
 def load_notify_settings(path: Path | None = None) -> NotifySettings:
     """The settings from ``notify.toml`` in the config folder, or the defaults."""
     if path is None:
-        from supervisor.config.profiles import config_dir
+        from supervisor.config.config_dir import config_dir
 
         path = config_dir() / "notify.toml"
     return load_settings(NotifySettings, path, _setting_problem)

@@ -17,7 +17,6 @@ Bundled profiles live in the ``profiles`` package; a user's own profiles in
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -26,10 +25,13 @@ from typing import Any
 
 import re2
 
+from supervisor.config.config_dir import (  # noqa: F401 (their home was here)
+    CONFIG_ENV,
+    config_dir,
+    user_profiles_dir,
+)
 from supervisor.config.toml_file import line_of, parse_toml
 from supervisor.errors import TetherError
-
-CONFIG_ENV = "TETHER_CONFIG_DIR"
 
 #: Marker kinds a profile may give regexes for, and what each means.
 MARKER_KINDS: dict[str, str] = {
@@ -251,19 +253,6 @@ def resolve_command(argv: tuple[str, ...] | list[str]) -> list[str]:
     if argv and argv[0] == "tether":
         return [sys.executable, "-m", "supervisor.cli", *argv[1:]]
     return argv
-
-
-def config_dir() -> Path:
-    override = os.environ.get(CONFIG_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("tether"))
-
-
-def user_profiles_dir() -> Path:
-    return config_dir() / "profiles"
 
 
 def bundled_profiles_dir() -> Path:

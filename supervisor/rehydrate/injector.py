@@ -41,6 +41,14 @@ from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.rehydrate import recall_check
 from supervisor.rehydrate.acknowledgement import BY_ACK, read_acknowledgement
+from supervisor.rehydrate.injector_status import (
+    ACKNOWLEDGED,
+    IDLE,
+    QUEUED,
+    SENT,
+    UNACKNOWLEDGED,
+    InjectorStatus,
+)
 from supervisor.rehydrate.recall_check import RecallCheck, Recovery
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
@@ -49,13 +57,7 @@ from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.keys import encode_paste
 from supervisor.times import utc_now
 
-SENT = "sent"
-QUEUED = "queued"
 EMPTY = "empty"
-
-IDLE = "idle"
-UNACKNOWLEDGED = "unacknowledged"
-ACKNOWLEDGED = "acknowledged"
 
 SUBMIT_DELAY = 0.05  # seconds between the paste and the submit key
 SETTLE_SECONDS = 2.0  # after a send, wait this long (or for a new "waiting") before the next
@@ -102,34 +104,6 @@ class _Request:
     typed: bool = False  # one line sent as keys, not a paste (a slash command)
 
 
-@dataclass(frozen=True, slots=True)
-class InjectorStatus:
-    """What the banner shows: ``state`` is idle, queued, sent, unacknowledged or acknowledged."""
-
-    state: str
-    reason: str = ""
-    seconds: float = 0.0  # how long the state has lasted
-    queued: int = 0
-    incident: int | str | None = None
-    why: str = ""  # queued: why it waits, from the supervisor (busy, a typed line...)
-    recall: RecallCheck | None = None  # the recall check of the last send, once recorded
-
-    def describe(self) -> str:
-        if self.state == QUEUED:
-            if self.why:
-                return f"Payload queued: {self.why}"
-            return "Payload queued: the agent is busy; it goes in when the agent waits for input"
-        if self.recall is not None:
-            return self.recall.describe()
-        if self.state == SENT:
-            return f"Payload sent {self.seconds:.0f} s ago; waiting for the agent's `tether ack`"
-        if self.state == UNACKNOWLEDGED:
-            return f"Payload not acknowledged after {self.seconds:.0f} s: no `tether ack` yet"
-        if self.state == ACKNOWLEDGED:
-            return "Payload acknowledged with `tether ack`"
-        return ""
-
-
 @dataclass(slots=True)
 class _Sent:
     request: _Request
@@ -138,6 +112,7 @@ class _Sent:
     acknowledged_after: float | None = None
     event: dict[str, Any] = field(default_factory=dict)  # the injection's own event
     recall: RecallCheck | None = None
+    stage: str = ""  # made elsewhere: "held" until the agent's next prompt, "prompted" by us
 
 
 class Injector:
@@ -185,6 +160,7 @@ class Injector:
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
         self._fresh_waiting = True  # the agent has not been sent anything since it last waited
+        self._last_write: float | None = None  # self.clock() of the last paste
 
     # -- requests ------------------------------------------------------------------------
 
@@ -223,6 +199,14 @@ class Injector:
         self._send(item)
         return SENT
 
+    def withdraw(self, which: Callable[[_Request], bool]) -> list[_Request]:
+        """Take the queued requests ``which`` picks (their payload went another way)."""
+        taken = [queued for queued in self.queue if which(queued)]
+        if taken:
+            self.queue = [queued for queued in self.queue if not which(queued)]
+            self._notify()
+        return taken
+
     def agent_became_waiting(self) -> str | None:
         """The agent now waits for input: send the oldest queued request, if any."""
         self._fresh_waiting = True
@@ -235,9 +219,9 @@ class Injector:
     def _can_send(self) -> bool:
         if self.sending is not None or not self.is_waiting():
             return False
-        if self._fresh_waiting or self.last is None:
+        if self._fresh_waiting or self._last_write is None:
             return True
-        return self.clock() - self.last.at >= self.settle_seconds
+        return self.clock() - self._last_write >= self.settle_seconds
 
     # -- sending -------------------------------------------------------------------------
 
@@ -314,11 +298,16 @@ class Injector:
             details["checkpoint_error"] = checkpoint_error
         details.update(item.details)
         sent = _Sent(item, at_iso, self.clock())
+        self._last_write = sent.at
         try:
             sent.event = self.tether.record_event("injection", self.source, **details)
         except TetherError as error:
             self.problems.append(f"injection not recorded: {error}")
-        self.last = sent
+        waiting = self.awaiting_acknowledgement()
+        if item.expect_ack or waiting is None:
+            self.last = sent
+        else:  # a prompt to act on that recovery (its payload came another way): still its ack
+            waiting.stage = "prompted"
         self._schedule(self.submit_delay, self._submit)
         self._notify()
 
@@ -333,14 +322,17 @@ class Injector:
             call_later = asyncio.get_running_loop().call_later
         call_later(delay, callback)
 
-    def track_external(self, event: dict[str, Any], *, incident: int | str | None = None) -> None:
+    def track_external(
+        self, event: dict[str, Any], *, incident: int | str | None = None, held: bool = False
+    ) -> None:
         """Watch for the acknowledgement of an injection made elsewhere.
 
         The SessionStart hook rehydrates Claude Code without us (its
         ``auto_rehydrate`` event is the recovery); the banner should still say
         what the agent restated. ``incident``: the incident it answers, when the
         supervisor knows better than the hook (which may run before the incident
-        is recorded).
+        is recorded). ``held``: the agent keeps that payload until its next prompt (Claude
+        Code's SessionStart answer), see :meth:`external_delivered`.
         """
         at_iso = str(event.get("at") or utc_now())
         request = _Request(
@@ -351,8 +343,15 @@ class Injector:
             None,
             self.clock(),
         )
-        self.last = _Sent(request, at_iso, self.clock(), event=dict(event))
+        stage = "held" if held else ""
+        self.last = _Sent(request, at_iso, self.clock(), event=dict(event), stage=stage)
         self._notify()
+
+    def external_delivered(self) -> None:
+        """The agent sent its model a turn: a held payload made elsewhere went with it."""
+        if self.last is not None and self.last.stage == "held":
+            self.last.stage = ""
+            self._notify()
 
     # -- acknowledgement -----------------------------------------------------------------
 
@@ -455,7 +454,7 @@ class Injector:
             )
         if request.expect_ack and age >= self.ack_warn_seconds:
             return InjectorStatus(UNACKNOWLEDGED, request.reason, age, 0, request.incident)
-        return InjectorStatus(SENT, request.reason, age, 0, request.incident)
+        return InjectorStatus(SENT, request.reason, age, 0, request.incident, stage=sent.stage)
 
     def _notify(self) -> None:
         status = self.status()

@@ -11,7 +11,8 @@ from __future__ import annotations
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 
-# Kinds of event that sent a payload: repairs before the last of them were told already.
+# Kinds of event that sent a payload: repairs before the last of them were told already
+# (an injection with ``payload_by`` is a prompt to act on a payload that came another way).
 _PAYLOAD_SENT = frozenset({"injection", "auto_rehydrate"})
 _REPAIRS_SHOWN = 10
 
@@ -21,7 +22,7 @@ def repairs_since_last_payload(tether: TetherDir, *, look_back: int = 2000) -> l
     found: list[str] = []
     for seen, event in enumerate(fsio.iter_jsonl_reversed(tether.events)):
         kind = event.get("kind")
-        if kind in _PAYLOAD_SENT or seen >= look_back:
+        if (kind in _PAYLOAD_SENT and not event.get("payload_by")) or seen >= look_back:
             break
         at = str(event.get("at", ""))[11:19]
         if kind == "invariant-fix":

@@ -19,9 +19,13 @@ from pathlib import Path
 from supervisor.agents.hook_client import SOCKET_ENV
 from supervisor.errors import TetherError
 
+# What build_config names the profile of a plain `tether run -- CMD`.
+PLAIN_PROFILE = "shell"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from supervisor.agents.hook_server import HookServer
+    from supervisor.config.profiles import Profile
     from supervisor.store.lock import SupervisorLock
     from supervisor.terminal.session import AgentSession
 
@@ -32,14 +36,28 @@ class SpawnedAhead:
 
     session: AgentSession
     lock: SupervisorLock
-    hook_server: HookServer
+    socket_path: str  # in the agent's environment; its server is made by complete()
     profile_name: str
     templates_due: bool = False  # `.tether/` was made for the lock alone
     abandoned: bool = False
+    _hook_server: HookServer | None = None
+
+    @property
+    def hook_server(self) -> HookServer:
+        """The server that is to listen at :attr:`socket_path` (not listening yet)."""
+        if self._hook_server is None:
+            from supervisor.agents.hook_server import HookServer
+
+            server = HookServer(self.session.cwd or ".")
+            server.reserve(self.socket_path)
+            self._hook_server = server
+        return self._hook_server
 
     def complete(self) -> None:
-        """Write the templates of a new `.tether/` (``init`` keeps what exists): after the
-        early painter has started, as they take ~50 ms of fsyncs."""
+        """What the agent's start did not wait for, once the early painter has started:
+        the hook server's module, and the templates of a new `.tether/` (``init`` keeps
+        what exists), which take ~50 ms of fsyncs."""
+        self.hook_server  # noqa: B018 (made now, off the first frame's path)
         if self.templates_due:
             from supervisor.store.tether_dir import init
 
@@ -52,7 +70,10 @@ class SpawnedAhead:
             return
         self.abandoned = True
         self.session.stop()
-        self.hook_server.stop()
+        if self._hook_server is not None:
+            self._hook_server.stop()
+        else:  # never made: the folder reserved for its socket goes all the same
+            shutil.rmtree(os.path.dirname(self.socket_path), ignore_errors=True)
         self.lock.release()
 
 
@@ -72,21 +93,18 @@ def spawn_ahead(
         return None
     if profile_name is None and not words:
         return None
-    from supervisor.config.keymap import load_keymap
-    from supervisor.config.notify import load_notify_settings
-    from supervisor.config.profiles import load_profile
     from supervisor.terminal.pty_host import resolve_command
 
     words = list(words)
     try:  # what build_config checks, in its order
-        profile = load_profile(profile_name or "shell")
+        profile = _profile(profile_name)
         if profile_name is not None and not profile.command and not words:
             words = [os.environ.get("SHELL") or "sh"]
         resolve_command(words if profile_name is None else profile.argv(words))
-        load_keymap()  # a broken keys.toml is refused before anything runs
-        load_notify_settings()  # and a broken notify.toml
+        _check_settings()
     except TetherError:
         return None
+    name = PLAIN_PROFILE if profile is None else profile.name
     from supervisor.agents.hook_client import reserve_socket_path
     from supervisor.store import lock as supervisor_lock
     from supervisor.store.tether_dir import TetherDir
@@ -109,18 +127,16 @@ def spawn_ahead(
 
             argv = agent_argv(profile, words, tether, resume=False)
         env = dict(os.environ)
-        env["TETHER_PROFILE"] = profile.name  # as launch.new_supervision sets it
+        env["TETHER_PROFILE"] = name  # as launch.new_supervision sets it
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
         cols, rows = view_cols_rows
         host = PtyHost(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)
-        # Only now what the agent's own start does not need: the emulator, the server.
-        from supervisor.agents.hook_server import HookServer
+        # Only now what the agent's own start does not need: the emulator (the hook
+        # server comes with complete(), once the early painter is up).
         from supervisor.terminal.session import AgentSession
 
         session = AgentSession(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)
         session.adopt(host)
-        server = HookServer(workdir)
-        server.reserve(socket_path)
     except BaseException:
         if host is not None:
             host.terminate()
@@ -128,4 +144,33 @@ def spawn_ahead(
             shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
         lock.release()
         raise
-    return SpawnedAhead(session, lock, server, profile.name, templates_due=fresh)
+    return SpawnedAhead(session, lock, socket_path, name, templates_due=fresh)
+
+
+def _profile(profile_name: str | None) -> Profile | None:
+    """The profile to check before the spawn; None for a plain command under the bundled
+    shell profile, which names nothing to spawn and is held valid by its tests: loading
+    it would import the TOML parser and RE2 ahead of the agent."""
+    from supervisor.config.config_dir import user_profiles_dir
+
+    if profile_name is None and not (user_profiles_dir() / f"{PLAIN_PROFILE}.toml").exists():
+        return None
+    from supervisor.config.profiles import load_profile
+
+    return load_profile(profile_name or PLAIN_PROFILE)
+
+
+def _check_settings() -> None:
+    """A broken keys.toml or notify.toml is refused before anything runs; with neither
+    file there, the defaults hold and their parsers are not even imported."""
+    from supervisor.config.config_dir import config_dir
+
+    folder = config_dir()
+    if (folder / "keys.toml").exists():
+        from supervisor.config.keymap import load_keymap
+
+        load_keymap()
+    if (folder / "notify.toml").exists():
+        from supervisor.config.notify import load_notify_settings
+
+        load_notify_settings()

@@ -12,7 +12,30 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
 from supervisor.errors import TetherError
+
+NUDGE_REASON = "act on the hook's payload"
+# Hook events after the SessionStart answer that mean the agent sent its model a turn.
+_TURN_HOOKS = ("UserPromptSubmit", "Stop")
+_LOSS_WORDS = {"compaction": "compaction", "wipe": "context wipe"}
+
+
+def nudge_text(kind: str | None, number: int | str | None) -> str:
+    """The short prompt F6 sends when the agent already holds the hook's payload: it starts
+    the turn that takes the payload to the model, without a second copy."""
+    loss = _LOSS_WORDS.get(kind or "", "loss")
+    named = f" #{number}" if number is not None else ""
+    return (
+        f"Recovery from tether: the recovery payload for {loss}{named} is already in your "
+        "context (the SessionStart hook's additional context, above). Follow it now: re-read "
+        "the .tether/ files it names, restate the pinned decisions with `tether ack`, then "
+        "continue with the next step."
+    )
+
+
+def _whole_recovery(request: Any) -> bool:
+    return request.details.get("restate") == "all"
 
 
 class Recovery:
@@ -30,6 +53,9 @@ class Recovery:
     checkpointer: Any  # its writer thread writes pins too
     _problem: Callable[[str], None]
     _send_anyway: bool
+    # The SessionStart hook's payload that the agent holds, not yet sent to its model
+    # (Claude Code's comes at the compaction and goes with the next prompt): its incident.
+    _held_payload: dict[str, Any] | None = None
 
     def build_payload(self, *, checkpoint: int | None = None):
         from supervisor.rehydrate.payload import build_payload
@@ -59,6 +85,9 @@ class Recovery:
             resent = self._resend_missing(number)
             if resent is not None:
                 return resent
+            held = self._held_payload
+            if held is not None and held["incident"] == number:  # a paste would be a 2nd copy
+                return self._nudge(number)
             payload = payload if payload is not None else self.build_payload()
             tokens = TokenCount(payload.tokens, payload.exact, payload.encoding)
             result = self.injector.request(
@@ -89,6 +118,63 @@ class Recovery:
         if result == "sent":
             self.screen.note_input()
         return result
+
+    def _nudge(self, number: int | str | None) -> str:
+        kind = self.current_incident.kind if self.current_incident is not None else None
+        held = self._held_payload or {}
+        result = self.injector.request(
+            nudge_text(kind, number),
+            NUDGE_REASON,
+            incident=number,
+            expect_ack=False,  # the ack answers the hook's recovery, which the injector tracks
+            details={"payload_by": "SessionStart hook", "payload_at": held.get("at")},
+        )
+        if result == "sent":
+            self.screen.note_input()
+        return result
+
+    def hook_delivery(self, record: dict[str, Any]) -> None:
+        """Follow the SessionStart hook's payload to the model, so F6 never adds a copy.
+
+        Codex answers the hook as a turn starts: its payload goes with that turn, and a
+        whole payload F6 queued meanwhile is withdrawn. Claude Code answers at the
+        compaction and sends the payload with the next prompt: until a turn starts
+        (``UserPromptSubmit``, or ``Stop`` of a turn it retried), F6 sends a short prompt
+        to act on it instead of the payload, and one queued before the answer becomes that.
+        """
+        kind = record.get("kind")
+        if kind == "auto_rehydrate":
+            newer = self._newer_incident(record)
+            with_turn = rehydrates_at_next_prompt(self.profile)
+            self.injector.track_external(record, incident=newer, held=not with_turn)
+            number = newer if newer is not None else record.get("incident")
+            self._held_payload = None if with_turn else {"incident": number, "at": record.get("at")}
+            for withdrawn in self.injector.withdraw(_whole_recovery):
+                try:
+                    self.tether.record_event(
+                        "injection_withdrawn",
+                        "supervisor",
+                        reason=withdrawn.reason,
+                        incident=withdrawn.incident,
+                        why="the agent's SessionStart hook gave the payload",
+                    )
+                except TetherError as error:
+                    self.injector.problems.append(f"withdrawal not recorded: {error}")
+                if not with_turn:
+                    self._nudge(number)
+        elif kind == "hook" and record.get("event") in _TURN_HOOKS and self._held_payload:
+            self._held_payload = None  # the payload went to the model with this turn
+            self.injector.withdraw(lambda request: request.reason == NUDGE_REASON)
+            self.injector.external_delivered()
+
+    def _newer_incident(self, record: dict) -> int | None:
+        """The current incident when it is newer than the one a hook's event names: the
+        SessionStart hook can answer before the supervisor recorded the compaction."""
+        current = self.current_incident
+        named = record.get("incident")
+        if current is None or (isinstance(named, int) and named >= current.number):
+            return None
+        return current.number
 
     def compact_now(self, *, by: str = "key") -> str:
         """Compact the agent at this break, with the pins as the summarizer's instructions.

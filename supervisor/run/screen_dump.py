@@ -21,6 +21,11 @@ class ScreenDump:
     def __init__(self) -> None:
         self._written: str | None = None  # "" after a failed write: say it once
 
+    @staticmethod
+    def asked() -> bool:
+        """Whether a dump is asked for: the screen's text need not be made otherwise."""
+        return bool(os.environ.get(ENV))
+
     def write(self, display: list[str]) -> str | None:
         """Write ``display`` if the dump is asked for and changed; a problem to report, once."""
         path = os.environ.get(ENV)

@@ -423,6 +423,8 @@ class Supervision(Restarts, Recovery):
             self.checkpoint("timer: state changed")
 
     def _dump_screen(self) -> None:
+        if not self._screen_dump.asked():  # the whole screen's text, every tick, for nobody
+            return
         problem = self._screen_dump.write(self.session.emulator.display())
         if problem:
             self._problem(problem)
@@ -448,8 +450,8 @@ class Supervision(Restarts, Recovery):
             label = None if self.recorder is None else landmark(record)
             if label is not None:  # a marker in the recording, for a player to jump to
                 self.recorder.mark(label)
-            if record.get("kind") == "auto_rehydrate" and self.injector is not None:
-                self.injector.track_external(record, incident=self._newer_incident(record))
+            if self.injector is not None:
+                self.hook_delivery(record)
             if record.get("kind") == "compact_request" and self.injector is not None:
                 try:
                     self.compact_now(by=str(record.get("source") or "cli"))
@@ -474,12 +476,3 @@ class Supervision(Restarts, Recovery):
             self._send_anyway = False
         for notify in self.on_injection:
             notify(status)
-
-    def _newer_incident(self, record: dict) -> int | None:
-        """The current incident when it is newer than the one a hook's event names: the
-        SessionStart hook can answer before the supervisor recorded the compaction."""
-        current = self.current_incident
-        named = record.get("incident")
-        if current is None or (isinstance(named, int) and named >= current.number):
-            return None
-        return current.number

@@ -32,10 +32,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from supervisor.errors import TetherError
-from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 from supervisor.times import utc_now
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from supervisor.recognize.observations import Observation
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +330,8 @@ def unclean_exit_observation(previous: LockInfo, at: float) -> Observation:
     The words go in ``details["message"]``, never in ``summary``: a summary is what
     an agent produced when it compacted, and only that is ever loss-audited.
     """
+    from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
+
     pid = "unknown pid" if previous.pid is None else f"pid {previous.pid}"
     message = f"the previous tether ({pid}; {previous.lifetime()}) died without a clean exit"
     details: dict[str, object] = {

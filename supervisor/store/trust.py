@@ -16,7 +16,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from supervisor.config.profiles import config_dir
+from supervisor.config.config_dir import config_dir
 from supervisor.errors import TetherError
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
@@ -25,20 +25,47 @@ TRUST_FILE = "trusted-folders.txt"
 TRUST_LIMIT = 1024 * 1024
 
 
+class TrackedFiles:
+    """``git ls-files`` of `.tether/`, started at once and read when needed: `tether run`
+    starts it before it imports what the agent's spawn needs, so git (10-40 ms on a
+    busy machine) runs meanwhile instead of on the way to the first frame."""
+
+    def __init__(self, tether: TetherDir) -> None:
+        try:
+            self._git: subprocess.Popen[bytes] | None = subprocess.Popen(
+                ["git", "-C", str(tether.work_dir), "ls-files", "-z", "--", tether.root.name],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.SubprocessError):
+            self._git = None
+        self._names: list[str] | None = None
+
+    def names(self) -> list[str]:
+        """The files under `.tether/` that git tracks ([] if none, or no git, or no answer)."""
+        if self._names is None:
+            self._names = self._read()
+        return self._names
+
+    def _read(self) -> list[str]:
+        git = self._git
+        if git is None:
+            return []
+        try:
+            out, _ = git.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            git.kill()
+            git.communicate()
+            return []
+        if git.returncode != 0:
+            return []
+        return [name for name in out.decode("utf-8", "replace").split("\0") if name]
+
+
 def tracked_files(tether: TetherDir) -> list[str]:
     """The files under `.tether/` that git tracks in the repository holding it ([] if none)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(tether.work_dir), "ls-files", "-z", "--", tether.root.name],
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if done.returncode != 0:
-        return []
-    return [name for name in done.stdout.decode("utf-8", "replace").split("\0") if name]
+    return TrackedFiles(tether).names()
 
 
 def _trust_path() -> Path:
@@ -66,9 +93,12 @@ def trust(tether: TetherDir) -> None:
     fsio.atomic_write_bytes(path, data)
 
 
-def warning(tether: TetherDir) -> str | None:
-    """What to tell the user before the first injection, or None when there is nothing to ask."""
-    tracked = tracked_files(tether)
+def warning(tether: TetherDir, asked: TrackedFiles | None = None) -> str | None:
+    """What to tell the user before the first injection, or None when there is nothing to ask.
+
+    ``asked``: git's answer, started earlier (:class:`TrackedFiles`), else asked now.
+    """
+    tracked = (asked or TrackedFiles(tether)).names()
     if not tracked or is_trusted(tether):
         return None
     shown = ", ".join(tracked[:3]) + (f" and {len(tracked) - 3} more" if len(tracked) > 3 else "")

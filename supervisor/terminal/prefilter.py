@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass
 
 from supervisor.terminal.emulator import TerminalModes
+from supervisor.terminal.raw_runs import RawRunNotes
 from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
@@ -147,7 +148,7 @@ def _rgb_spec(colour: str) -> str:
     return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
 
 
-class Prefilter:
+class Prefilter(RawRunNotes):
     """Stateful filter from raw child bytes to (clean text | event) segments.
 
     ``modes`` is updated in stream order; share it with the emulator so the key
@@ -180,6 +181,10 @@ class Prefilter:
         """Whether BEL was seen since the last call."""
         bell, self.bell = self.bell, False
         return bell
+
+    def at_ground(self) -> bool:
+        """No sequence, string or UTF-8 character is half read: the next byte starts afresh."""
+        return not (self._pending or self._discarding or self._decoder.getstate()[0])
 
     def feed(self, data: bytes) -> list[str | Event]:
         """Filter one read; returns text for the backend and events, in stream order."""
@@ -420,6 +425,9 @@ class Prefilter:
         if final in PASS_FINALS:
             if final == "T" and ";" in params:  # mouse highlight tracking, not scroll down
                 return end
+            keep = 2 if final in "Hfr" else 1
+            if params.count(";") >= keep:  # xterm ignores the extra numbers; libghostty-vt
+                params = ";".join(params.split(";")[:keep])  # drops the whole sequence
             out.append(f"\x1b[{params}{final}")
         elif final == "c":
             if params in ("", "0"):

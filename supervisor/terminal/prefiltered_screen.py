@@ -57,10 +57,14 @@ class PrefilteredScreen:
 
     def feed(self, data: bytes) -> FeedResult:
         replies: list[bytes] = []
+        sync_starts = self._prefilter.sync_starts
+        self._filtered(data, replies)
+        return self._result(replies, sync_starts)
+
+    def _filtered(self, data: bytes, replies: list[bytes]) -> None:
+        """``data`` through the pre-filter: text drawn, events acted on, replies collected."""
         draw = self._text
-        prefilter = self._prefilter
-        sync_starts = prefilter.sync_starts
-        for seg in prefilter.feed(data):
+        for seg in self._prefilter.feed(data):
             if type(seg) is str:
                 draw(seg)
             elif isinstance(seg, Reply):
@@ -71,7 +75,10 @@ class PrefilteredScreen:
                 self._alt_screen(seg)
             elif isinstance(seg, HardReset):
                 self._hard_reset()
-        if prefilter.sync_starts != sync_starts:
+
+    def _result(self, replies: list[bytes], sync_starts: int) -> FeedResult:
+        """What a feed produced; ``sync_starts`` as it was before the feed."""
+        if self._prefilter.sync_starts != sync_starts:
             self._sync_since = time.monotonic()
         scrolled, self._scrolled = self._scrolled, []
         return FeedResult(

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from supervisor.terminal.avt_emulator import AvtEmulator
+from supervisor.terminal.backends import default_emulator
 from supervisor.terminal.emulator import Emulator, FeedResult
 from supervisor.terminal.keys import encode_paste
 from supervisor.terminal.pty_host import ExitStatus, PtyHost
@@ -47,11 +47,6 @@ EXIT_WAIT = 2.0
 
 class OutputListener(Protocol):
     def __call__(self, data: bytes, result: FeedResult) -> None: ...
-
-
-def default_emulator(cols: int, rows: int) -> Emulator:
-    """The backend behind the Emulator Protocol: asciinema's avt (see avt_emulator.py)."""
-    return AvtEmulator(cols, rows)
 
 
 class AgentSession:

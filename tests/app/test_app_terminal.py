@@ -315,6 +315,23 @@ async def test_start_up_objects_are_set_aside_from_the_collector_while_the_app_r
     assert gc.get_freeze_count() == 0  # handed back when the app ended
 
 
+async def test_an_app_started_without_collections_turns_them_on_once_it_has_settled(
+    tmp_path, shell_env
+):
+    """`tether run` disables the collector for its start-up (cli/run.py); the app freezes
+    what start-up built without walking it, then collects again as usual."""
+    import gc
+
+    gc.disable()
+    try:
+        app = make_app(tmp_path, BASH, shell_env)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: gc.isenabled(), 20, "the collector to be back")
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+
+
 async def test_whole_screen_repaints_are_paced_and_a_few_rows_are_not(tmp_path, shell_env):
     """A flood repaints the whole view at most once per frame; an echo is painted at once."""
     from widgets.terminal_view import FRAME_SECONDS

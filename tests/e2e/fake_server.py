@@ -24,7 +24,10 @@ Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result
 tether's recovery payload      with ``--ack`` (or ``--ack-drop N``): a tool call running
 (asks for ``tether ack``)      ``tether ack '<restatement>'``, the pinned decisions it lists
                                except decision N in a full payload (a re-send is restated
-                               whole). Claude: ``Bash``; Codex: ``exec_command``
+                               whole). Claude: ``Bash``; Codex: ``exec_command``.
+                               A prompt that asks for ``tether ack`` of a payload already
+                               in the context (tether's prompt to act on the SessionStart
+                               hook's) restates the newest payload in the request
 ``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
@@ -307,6 +310,9 @@ def decide_claude(body: dict, state: State) -> dict:
         }
     text = _claude_user_text(last)
     ack = recall_ack_command(text, state.ack_drop) if state.ack else None
+    if state.ack and ack is None and "tether ack" in text:  # the payload is in the context
+        held = [t for m in messages for t in _claude_texts(m) if "## Pinned decisions" in t]
+        ack = recall_ack_command(held[-1], state.ack_drop) if held else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
     m = re.search(r"RUN:(.+)", text)

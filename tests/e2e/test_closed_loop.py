@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.run.recovery import NUDGE_REASON
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.fake_server import claude_last_prompt
@@ -32,6 +33,13 @@ REDIS = (
 KIOSK = "sessions expire after 30 minutes idle because the kiosks are shared"
 # Claude may run `tether ack` without asking: the one tool call the fake model makes.
 CLAUDE_ARGS = ("--allowedTools", "Bash(tether ack:*)")
+# The payload's first words (the profiles' preamble): once per copy in a model request.
+PAYLOAD_MARK = "Context check from tether: this conversation may have lost detail"
+
+
+def payload_copies(entry: dict) -> int:
+    """How many copies of tether's recovery payload one model request carries."""
+    return request_text(entry).count(PAYLOAD_MARK)
 
 
 def pin(project: Path, *decisions: str) -> None:
@@ -79,28 +87,20 @@ def compact(run: TetherRun) -> dict:
     return request
 
 
-def checks(run: TetherRun) -> list[dict]:
-    """The recall checks of answered recoveries (not those a newer recovery superseded)."""
-    return [e for e in run.events_of("recall_check") if e.get("result") != "superseded"]
-
-
 def f6_recall(run: TetherRun, reason: str = "rehydrate") -> dict:
-    """F6 → the model answers with `tether ack` as a Bash tool call → the recall check."""
-    before = len(checks(run))
+    """F6 → the model answers with `tether ack` as a tool call → the one recall check.
+
+    ``reason``: the injection F6 makes. After Claude's compaction its SessionStart hook has
+    given the payload already, so F6 sends the prompt to act on it (``NUDGE_REASON``) and
+    the check is the hook's recovery's; otherwise F6's own. Either way one recovery, one
+    outcome: nothing superseded."""
+    before = len(run.events_of("recall_check"))
     run.press("F6")
     injection = run.wait_event("injection", reason=reason)
-    run.poll(lambda: len(checks(run)) > before, 60, "the recall check of the ack")
-    check = checks(run)[-1]
-    # Codex's SessionStart hook gives its payload as the F6 turn starts: that recovery, the
-    # newest, is the one the ack answers (it carries the same pins)
-    auto = [e["at"] for e in run.events_of("auto_rehydrate") if e["at"] >= injection["at"]]
-    assert check["injection_at"] in [injection["at"], *auto], (check, injection)
-    if check["injection_at"] != injection["at"]:  # F6's own recovery still has its outcome
-        (superseded,) = [
-            e for e in run.events_of("recall_check") if e["injection_at"] == injection["at"]
-        ]
-        assert superseded["result"] == "superseded", superseded
-        assert superseded["superseded_by"] == check["injection_at"]
+    run.poll(lambda: len(run.events_of("recall_check")) > before, 60, "the recall check")
+    (check,) = run.events_of("recall_check")[before:]
+    recovery = run.events_of("auto_rehydrate")[-1] if reason == NUDGE_REASON else injection
+    assert check["injection_at"] == recovery["at"], (check, recovery)
     return check
 
 
@@ -142,7 +142,13 @@ def test_claude_complete_recall_after_f6(make_claude_env, fake_server_factory, t
         setup, server = acking_claude(make_claude_env, fake_server_factory)
         run = claude_run(tether_run, setup, server)
         compact(run)
-        check = f6_recall(run)
+        after = run.last_seq()
+        check = f6_recall(run, NUDGE_REASON)  # the hook gave the payload at the compaction
+        turn = [e for e in run.main_requests() if e["seq"] > after]
+        assert turn and payload_copies(turn[0]) == 1, request_text(turn[0])[-3000:]
+        assert claude_last_prompt(turn[0]["body"]).startswith("Recovery from tether")
+        assert max(payload_copies(e) for e in turn) == 1
+        assert [e["result"] for e in run.events_of("recall_check")] == ["complete"]
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
         ack = run.events_of("ack")[-1]
@@ -157,7 +163,7 @@ def test_claude_partial_recall_then_f6_resends_only_the_missing_decision(
         setup, server = acking_claude(make_claude_env, fake_server_factory, "--ack-drop", "1")
         run = claude_run(tether_run, setup, server)
         compact(run)
-        check = f6_recall(run)
+        check = f6_recall(run, NUDGE_REASON)
         assert check["result"] == "partial", check
         assert check["restated"] == [2]
         assert [m["decision"] for m in check["missing"]] == [1]
@@ -193,13 +199,27 @@ def codex_run(tether_run, setup, server) -> TetherRun:
 
 
 def test_codex_complete_recall_after_f6(make_codex_env, fake_server_factory, tether_run):
+    """F6's paste is the first turn after the fold, so Codex fires SessionStart(compact) as
+    it starts: the hook answers with a pointer to the paste, and the model gets one copy."""
     with Timer("closed loop: Codex complete recall"):
         setup, server = acking_codex(make_codex_env, fake_server_factory)
         run = codex_run(tether_run, setup, server)
+        after = run.last_seq()
         check = f6_recall(run)
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
-        assert check["incident"] == run.incidents_of("compaction")[-1]["number"]
+        number = run.incidents_of("compaction")[-1]["number"]
+        assert check["incident"] == number
+        injection = run.events_of("injection", reason="rehydrate")[-1]
+        assert check["injection_at"] == injection["at"]  # F6's recovery, the only one
+        (skipped,) = run.events_of("auto_rehydrate_skipped")
+        assert skipped["incident"] == number and skipped["injection_at"] == injection["at"]
+        assert not run.events_of("auto_rehydrate")
+        assert [e["result"] for e in run.events_of("recall_check")] == ["complete"]
+        turn = [e for e in run.main_requests() if e["seq"] > after]
+        assert turn and payload_copies(turn[0]) == 1, request_text(turn[0])[-3000:]
+        assert max(payload_copies(e) for e in turn) == 1  # its tool call's follow-up too
+        assert f"recovery for compaction #{number} as this turn's prompt" in request_text(turn[0])
         run.wait_tether_screen(r"recovered: 2 of 2 decisions restated")
 
 
@@ -218,6 +238,33 @@ def test_codex_partial_recall_then_f6_resends_only_the_missing_decision(
         assert run.events_of("injection", reason="resend-missing")[-1]["restate"] == [2]
         assert again["result"] == "complete" and again["restated"] == [2]
         run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
+
+
+def test_codex_f6_after_clear_sends_one_copy_though_nothing_saw_the_wipe_yet(
+    make_codex_env, fake_server, tether_run
+):
+    """Codex says nothing of a /clear until the next prompt; F6 pressed then is that prompt,
+    so its SessionStart(clear) answer points to the paste, and the wipe is still recorded."""
+    with Timer("closed loop: Codex /clear, F6, one copy"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        pin(run.project, REDIS, KIOSK)
+        run.type_line("hello codex")
+        run.wait_screen(r"FAKE-REPLY 1: ack 'hello codex'")
+        run.wait_screen(XM["ready"])
+        run.type_line("/clear", enter_delay=1.0)
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.press("F6")
+        injection = run.wait_event("injection", reason="rehydrate")
+        request = run.wait_request(
+            lambda e: e.get("rule") == "reply", after=after, what="the reply to F6's paste"
+        )
+        assert payload_copies(request) == 1, request_text(request)[-3000:]
+        assert REDIS in request_text(request)
+        skipped = run.wait_event("auto_rehydrate_skipped", hook_source="clear")
+        assert skipped["injection_at"] == injection["at"] and not run.events_of("auto_rehydrate")
+        wipe = run.wait_incident("wipe", what="the wipe, recorded by the hook")
+        assert skipped["incident"] == wipe["number"]
 
 
 def fake_server_url(setup) -> str:
@@ -309,3 +356,6 @@ def test_codex_summarizer_is_not_told_the_pins_so_they_are_re_sent_after_the_fol
             what="the pins re-sent with the first turn after the fold",
         )
         assert KIOSK in request_text(request)
+        assert payload_copies(request) == 1  # the hook's developer message, nothing else
+        (auto,) = run.events_of("auto_rehydrate")
+        assert auto["hook_source"] == "compact" and not run.events_of("auto_rehydrate_skipped")

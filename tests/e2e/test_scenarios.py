@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from supervisor.run.recovery import NUDGE_REASON
 from tests.e2e import tmux
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
@@ -77,21 +78,25 @@ def _session_start_context(entry: dict) -> str | None:
     return None
 
 
-def _rehydrate_with_f6(run: TetherRun, reason: str = "rehydrate") -> dict:
-    """F6 → an injection event → the model's next main-loop request carries the payload."""
+def _rehydrate_with_f6(run: TetherRun) -> dict:
+    """F6 after Claude's SessionStart hook gave the payload (it holds it until the next
+    prompt): F6 sends the short prompt to act on it, and the model's next main-loop request
+    carries the payload once, as the hook's context, with the prompt as the user's turn."""
     after = run.last_seq()
     run.press("F6")
-    injection = run.wait_event("injection", reason=reason)
-    assert injection["bracketed"] is True, injection
+    injection = run.wait_event("injection", reason=NUDGE_REASON)
+    assert "restate" not in injection, injection  # the hook's recovery is the one checked
     request = run.wait_request(
         lambda e: claude_last_prompt(e["body"]) != "", after=after, what="the next request"
     )
-    if not _typed_payload(request):
-        run.fail(
-            "the first main-loop request after F6 does not carry the payload as the user's "
-            f"turn: {claude_last_prompt(request['body'])[:300]!r}"
-        )
-    run.wait_screen(r"FAKE-REPLY \d+: ack '(?:<pasted_content[^>]*> )?Context check from tether")
+    prompt = _PASTED.sub("", claude_last_prompt(request["body"])).strip()
+    if not prompt.startswith("Recovery from tether"):
+        run.fail(f"the first main-loop request after F6 is not tether's prompt: {prompt[:300]!r}")
+    context = _session_start_context(request)
+    assert context and context.strip().startswith(PREAMBLE), (context or "")[:500]
+    assert has_all_specifics(context), context[:2000]
+    assert request_text(request).count(PREAMBLE) == 1  # one copy of the payload, not two
+    run.wait_screen(r"FAKE-REPLY \d+: ack '(?:<pasted_content[^>]*> )?Recovery from tether")
     return request
 
 

@@ -309,3 +309,24 @@ def test_payload_of_a_checkpoint_describes_that_checkpoints_incident(tether, pro
     lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1")]
     assert len(lost) == 1 and "250 ms" in lost[0]  # audited against its own summary
     assert "Context wiped (#2" in _payload_cli(tether, "--budget", "0")  # live: the latest
+
+
+def test_a_prompt_to_act_on_the_hooks_payload_does_not_count_as_telling_the_repairs(tmp_path):
+    """The repairs go with the next payload; F6's short prompt after the SessionStart hook's
+    answer carries none, so a repair recorded before it is still told."""
+    from supervisor.rehydrate.repairs import repairs_since_last_payload
+
+    tether = init(tmp_path, goal="g").tether
+    tether.record_event("auto_rehydrate", "hook", incident=1)
+    tether.record_event("artifacts-warning", "supervisor", warning="index 4 is missing")
+    tether.record_event(
+        "injection",
+        "supervisor",
+        reason="act on the hook's payload",
+        payload_by="SessionStart hook",
+    )
+    assert [r.split(": ", 1)[1] for r in repairs_since_last_payload(tether)] == [
+        "index 4 is missing"
+    ]
+    tether.record_event("injection", "supervisor", reason="rehydrate", restate="all")
+    assert repairs_since_last_payload(tether) == []

@@ -51,6 +51,19 @@ def test_a_broken_config_file_is_refused_before_anything_runs(tmp_path, monkeypa
     assert not marker.exists() and not (tmp_path / ".tether").exists()
 
 
+def test_a_broken_user_shell_profile_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """A plain command skips the bundled shell profile's parse, not the user's own."""
+    config_dir = tmp_path / "config"
+    (config_dir / "profiles").mkdir(parents=True)
+    (config_dir / "profiles" / "shell.toml").write_text("command = [")
+    monkeypatch.setenv("TETHER_CONFIG_DIR", str(config_dir))
+    marker = tmp_path / "ran"
+    assert spawn_ahead(None, ["sh", "-c", f"touch {marker}"], tmp_path, (80, 24)) is None
+    with pytest.raises(TetherError):
+        build_config(None, ["sh", "-c", f"touch {marker}"], tmp_path)
+    assert not marker.exists() and not (tmp_path / ".tether").exists()
+
+
 def test_no_known_size_or_no_folder_leaves_it_to_the_usual_start(tmp_path):
     assert spawn_ahead(None, ["true"], tmp_path, None) is None
     assert spawn_ahead(None, ["true"], tmp_path / "missing", (80, 24)) is None

@@ -46,3 +46,24 @@ def test_without_the_variable_nothing_is_written(tmp_path, monkeypatch):
         assert [p.name for p in tmp_path.iterdir()] == [".tether"]
     finally:
         supervision.close()
+
+
+def test_without_the_variable_the_tick_does_not_even_make_the_screen_text(tmp_path, monkeypatch):
+    """The idle tick runs four times a second: the whole screen's text for nobody was
+    a share of tether's idle CPU."""
+    monkeypatch.delenv("TETHER_SCREEN_DUMP", raising=False)
+    session = AgentSession(["true"], cwd=str(tmp_path))
+    supervision = Supervision(RunConfig(argv=["true"], workdir=tmp_path), session)
+    made = []
+    display = session.emulator.display
+    monkeypatch.setattr(session.emulator, "display", lambda: made.append(1) or display())
+    supervision.open()
+    try:
+        supervision.tick()
+        supervision.tick()
+        assert made == []
+        monkeypatch.setenv("TETHER_SCREEN_DUMP", str(tmp_path / "screen.txt"))
+        supervision.tick()
+        assert made == [1]
+    finally:
+        supervision.close()

@@ -163,6 +163,12 @@ def test_wide_character_spans_skip_the_placeholder_cell(emulator_class):
     assert emu.display() == ["a漢b"]
 
 
+def test_rows_the_terminal_wrapped_onto_are_told_from_hard_line_breaks(emulator_class):
+    emu = emu_with(emulator_class, "0123456789abc\r\nshort\r\nxyz", cols=10, rows=5)
+    assert emu.display() == ["0123456789", "abc", "short", "xyz", ""]
+    assert emu.continued_rows() == {1}
+
+
 def test_a_wide_character_that_does_not_fit_wraps_whole(emulator_class):
     emu = emu_with(emulator_class, "abcd漢", cols=5, rows=2)
     assert emu.display() == ["abcd", "漢"]
@@ -252,6 +258,15 @@ def test_sync_output_cannot_freeze_the_view_past_its_timeout(emulator_class):
     assert emu.take_dirty() == set()
     time.sleep(0.08)
     assert emu.take_dirty() == {0}
+
+
+def test_output_that_draws_nothing_marks_no_row_after_a_new_page(emulator_class):
+    # A restarted agent's title before its first frame must not count as drawing.
+    emu = emu_with(emulator_class, "old screen\r\n" * 8, cols=20, rows=5)
+    emu.new_page()
+    assert emu.take_dirty() == set(range(5))
+    emu.feed(b"\x1b]0;slow starter\x07")
+    assert emu.take_dirty() == set() and emu.title == "slow starter"
 
 
 def test_dirty_rows_are_the_rows_that_changed(emulator_class):
@@ -356,6 +371,17 @@ def test_resize_keeps_the_cursor_line_and_scrolls_the_rest_off(emulator_class):
     assert emu.display() == ["3", "4", ""]
     emu.feed(b"\x1b[3;1Habcdefgh")
     assert emu.display() == ["4", "abcde", "fgh"]
+
+
+def test_narrowing_keeps_the_cursor_row_and_scrolls_the_reflowed_rows_off(emulator_class):
+    # tmux's reflow: a line that now wraps pushes the rows above the cursor into the
+    # scrollback, so the cursor stays on its row (what the app's snapshots show).
+    emu = emulator_class(10, 4)
+    emu.feed(b"abcdefgh\r\n")
+    emu.resize(5, 4)
+    assert emu.display() == ["fgh", "", "", ""]
+    assert emu.cursor == Cursor(0, 1, True)
+    assert [emu.history_text(i).rstrip() for i in range(emu.history_size)] == ["abcde"]
 
 
 def test_resize_to_one_cell_and_back(emulator_class):

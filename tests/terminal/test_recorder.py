@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 
 from supervisor.terminal.recorder import SessionRecorder
+from tests.locations import REPO
 
 
 class FakeClock:
@@ -112,3 +115,25 @@ def test_a_marker_is_an_asciicast_m_event_without_control_characters(tmp_path):
     recorder.close()
     lines = _cast_lines(recorder.cast_path)
     assert lines[-1] == [2.5, "m", "compaction #3[31m, auto"]
+
+
+def test_a_recording_that_cannot_grow_stops_with_its_reason(tmp_path):
+    """The file size limit (RLIMIT_FSIZE) makes a write fail for real, in a process of
+    its own: the recording stops, says why, and the run goes on."""
+    script = f"""
+import resource, signal, sys
+sys.path.insert(0, {str(REPO)!r})
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+from supervisor.terminal.recorder import SessionRecorder
+recorder = SessionRecorder({str(tmp_path)!r}, "demo", 80, 24)
+for _ in range(64):
+    recorder.record(b"y" * 8192)
+recorder.close()
+print(recorder.error)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("recording stopped: cannot write")

@@ -97,6 +97,15 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind == "decision":
         how = {"typed": " (typed)", "screen": " (from the screen)"}.get(str(get("source")), "")
         return f"decision pinned{how}: {get('text', '')}", "note"
+    if kind == "injection" and get("payload_by"):  # the payload itself came another way
+        return f"prompt to act on the {get('payload_by')}'s payload sent (not a second copy)", ""
+    if kind == "auto_rehydrate_skipped":
+        return (
+            f"{get('hook_source', '')} hook: payload not sent again, this turn's prompt is "
+            f"tether's {get('injection_reason') or 'rehydrate'} payload"
+        ).strip(), "quiet"
+    if kind == "injection_withdrawn":
+        return f"queued {get('reason') or 'rehydrate'} payload withdrawn: {get('why', '')}", ""
     if kind == "injection":
         reason = str(get("reason") or "payload")
         what = "initial brief" if reason == "initial brief" else f"{reason} payload"
