@@ -94,6 +94,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
+    _view: TerminalView  # the agent's terminal, from on_mount on (repainted per message)
     CSS = """
     Screen { layout: vertical; }
     #main { height: 1fr; }
@@ -190,8 +191,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self.terminal
-        self.session.screen_listeners.append(view.screen_changed)
+        view = self._view = self.terminal
         self.status_bar.profile = supervision.profile.name
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
@@ -391,6 +391,10 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.banner.show(text, tone)
 
     @_while_running
+    def on_engine_link_screen_changed(self, _message: EngineLink.ScreenChanged) -> None:
+        self._view.screen_changed()  # the view paints at most once a frame
+
+    @_while_running
     def on_engine_link_problem_reported(self, message: EngineLink.ProblemReported) -> None:
         self.notify(message.text, title="tether", severity="error", timeout=10)
 
@@ -400,7 +404,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.status_bar.agent_state = status.describe()
         if status.clean:
             self.banner.show(banner_text.agent_ended(status.describe(), self.config.keymap), "info")
-        self.terminal.screen_changed()
+        self._view.screen_changed()
 
     # -- tether's keys -------------------------------------------------------------
 
@@ -471,7 +475,6 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
         self.engine.detach()
-        self.session.screen_listeners.clear()
         self._ticks.close()  # no read of the files while they close
         supervision.stop_agent()
         self.supervision.close()

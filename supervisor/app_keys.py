@@ -119,15 +119,15 @@ class RecoveryKeys:
             return
         from widgets.pin_dropped import PinDropped
 
+        def pinned(added: list[str] | TetherError) -> None:
+            if isinstance(added, TetherError):
+                self.banner.show(str(added), "error")
+            else:
+                self.notify(f"{len(added)} decision(s) pinned", title="tether", timeout=3)
+
         def pin(sentences: list[str] | None) -> None:
             self.terminal.focus()
-            if not sentences:
-                return
-            try:
-                pinned = self.supervision.tether.add_decisions(sentences, "pinned from the audit")
-            except TetherError as error:
-                self.banner.show(str(error), "error")
-                return
-            self.notify(f"{len(pinned)} decision(s) pinned", title="tether", timeout=3)
+            if sentences:  # notes.md is rewritten off the loop (it can be megabytes)
+                self.supervision.pin(sentences, "pinned from the audit", then=pinned)
 
         self.push_screen(PinDropped(dropped), pin)

@@ -63,6 +63,16 @@ class EngineLink:
 
         status: ExitStatus
 
+    class ScreenChanged(Message):
+        """The session fed output (or redrew the screen itself): time to repaint.
+
+        One per read turn; one still waiting in the queue is replaced by the next,
+        so a flood queues no backlog of repaints (the view paces them per frame).
+        """
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, EngineLink.ScreenChanged)
+
     def __init__(self, supervision: Any, target: MessagePump) -> None:
         """``supervision``: a :class:`Supervision` (not imported: the app layer sits above it)."""
         self.supervision = supervision
@@ -84,6 +94,7 @@ class EngineLink:
         self._listen(
             supervision.session.exit_listeners, lambda status: post(self.AgentExited(status))
         )
+        self._listen(supervision.session.screen_listeners, lambda: post(self.ScreenChanged()))
 
     def _listen(self, listeners: list, callback: Any) -> None:
         listeners.append(callback)

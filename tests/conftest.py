@@ -86,8 +86,9 @@ class HeldGit:
         script = folder / "bin" / "git"
         script.write_text(
             "#!/bin/sh\n"
+            # The call's number first, by an atomic mkdir: two calls at once never share one.
+            f"n=1; while ! mkdir '{folder}/call-'$n 2>/dev/null; do n=$((n+1)); done\n"
             f"echo \"$*\" >> '{self.log}'\n"
-            f"n=$(($(wc -l < '{self.log}')))\n"
             f"while [ ! -e '{folder}/go' ] && [ ! -e '{folder}/go-'$n ]; do sleep 0.01; done\n"
             f"exec '{self.real}' \"$@\"\n"
         )

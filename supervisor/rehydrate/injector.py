@@ -7,11 +7,13 @@ after a short pause, the profile's submit key; record an ``injection`` event.
 The pause matters: agents built on Ink or ratatui read a paste and a CR that
 arrive in one read as "a paste ending in a newline", not as "submit".
 
-The checkpoint needs `git status`, which the supervisor asks on a worker thread
-(``ask_git``): a send is "ask git; then, on the loop, checkpoint and paste at
-once". Meanwhile the request counts as being sent, so later ones queue behind
-it; if by git's answer the agent no longer waits (the user started typing), it
-goes back to the head of the queue, without a checkpoint.
+The checkpoint needs `git status` and a copy of the notes (seconds in a big
+repository, 1 s at 50 MB of notes), which the supervisor takes off the event
+loop (``take_checkpoint``): a send is "checkpoint; then, on the loop, paste".
+Meanwhile the request counts as being sent, so later ones queue behind it, and
+keys still reach the agent; if by then the agent no longer waits (the user
+started typing), it goes back to the head of the queue, and its next send takes
+a checkpoint of its own (the one taken stays, named by no injection).
 
 The paste is bracketed (``ESC[200~ ... ESC[201~``) when the agent enabled
 bracketed paste; newlines inside it go as CR, as a terminal sends them. When
@@ -63,9 +65,13 @@ ACK_WARN_SECONDS = 30.0  # after this, the banner says "not acknowledged after N
 FLATTEN = " / "
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
-GitAnswer = Callable[[dict[str, Any] | None], None]  # takes the checkpoint with git's answer
-# ask_git(reason, incident, then): find the git position for a checkpoint, then call then(git).
-AskGit = Callable[[str, int | str | None, GitAnswer], None]
+Taken = Callable[[checkpoints.Checkpoint | TetherError], None]  # hears a checkpoint, or why not
+
+
+class TakeCheckpoint(Protocol):
+    """Takes a checkpoint, then calls ``then`` with it or the error (as the supervision does)."""
+
+    def __call__(self, reason: str, *, incident: int | str | None, then: Taken) -> None: ...
 
 
 class _Modes(Protocol):
@@ -127,11 +133,11 @@ class Injector:
         ack_warn_seconds: float = ACK_WARN_SECONDS,
         recall_timeout: float | None = None,
         source: str = "supervisor",
-        ask_git: AskGit | None = None,
+        take_checkpoint: TakeCheckpoint | None = None,
         why_waiting: Callable[[], str | None] | None = None,
     ) -> None:
-        """``ask_git``: how to find the git position for the checkpoint before each send
-        (:meth:`Supervision.ask_git` asks off the event loop); by default, at once."""
+        """``take_checkpoint``: how to take the checkpoint before each send
+        (:meth:`Supervision.checkpoint` takes it off the event loop); by default, at once."""
         self.session = session
         self.profile = profile
         self.tether = tether
@@ -146,10 +152,10 @@ class Injector:
             profile.recall_timeout if recall_timeout is None else recall_timeout
         )
         self.source = source
-        self.ask_git = ask_git or self._ask_git_at_once
+        self.take_checkpoint = take_checkpoint or self._checkpoint_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
         self.queue: list[_Request] = []
-        self.sending: _Request | None = None  # between asking git and writing the paste
+        self.sending: _Request | None = None  # between asking its checkpoint and the paste
         self.last: _Sent | None = None
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
@@ -230,34 +236,39 @@ class Injector:
         return text.replace("\n", self.newline).encode("utf-8"), False
 
     def _send(self, item: _Request) -> None:
-        """Ask git for the checkpoint; the paste follows it on git's answer."""
+        """Take the checkpoint; the paste follows once it is written."""
         self.sending = item
-        self.ask_git("before injection", item.incident, functools.partial(self._git_answered, item))
+        then = functools.partial(self._checkpointed, item)
+        self.take_checkpoint("before injection", incident=item.incident, then=then)
 
-    def _ask_git_at_once(self, _reason: str, _incident: object, then: GitAnswer) -> None:
-        then(checkpoints.git_state(self.tether.work_dir))
+    def _checkpoint_at_once(self, reason: str, *, incident: int | str | None, then: Taken) -> None:
+        try:
+            taken: checkpoints.Checkpoint | TetherError = checkpoints.take(
+                self.tether, reason, incident=incident
+            )
+        except TetherError as error:
+            taken = error
+        then(taken)
 
-    def _git_answered(self, item: _Request, git: dict[str, Any] | None) -> None:
+    def _checkpointed(self, item: _Request, taken: checkpoints.Checkpoint | TetherError) -> None:
+        """On the loop, with the checkpoint written: paste, if the agent still waits."""
         self.sending = None
-        if not self.is_waiting():  # it stopped waiting while git was asked: queue again
+        if not self.is_waiting():  # it stopped waiting meanwhile: queue again
             if all(queued.reason != item.reason for queued in self.queue):  # else a newer one
                 self.queue.insert(0, item)
             self._notify()
             return
-        self._write(item, git)
+        self._write(item, taken)
 
-    def _write(self, item: _Request, git: dict[str, Any] | None) -> None:
-        """Checkpoint with git's answer, then the paste: nothing runs between the two."""
+    def _write(self, item: _Request, taken: checkpoints.Checkpoint | TetherError) -> None:
+        """The paste, now that its checkpoint is on disk (or could not be written)."""
         checkpoint_seq: int | None = None
         checkpoint_error: str | None = None
-        try:
-            snapshot = checkpoints.take(
-                self.tether, "before injection", incident=item.incident, git=git
-            )
-            checkpoint_seq = snapshot.seq
-        except TetherError as error:  # the payload matters more than the snapshot
-            checkpoint_error = str(error)
-            self.problems.append(f"no checkpoint before injection: {error}")
+        if isinstance(taken, TetherError):  # the payload matters more than the snapshot
+            checkpoint_error = str(taken)
+            self.problems.append(f"no checkpoint before injection: {taken}")
+        else:
+            checkpoint_seq = taken.seq
         if item.typed:
             data, bracketed = item.text.encode("utf-8"), False
         else:

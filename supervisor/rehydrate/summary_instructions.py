@@ -44,8 +44,12 @@ def _one_line(text: str, limit: int | None = None) -> str:
 
 def instructions_from_notes(notes_text: str) -> str:
     """The instructions for notes.md's text, or "" when there is nothing to keep."""
-    document = notes.Document.parse(notes_text)
-    decisions = notes.pinned_decisions(notes_text)
+    return instructions_from_document(notes.Document.parse(notes_text))
+
+
+def instructions_from_document(document: notes.Document) -> str:
+    """:func:`instructions_from_notes` of notes already parsed (megabytes parse slowly)."""
+    decisions = notes.decisions_of(document)
     rejected_section = document.find("Rejected approaches")
     rejected = notes.section_items(rejected_section.body) if rejected_section else []
     next_section = document.find("Next step")

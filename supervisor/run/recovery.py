@@ -1,5 +1,5 @@
 """The supervision's recovery requests: the payload, a re-send of what a recall missed,
-compaction at a break, and the initial brief.
+compaction at a break, and the initial brief; and the pins they carry.
 
 A mixin of :class:`~supervisor.run.supervision.Supervision`: each request goes to the
 injector, which sends it once the agent waits for input, so every way into the agent
@@ -8,6 +8,8 @@ keeps the same rules (never onto a typed line, no control sequence, one at a tim
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
@@ -38,7 +40,7 @@ def _whole_recovery(request: Any) -> bool:
 
 class Recovery:
     """Needs the supervision's ``injector``, ``profile``, ``tether``, ``meter``, ``screen``,
-    ``decisions`` and ``current_incident``."""
+    ``decisions``, ``notes`` and ``current_incident``."""
 
     injector: Any
     profile: Any
@@ -47,6 +49,9 @@ class Recovery:
     screen: Any
     decisions: Any
     current_incident: Any
+    notes: Any  # a NotesDigest (run/tick_reads.py)
+    checkpointer: Any  # its writer thread writes pins too
+    _problem: Callable[[str], None]
     _send_anyway: bool
     # The SessionStart hook's payload that the agent holds, not yet sent to its model
     # (Claude Code's comes at the compaction and goes with the next prompt): its incident.
@@ -184,9 +189,10 @@ class Recovery:
         template = self.profile.compact_command
         if not template:
             raise TetherError(f"profile {self.profile.name} has no compact_command to send")
-        from supervisor.rehydrate.summary_instructions import instructions, reaches_summarizer
+        from supervisor.rehydrate.summary_instructions import reaches_summarizer
 
-        text = template.replace("{instructions}", instructions(self.tether)).strip()
+        # notes.md as the tick last read it (off the loop: it can be megabytes)
+        text = template.replace("{instructions}", self.notes.compact_instructions).strip()
         told = reaches_summarizer(self.profile)
         return self.injector.request(
             text,
@@ -212,3 +218,23 @@ class Recovery:
         from supervisor.rehydrate.brief import brief_text
 
         self.injector.request(brief_text(), "initial brief", expect_ack=False)
+
+    def pin(self, texts: list[str], source: str, then: Callable | None = None) -> None:
+        """Pin decisions off the loop (notes.md is rewritten); ``then`` hears those that were
+        new, or the error (else it is reported as a problem)."""
+
+        def pinned(added: list[str] | TetherError) -> None:
+            if isinstance(added, list):
+                pins = self.notes.pinned + tuple(t for t in added if t not in self.notes.pinned)
+                self.notes = dataclasses.replace(self.notes, pinned=pins)  # the tick: the rest
+            if then is not None:
+                then(added)
+            elif isinstance(added, TetherError):
+                self._problem(str(added))
+
+        self.checkpointer.write(lambda: self.tether.add_decisions(texts, source), pinned)
+
+    def _pinned_decisions(self) -> list[str]:
+        """The pins as the tick last read them from notes.md (on a worker: it can be
+        megabytes), with those pinned since on the loop."""
+        return list(self.notes.pinned)

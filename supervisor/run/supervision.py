@@ -31,7 +31,7 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.rehydrate.injector import GitAnswer, Injector, InjectorStatus
+from supervisor.rehydrate.injector import Injector, InjectorStatus
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
@@ -39,8 +39,8 @@ from supervisor.run.recovery import Recovery
 from supervisor.run.restart import Restarts, needs_cue
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
-from supervisor.run.tick_reads import Agent, TickReader, TickReads
-from supervisor.store import invariant, notes
+from supervisor.run.tick_reads import Agent, NotesDigest, TickReader, TickReads
+from supervisor.store import invariant
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.lock import LockInfo
@@ -112,6 +112,7 @@ class Supervision(Restarts, Recovery):
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+        self.notes = NotesDigest()  # what the loop uses of notes.md, read by the tick
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -134,6 +135,7 @@ class Supervision(Restarts, Recovery):
         self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
         self._serve_hooks()
         self.reader.open()
+        self.notes = self.reader.notes_if_changed() or self.notes
         previous = self.lock.previous
         if previous is not None:
             self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
@@ -143,7 +145,7 @@ class Supervision(Restarts, Recovery):
             self.tether,
             is_waiting=self.ready_for_injection,
             call_later=scheduler,
-            ask_git=self.ask_git,
+            take_checkpoint=self.checkpoint,
             why_waiting=self.wait_reason,
         )
         self.injector.listeners.append(self._injection_changed)
@@ -255,17 +257,7 @@ class Supervision(Restarts, Recovery):
     def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
         """Pin each ``(text, source)``, recording its true source (typed or screen)."""
         for source in dict.fromkeys(source for _, source in found):
-            texts = [text for text, from_ in found if from_ == source]
-            try:
-                self.tether.add_decisions(texts, source)
-            except TetherError as error:
-                self._problem(str(error))
-
-    def _pinned_decisions(self) -> list[str]:
-        try:
-            return notes.pinned_decisions(self.tether.read_notes())
-        except TetherError:
-            return []
+            self.pin([text for text, from_ in found if from_ == source], source)
 
     # -- the agent's output ---------------------------------------------------------
 
@@ -354,12 +346,8 @@ class Supervision(Restarts, Recovery):
     def checkpoint(
         self, reason: str, *, incident: int | str | None = None, then: Taken | None = None
     ) -> None:
-        """Take a checkpoint without holding the event loop for `git status` (see checkpointer)."""
+        """Take a checkpoint without holding the event loop for git or the copy (checkpointer)."""
         self.checkpointer.checkpoint(reason, incident=incident, then=then)
-
-    def ask_git(self, reason: str, incident: int | str | None, then: GitAnswer) -> None:
-        """Ask `git status` off the loop for the checkpoint ``reason``, then ``then(git)``."""
-        self.checkpointer.ask_git(reason, incident, then)
 
     # -- the clock -----------------------------------------------------------------
 
@@ -386,13 +374,15 @@ class Supervision(Restarts, Recovery):
             sent=sent,
             overdue=sent is not None and injector is not None and injector.recall_overdue(sent),
             since=self.started_at - 1,
-            timer_due=timer_due and not self.checkpointer.asking,
+            timer_due=timer_due and not self.checkpointer.busy,
         )
 
     def apply_tick(self, reads: TickReads) -> None:
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
         monotonic = time.monotonic()
+        if reads.notes is not None:  # before the hook events: their audit uses the pins
+            self.notes = reads.notes
         if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
             self._last_heartbeat = monotonic
             self.lock.heartbeat()

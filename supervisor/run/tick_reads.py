@@ -3,8 +3,9 @@
 A few times a second the supervisor looks at hook events appended to
 events.jsonl, the agent's transcript (and, without hooks, for it), the cursor
 invariant (a fix writes and fsyncs), whether the agent acknowledged the last
-payload, for the timer whether the state changed since the last checkpoint, and
-the last checkpoint for the status bar. All of it is file I/O: the app gathers
+payload, for the timer whether the state changed since the last checkpoint, the
+last checkpoint for the status bar, and what the loop needs of notes.md when it
+changed (:class:`NotesDigest`: notes.md can be megabytes). All of it is file I/O: the app gathers
 it on a worker thread with :meth:`TickReader.read`, and the supervision applies
 it on the loop. Reads never overlap (the app waits for one to be applied before
 the next), so the tails need no lock.
@@ -23,12 +24,32 @@ from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
 from supervisor.recognize.observations import Observation
 from supervisor.rehydrate.acknowledgement import read_acknowledgement
-from supervisor.store import checkpoints
+from supervisor.rehydrate.summary_instructions import instructions_from_document
+from supervisor.store import checkpoints, notes
 from supervisor.store.invariant_guard import Enforced, InvariantGuard
 from supervisor.store.jsonl_tail import JsonlTail
 from supervisor.store.tether_dir import TetherDir
 
 DISCOVERY_INTERVAL = 2.0  # seconds between looks for the transcript of an agent without hooks
+
+
+@dataclass(frozen=True)
+class NotesDigest:
+    """What the loop uses of notes.md, read off it: the pinned decisions (the loss audit,
+    the re-send of what a recall missed) and the instructions of a compaction."""
+
+    pinned: tuple[str, ...] = ()
+    compact_instructions: str = ""
+
+    @classmethod
+    def read(cls, tether: TetherDir) -> NotesDigest:
+        """notes.md's digest; empty when it is missing or unreadable (the payload says so)."""
+        try:
+            text = tether.read_notes()
+        except TetherError:
+            return cls()
+        document = notes.Document.parse(text)  # once: 0.8 s at 50 MB
+        return cls(tuple(notes.decisions_of(document)), instructions_from_document(document))
 
 
 @dataclass
@@ -43,6 +64,7 @@ class TickReads:
     state_changed: bool | None = None  # asked for the timer checkpoint
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
+    notes: NotesDigest | None = None  # when notes.md changed since the last read
 
 
 @dataclass
@@ -71,6 +93,7 @@ class TickReader:
         self.events: JsonlTail | None = None
         self._last_discovery = 0.0
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
+        self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -113,7 +136,20 @@ class TickReader:
             except TetherError as error:
                 reads.problems.append(str(error))
         reads.last_checkpoint = self._last_checkpoint()
+        reads.notes = self.notes_if_changed()
         return reads
+
+    def notes_if_changed(self) -> NotesDigest | None:
+        """notes.md's digest, or None when it is as it was at the last read."""
+        try:
+            stat = os.stat(self.tether.notes)
+            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            seen = None
+        if seen is not None and seen == self._notes_seen:
+            return None
+        self._notes_seen = seen
+        return NotesDigest.read(self.tether)
 
     def _last_checkpoint(self) -> tuple[int, float] | None:
         """The newest checkpoint and its file time; the folder is listed only when it changed."""

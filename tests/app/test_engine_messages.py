@@ -74,3 +74,31 @@ async def test_the_side_panes_watcher_wakes_a_read_without_waiting_for_the_poll(
         with open(app.supervision.tether.events, "a") as events:
             events.write(json.dumps(record) + "\n")
         await wait_until(pilot, lambda: app.supervision.fusion.incidents, what="the incident")
+
+
+async def test_the_agents_output_reaches_the_view_as_messages_and_a_flood_queues_no_backlog(
+    tmp_path, shell_env
+):
+    from textual.widget import Widget
+
+    heard: list = []
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(100, 30), message_hook=heard.append) as pilot:
+        await wait_until(pilot, lambda: app.session.running, what="the agent")
+        (listener,) = app.session.screen_listeners  # the link's, not a widget's method
+        assert not isinstance(getattr(listener, "__self__", None), Widget)
+        await pilot.press(*"echo me", "enter")
+        await wait_until(pilot, lambda: "echo me" in "\n".join(app.session.emulator.display()))
+        assert any(isinstance(m, EngineLink.ScreenChanged) for m in heard)
+
+        def handled() -> int:  # the hook hears each message as it is dispatched
+            return sum(isinstance(m, EngineLink.ScreenChanged) for m in heard)
+
+        before = handled()
+        for n in range(100):  # 100 reads, with no turn of the loop between them
+            app.session.process_output(f"line {n}\r\n".encode())
+        await wait_until(pilot, lambda: handled() > before, what="the repaint's message")
+        await pilot.pause()
+        assert handled() - before <= 3  # the queued ones replaced one another
+        shown = "\n".join(app.terminal.render_line(y).text for y in range(app.terminal.size.height))
+        assert "line 99" in shown

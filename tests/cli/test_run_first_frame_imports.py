@@ -93,8 +93,10 @@ NOT_BEFORE_FORK = (
     "supervisor.terminal.avt_emulator",
     "avt",
 )
-# Until the painter runs, the hook server waits too (it comes with SpawnedAhead.complete).
-NOT_BEFORE_PAINTER = ("re2", "tomllib", "supervisor.agents.hook_server")
+# Until the painter runs, the profile parser and the hook server wait too (the server comes
+# with SpawnedAhead.complete). RE2 may come with the emulator: libghostty-vt's adapter
+# finds the runs it takes raw with it.
+NOT_BEFORE_PAINTER = ("tomllib", "supervisor.config.profiles", "supervisor.agents.hook_server")
 
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:

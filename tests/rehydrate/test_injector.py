@@ -256,7 +256,7 @@ async def test_the_paste_waits_for_git_off_the_loop_then_follows_its_checkpoint(
     await child.start()
     probe = Probe()
     try:
-        injector = child.injector(tether, profile, ask_git=git_asker(tether).ask_git)
+        injector = child.injector(tether, profile, take_checkpoint=git_asker(tether).checkpoint)
         assert injector.request("the payload", "rehydrate", incident=7) == SENT
         await until(lambda: held_git.calls() == 1, "git to be asked")
         await probe.fires()  # the loop runs while git is held
@@ -284,7 +284,7 @@ async def test_the_paste_waits_for_git_off_the_loop_then_follows_its_checkpoint(
     assert first.at <= sent[0]["at"] <= then.at <= sent[1]["at"]
 
 
-async def test_a_payload_whose_agent_stops_waiting_during_git_goes_back_to_the_queue(
+async def test_a_payload_whose_agent_stops_waiting_during_its_checkpoint_goes_back_to_the_queue(
     tmp_path, repository, held_git, profile
 ):
     tether, _head = repository
@@ -293,23 +293,23 @@ async def test_a_payload_whose_agent_stops_waiting_during_git_goes_back_to_the_q
     waiting = True
     try:
         injector = child.injector(
-            tether, profile, lambda: waiting, ask_git=git_asker(tether).ask_git
+            tether, profile, lambda: waiting, take_checkpoint=git_asker(tether).checkpoint
         )
         assert injector.request("the payload", "rehydrate") == SENT
         await until(lambda: held_git.calls() == 1, "git to be asked")
         waiting = False  # the user started typing a line
         held_git.release()
-        await until(lambda: injector.sending is None, "git's answer")
+        await until(lambda: injector.sending is None, "the checkpoint")
         assert injector.status().state == QUEUED and child.received() == b""
-        assert checkpoints.list_seqs(tether) == []  # the checkpoint goes with the paste
+        assert checkpoints.list_seqs(tether) == [1]  # taken, and guards no paste
         waiting = True
         assert injector.agent_became_waiting() == SENT
         await until(lambda: child.received().endswith(b"\r"), "the submit key")
     finally:
         child.stop()
     assert child.received() == expected_paste("the payload") + b"\r"
-    assert checkpoints.list_seqs(tether) == [1]
-    assert [e["checkpoint"] for e in injections(tether)] == [1]
+    assert checkpoints.list_seqs(tether) == [1, 2]  # the paste has a checkpoint of its own
+    assert [e["checkpoint"] for e in injections(tether)] == [2]
 
 
 async def test_closing_while_git_is_asked_writes_the_checkpoint_but_sends_nothing(
@@ -320,7 +320,7 @@ async def test_closing_while_git_is_asked_writes_the_checkpoint_but_sends_nothin
     await child.start()
     supervision = git_asker(tether)
     try:
-        injector = child.injector(tether, profile, ask_git=supervision.ask_git)
+        injector = child.injector(tether, profile, take_checkpoint=supervision.checkpoint)
         injector.request("the payload", "rehydrate", incident=3)
         await until(lambda: held_git.calls() == 1, "git to be asked")
         held_git.release(2)  # close() asks git itself; the worker's call stays held

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from supervisor.store import notes_merge
 from supervisor.store.notes_merge import apply_edits, line_edits, lines_only_in, merge_keep_both
 
 BASE = "# Notes\n\n## Done\n\n- a\n\n## Next step\n\nstart\n"
@@ -47,3 +51,67 @@ def test_line_edits_turn_one_text_into_the_other():
 def test_counts_of_lines_only_on_one_side():
     assert lines_only_in(BASE + "x\ny\n", BASE) == 2
     assert lines_only_in(BASE, BASE) == 0
+
+
+# -- repeated lines: difflib is quadratic on them, so it only sees a bounded middle --------
+
+_LINES = st.lists(st.sampled_from(["- a", "- b", "", "## Done", "x" * 3]), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=_LINES, new=_LINES)
+def test_the_edits_turn_any_text_into_any_other(old, new):
+    current, target = "\n".join(old), "\n".join(new)
+    assert apply_edits(current, line_edits(current, target)) == target
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    old=_LINES,
+    added=st.lists(st.sampled_from(["+ new", "+ other"]), max_size=10),
+    at=st.integers(min_value=0, max_value=40),
+)
+def test_lines_only_in_counts_exactly_the_lines_another_text_added(old, added, at):
+    at = min(at, len(old))
+    new = old[:at] + added + old[at:]
+    left, right = "".join(f"{line}\n" for line in old), "".join(f"{line}\n" for line in new)
+    assert lines_only_in(left, right) == 0
+    assert lines_only_in(right, left) == len(added)
+
+
+def _diffed_sizes(monkeypatch) -> list[int]:
+    """The pair counts difflib is asked to diff."""
+    import difflib
+
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def counting(isjunk, a, b, autojunk=True):
+        sizes.append(len(a) * len(b))
+        return real(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(notes_merge.difflib, "SequenceMatcher", counting)
+    return sizes
+
+
+def test_a_file_of_a_million_identical_lines_is_never_diffed_whole(monkeypatch):
+    sizes = _diffed_sizes(monkeypatch)
+    same = "- same\n" * 1_000_000
+    changed = "- same\n" * 400_000 + "- NEW\n" + "- same\n" * 600_000
+    assert apply_edits(same, line_edits(same, changed)) == changed
+    assert lines_only_in(changed, same) == 1
+    many = "- other\n" * 3_000
+    assert apply_edits(same, line_edits(same, many + same[3_000:])) == many + same[3_000:]
+    assert all(size <= notes_merge.DIFF_PAIRS_LIMIT for size in sizes), max(sizes)
+
+
+def test_a_merge_over_a_middle_too_big_to_diff_keeps_every_line_once(monkeypatch):
+    sizes = _diffed_sizes(monkeypatch)
+    base = "# Notes\n" + "- same\n" * 2_000
+    disk = "# Notes\n" + "- same\n" * 1_000 + "- agent\n" + "- same\n" * 1_000 + "- tail\n"
+    mine = "# Notes\n- mine\n" + "- same\n" * 2_000 + "- user end\n"
+    merged = merge_keep_both(base, disk, mine).split("\n")
+    assert merged.count("- same") == 2_000
+    assert {"- agent", "- tail", "- mine", "- user end"} <= set(merged)
+    assert merged.count("- agent") == merged.count("- tail") == 1
+    assert all(size <= notes_merge.DIFF_PAIRS_LIMIT for size in sizes)

@@ -30,6 +30,9 @@ from widgets.widget_message import WidgetMessage
 from widgets.yes_no import YesNo
 
 MAX_LISTED = 200
+# A preview shows this many lines of each file: notes.md can be megabytes, and a Static
+# of 60,000 lines took the loop 0.6 s to build (4 MB), seconds to lay out. `tether show`.
+PREVIEW_LINES = 400
 
 
 class ConfirmRestore(YesNo):
@@ -97,6 +100,7 @@ class CheckpointList(Widget):
         self.tether = tether
         self._summaries: dict[int, str] = {}
         self._seqs: list[int] = []
+        self._previewed: int | None = None  # what the view shows now, if a preview
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -161,7 +165,8 @@ class CheckpointList(Widget):
         option_id = event.option.id
         if option_id and option_id.isdigit():
             self.highlighted = int(option_id)
-            self.preview(self.highlighted)
+            if self.highlighted != self._previewed:  # a new checkpoint moved it down: same
+                self.preview(self.highlighted)
 
     def watch_marked(self, marked: int | None) -> None:
         if self.children:
@@ -171,6 +176,7 @@ class CheckpointList(Widget):
     # -- what the view shows -----------------------------------------------------------------
 
     def _show(self, title: str, body: Text) -> None:
+        self._previewed = None
         self.query_one("#cp-title", Label).update(title)
         self.query_one("#cp-view", Static).update(body)
         self.query_one("#cp-scroll", VerticalScroll).scroll_home(animate=False)
@@ -187,6 +193,7 @@ class CheckpointList(Widget):
         if point is None:
             return
         self._show(f"checkpoint #{seq} — {point.reason}", render_preview(point))
+        self._previewed = seq
         self.post_message(self.Shown(self, "preview", seq))
 
     def diff(self, seq: int, other: int | None) -> None:
@@ -288,7 +295,11 @@ def render_preview(point: Checkpoint) -> Text:
         text.append(f"invariant: {verdict.get('message', '?')}\n", style=style)
     for name, body in (("task.md", point.task), ("notes.md", point.notes)):
         text.append(f"\n── {name} ──\n", style="bold cyan")
-        text.append(body.rstrip("\n") + "\n")
+        lines = body.rstrip("\n").split("\n", PREVIEW_LINES)
+        text.append("\n".join(lines[:PREVIEW_LINES]) + "\n")
+        if len(lines) > PREVIEW_LINES:
+            more = lines[PREVIEW_LINES].count("\n") + 1
+            text.append(f"… {more} more lines: `tether show {point.seq}`\n", style="italic")
     text.rstrip()
     return text
 
