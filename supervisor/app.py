@@ -34,7 +34,6 @@ from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run.attention import Attention
-from supervisor.run.hangup import Hangups
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
@@ -107,11 +106,9 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
-    def __init__(
-        self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
-    ) -> None:
+    def __init__(self, config: RunConfig, early: EarlyStart | None = None, hangups=None) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
-        terminal view knows its size. ``hangups``: a real run's SIGHUP and SIGTERM."""
+        terminal view knows its size. ``hangups``: a real run's SIGHUP and SIGTERM (hangup.py)."""
         super().__init__()
         self._hangups = hangups
         self.config = config
@@ -466,8 +463,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.push_screen(ConfirmQuit(), decided)
 
     def end(self, reason: str, code: int) -> None:
-        """The terminal closed, or a SIGTERM: quit as the quit key does (through the app's
-        queue, so a side pane that mounts is whole first); events.jsonl says why."""
+        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why."""
         self.supervision.end_reason = reason
         self.call_later(self.exit, code)
 
