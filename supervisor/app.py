@@ -106,10 +106,11 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
-    def __init__(self, config: RunConfig, early: EarlyStart | None = None) -> None:
+    def __init__(self, config: RunConfig, early: EarlyStart | None = None, hangups=None) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
-        terminal view knows its size."""
+        terminal view knows its size. ``hangups``: a real run's SIGHUP and SIGTERM (hangup.py)."""
         super().__init__()
+        self._hangups = hangups
         self.config = config
         self.title = config.title
         self.supervision = early.supervision if early is not None else new_supervision(config)
@@ -184,6 +185,8 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
+        if self._hangups is not None:
+            self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
         view = self._view = self.terminal
         self.status_bar.profile = supervision.profile.name
@@ -267,6 +270,9 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
 
     def _tick(self) -> None:
         """Read what the tick needs from disk off the loop; one read at a time."""
+        if self._hangups is not None and (gone := self._hangups.terminal_gone()):
+            self.end(*gone)  # no SIGHUP came (nohup): its reads end, its writes fail
+            return
         self._ticks.request()
 
     def _tick_failed(self, error: BaseException) -> None:
@@ -456,6 +462,11 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
+    def end(self, reason: str, code: int) -> None:
+        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why."""
+        self.supervision.end_reason = reason
+        self.call_later(self.exit, code)
+
     def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
@@ -468,13 +479,21 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
             self._heap_frozen = False
 
 
-def run_app(config: RunConfig, early: EarlyStart | None = None) -> int:
+def run_app(config: RunConfig, early: EarlyStart | None = None, hangups=None) -> int:
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
-    app = TetherApp(config, early)
-    if early is None:
-        app.open_supervision()
-    result = app.run()
+    app = TetherApp(config, early, hangups)
+    try:
+        if early is None:
+            app.open_supervision()
+        result = app.run()
+    except BaseException:  # let go of what it holds (the app's unmount did, if it ran)
+        app.supervision.stop_agent()
+        app.supervision.close()
+        raise
+    finally:
+        if hangups is not None:  # the loop's handlers went with it: the next signal raises
+            hangups.install()
     if app.return_code and app.return_code != 0:
         return app.return_code
     return int(result or 0)

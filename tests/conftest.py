@@ -15,6 +15,12 @@ import pytest
 
 from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.backends import ghostty_class
+from tests.hook_leaks import (  # noqa: F401 (the session's check that no hook folder leaks)
+    _hook_folder_watch,
+    pytest_sessionfinish,
+    pytest_sessionstart,
+    pytest_terminal_summary,
+)
 from tests.locations import CAPTURES
 
 # Every backend of the Emulator Protocol: a new one is added here and must pass the contract.

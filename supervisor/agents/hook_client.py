@@ -47,10 +47,12 @@ class Answer:
 
 def reserve_socket_path() -> str:
     """A socket path in a new private folder (0700) of its own, for the supervisor to
-    listen on later: cheap enough to run before the agent is spawned (no tempfile)."""
+    listen on later: cheap enough to run before the agent is spawned (no tempfile).
+    The folder is named after this process, so a start can sweep those whose owner
+    died (:mod:`supervisor.agents.hook_folders`)."""
     base = os.environ.get("TMPDIR") or "/tmp"
     for _ in range(100):
-        folder = os.path.join(base, "tether-hook-" + os.urandom(6).hex())
+        folder = os.path.join(base, f"tether-hook-{os.getpid()}-{os.urandom(6).hex()}")
         try:
             os.mkdir(folder, 0o700)
         except FileExistsError:

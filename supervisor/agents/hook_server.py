@@ -19,7 +19,7 @@ import socket
 import threading
 from pathlib import Path
 
-from supervisor.agents import hook_client
+from supervisor.agents import hook_client, hook_folders
 from supervisor.agents.hook_command import handle
 
 # Long after start-up is done, long before an agent has worked long enough to compact.
@@ -51,7 +51,9 @@ class HookServer:
         return self.path
 
     def start(self) -> str:
-        """Listen; returns the socket's path (for :data:`hook_client.SOCKET_ENV`)."""
+        """Listen; returns the socket's path (for :data:`hook_client.SOCKET_ENV`). The
+        folders of dead supervisors' sockets are swept meanwhile, once a process."""
+        hook_folders.sweep_soon()
         self.reserve()
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:

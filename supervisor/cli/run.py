@@ -126,13 +126,19 @@ def run(args: argparse.Namespace) -> int:
     # allocate millions of objects, almost none of them garbage, and each collection
     # walked them all, on the way to the agent's first frame and the UI's.
     gc.disable()
+    from supervisor.run.hangup import Ended, Hangups
+
+    hangups = Hangups()
+    hangups.install()  # a closed terminal or a `kill` ends tether as a quit does
     try:
-        return _run(args)
+        return _run(args, hangups)
+    except Ended as ended:
+        return ended.code
     finally:
         gc.enable()
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, hangups) -> int:
     profile, words = split_command(args.words)
     workdir = Path(args.dir).resolve()
     if (workdir / ".tether").is_dir():  # nothing to trust in a folder without one
@@ -160,14 +166,18 @@ def _run(args: argparse.Namespace) -> int:
         if painter is not None:
             early.session.hand_back(painter.finish())
             painter = None  # the app's driver takes the alternate screen over
-        return run_app(config, early)
+        return run_app(config, early, hangups)
     finally:
         if painter is not None:  # the UI never came up: give the terminal back
             painter.finish()
-            painter.release()
+            try:
+                painter.release()
+            except OSError:  # it hung up: nothing to give back, the agent still to end
+                pass
         if ahead is not None:
-            ahead.abandon()
+            ahead.abandon(hangups.reason)
         if early is not None:
+            early.supervision.end_reason = early.supervision.end_reason or hangups.reason
             early.abandon()  # already done by the app unless it never took over
 
 

@@ -169,9 +169,23 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             "started_at": holder.started_at if holder else None,
             "agent_pid": holder.agent_pid if holder else None,
             "agent_running": bool(holder and holder.agent_alive),
+            "last_end": _last_end(tether) if lock_state == "not running" else None,
         },
         "problems": problems,
     }
+
+
+def _last_end(tether: TetherDir) -> dict[str, Any] | None:
+    """How the last supervisor ended cleanly (a quit, a closed terminal, a SIGTERM)."""
+    from supervisor.store.fsio import iter_jsonl_reversed
+
+    try:
+        for event in iter_jsonl_reversed(tether.events, containing=b'"tether_ended"'):
+            if event.get("kind") == "tether_ended":
+                return {"at": event.get("at"), "reason": event.get("reason")}
+    except (OSError, TetherError):
+        pass
+    return None
 
 
 # The lock's states as `tether status` says them, in its text and in its JSON alike.
@@ -211,6 +225,9 @@ def _status(args: argparse.Namespace) -> int:
     if recall is not None:
         said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
         _out(f"recall:     {recall['result'] or 'pending'}: {said}")
+    ended = supervisor["last_end"]
+    if ended:
+        _out(f"supervisor: not running; the last one ended {_age(ended['at'])}: {ended['reason']}")
     if supervisor["state"] == "running":
         _out(f"supervisor: running (pid {supervisor['pid']})")
     elif supervisor["state"] == "died":

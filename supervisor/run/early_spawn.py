@@ -64,12 +64,18 @@ class SpawnedAhead:
             init(self.session.cwd or ".")
             self.templates_due = False
 
-    def abandon(self) -> None:
-        """No supervision took it over: hang up on the command, release the folder."""
+    def abandon(self, reason: str | None = None) -> None:
+        """No supervision took it over: hang up on the command, release the folder.
+        ``reason``: the signal that ended `tether run` (events.jsonl says so)."""
         if self.abandoned:
             return
         self.abandoned = True
         self.session.stop()
+        if reason is not None:
+            try:
+                self.lock.tether.record_event("tether_ended", "supervisor", reason=reason)
+            except Exception:  # the lock is released all the same
+                pass
         if self._hook_server is not None:
             self._hook_server.stop()
         else:  # never made: the folder reserved for its socket goes all the same

@@ -92,10 +92,11 @@ def start_early(config: RunConfig, ahead: SpawnedAhead | None = None) -> EarlySt
         return None
     supervision = new_supervision(config, size)
     scheduler = LateScheduler()
-    supervision.open(scheduler=scheduler)
     try:
+        supervision.open(scheduler=scheduler)
         supervision.session.spawn()
-    except TetherError:
+    except BaseException:  # what opening took goes too: the lock, the hook socket
+        supervision.stop_agent()
         supervision.close()
         raise
     supervision.start_recording()

@@ -73,6 +73,7 @@ class Restarts:
     _stopping: bool
     restarts = 0  # how many times the agent was started again
     _restarted_at: float | None = None  # epoch seconds of the last restart
+    end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else a quit
 
     def stop_agent(self) -> None:
         """Hang up on the agent because the user asked (quit, restart): not a crash."""
@@ -110,6 +111,17 @@ class Restarts:
 
     def not_ready_reason(self, now: float) -> str:
         return not_ready_reason(self.state, self.profile, now, restarted=self.restarts > 0)
+
+    def _record_end(self) -> None:
+        """events.jsonl says how this run of tether ended; emptying the lock, next, says
+        that the end was clean."""
+        reason = self.end_reason or "quit"
+        status = self.session.exit_status  # how the agent took its hangup
+        agent = status.describe() if status is not None else "not started"
+        try:
+            self.tether.record_event("tether_ended", "supervisor", reason=reason, agent=agent)
+        except (TetherError, OSError) as error:
+            self._problem(f"the end of this run is not recorded: {error}")
 
     def _note_agent_pid(self) -> None:
         """The lock names the running agent, for the next start if this tether dies."""

@@ -183,6 +183,7 @@ class Supervision(Restarts, Recovery):
             self.hook_server.stop()
             self.hook_server = None
         if self.lock is not None:
+            self._record_end()
             self.lock.release()
             self.lock = None
 

@@ -173,13 +173,18 @@ class PtyHost:
             time.sleep(0.01)
 
     def terminate(self, timeout: float = 2.0) -> ExitStatus | None:
-        """Hang up on the child (SIGHUP, then SIGKILL) and reap it."""
+        """Hang up on the child and reap it: SIGHUP to its process group, as a terminal
+        that closes does (the child leads a session of its own), then SIGTERM and SIGKILL
+        to the child, each after a third of ``timeout``."""
         if self.poll_exit() is not None:
             self.close()
             return self._exit
         for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL):
             try:
-                os.kill(self.pid, sig)
+                if sig == signal.SIGHUP and os.getpgid(self.pid) == self.pid:
+                    os.killpg(self.pid, sig)
+                else:
+                    os.kill(self.pid, sig)
             except ProcessLookupError:
                 break
             status = self.wait_exit(timeout / 3)

@@ -13,6 +13,7 @@ import time
 import pytest
 from ptyprocess import PtyProcess
 
+from supervisor.agents import hook_folders
 from supervisor.errors import TetherError
 from supervisor.terminal.session import default_emulator
 from supervisor.terminal.transcript import find_session, render
@@ -80,7 +81,9 @@ AGENT = (
 
 
 def test_after_a_sigkill_of_tether_the_transcript_holds_the_last_screen(tmp_path, shell_env):
-    env = dict(shell_env, PYTHONPATH=str(REPO), TERM="xterm-256color")
+    temp = tmp_path / "tmp"  # where the killed tether's hook folder is left
+    temp.mkdir()
+    env = dict(shell_env, PYTHONPATH=str(REPO), TERM="xterm-256color", TMPDIR=str(temp))
     tether = PtyProcess.spawn(
         [sys.executable, "-m", "supervisor.cli", "run", "--", "sh", "-c", AGENT],
         cwd=str(tmp_path),
@@ -104,6 +107,7 @@ def test_after_a_sigkill_of_tether_the_transcript_holds_the_last_screen(tmp_path
         os.kill(tether.pid, signal.SIGKILL)
     finally:
         tether.terminate(force=True)
+    assert hook_folders.sweep(str(temp)) == 1  # what the next start sweeps
     txt = next(sessions.glob("*.txt")).read_text()
     assert "on screen when tether was killed" not in txt  # what the .txt alone misses
     result = run_tether("transcript", "--dir", str(tmp_path), env=env)

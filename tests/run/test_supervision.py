@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from supervisor.agents import hook_folders
 from supervisor.errors import TetherError
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import checkpoints, fsio
@@ -104,7 +105,10 @@ def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
         f"Supervision(RunConfig(argv=['true'], workdir={str(tmp_path)!r}),"
         " AgentSession(['true'])).open(); os._exit(9)"
     )
-    subprocess.run([sys.executable, "-c", script], check=False)
+    temp = tmp_path / "tmp"  # where the dead one's hook socket folder is left
+    temp.mkdir()
+    subprocess.run([sys.executable, "-c", script], env=dict(os.environ, TMPDIR=str(temp)))
+    assert hook_folders.sweep(str(temp)) == 1  # what the next start's sweep removes
     config = RunConfig(argv=["true"], workdir=tmp_path)
     supervision = Supervision(config, AgentSession(["true"]))
     supervision.open()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from supervisor.agents import hook_folders
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store.lock import process_start
 from supervisor.store.tether_dir import TetherDir, init
@@ -44,10 +45,20 @@ def dead_tether(tmp_path):
     init(tmp_path, goal="serve the API")
     TetherDir.at(tmp_path).add_decisions(["the API listens on 8443, admin on 7443"], "test")
     script = DOOMED.format(stubborn=STUBBORN, work=str(tmp_path))
+    temp = tmp_path / "tmp"  # where its hook socket's folder is left
+    temp.mkdir()
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=30
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=dict(os.environ, TMPDIR=str(temp)),
+        timeout=30,
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
+    # Killed outright, it could not remove its hook folder; a next start sweeps it.
+    assert len(hook_folders.stale_folders(str(temp))) == 1
+    assert hook_folders.sweep(str(temp)) == 1
     agent = int(done.stdout.split()[0])
     start = process_start(agent)
     yield tmp_path, agent

@@ -1,0 +1,46 @@
+"""A SIGTERM that reaches the running app ends it as the quit key does: the agent hung up
+on, the lock emptied, the hook folder gone, events.jsonl saying why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+
+from supervisor.app import TetherApp
+from supervisor.run.hangup import Hangups
+from supervisor.run.supervision import RunConfig
+from supervisor.store.tether_dir import init
+from tests.conftest import until, wait_until
+
+
+async def test_a_sigterm_ends_the_app_cleanly(tmp_path, shell_env, monkeypatch):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    work = tmp_path / "work"
+    work.mkdir()
+    init(work)
+    hangups = Hangups()
+    hangups.caught = (signal.SIGTERM,)  # on the app's loop only: the test's own stays as is
+    before = signal.getsignal(signal.SIGTERM)
+    app = TetherApp(RunConfig(argv=["bash", "--norc"], workdir=work, env=shell_env), None, hangups)
+    loop = asyncio.get_running_loop()
+    try:
+        async with app.run_test(size=(120, 30)) as pilot:
+            await wait_until(pilot, lambda: app.session.host is not None, what="the agent")
+            agent = app.session.host.pid
+            assert [p.name.split("-")[2] for p in temp.iterdir()] == [str(os.getpid())]
+            os.kill(os.getpid(), signal.SIGTERM)
+            await until(lambda: not app.is_running, what="the app to end")
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, before)
+    assert app.return_value == 128 + signal.SIGTERM  # what `tether run` exits with
+    assert not os.path.exists(f"/proc/{agent}") or app.session.exit_status is not None
+    assert (work / ".tether" / "lock").read_text() == ""
+    assert list(temp.iterdir()) == []
+    lines = (work / ".tether" / "events.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    assert (last["kind"], last["reason"]) == ("tether_ended", "terminated (SIGTERM)")
