@@ -22,16 +22,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.flood_ab", description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="workload names (plain, redraws, captures)")
+    parser.add_argument("--backends", nargs="*", default=BACKENDS, help="e.g. ghostty alone")
     args = parser.parse_args()
+    backends = tuple(args.backends)
     print("load", os.getloadavg(), flush=True)
     out: dict = {"load_start": os.getloadavg()}
     for w in flood_workloads():
         if args.only and w.name not in args.only:
             continue
         mb = w.size / 1e6
-        runs: dict[str, list[float]] = {b: [] for b in (*BACKENDS, "tmux")}
+        runs: dict[str, list[float]] = {b: [] for b in (*backends, "tmux")}
         for _ in range(args.runs):
-            for backend in BACKENDS:
+            for backend in backends:
                 os.environ["TETHER_EMULATOR"] = backend
                 runs[backend].append(pipeline.pipeline_flood(w)["mb_s"])
             runs["tmux"].append(mb / anchors.tmux_seconds(w))
@@ -39,7 +41,7 @@ def main() -> None:
         out[w.name] = runs
         tmux = statistics.median(runs["tmux"])
         cells = [f"tmux {tmux:5.1f} ({min(runs['tmux']):.1f}-{max(runs['tmux']):.1f})"]
-        for backend in BACKENDS:
+        for backend in backends:
             m = statistics.median(runs[backend])
             lo, hi = min(runs[backend]), max(runs[backend])
             cells.append(f"{backend} {m:5.1f} ({lo:.1f}-{hi:.1f}) = {m / tmux:.2f}x")

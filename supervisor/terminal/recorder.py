@@ -28,6 +28,7 @@ import json
 import os
 import time
 from datetime import UTC, datetime
+from json.encoder import encode_basestring, encode_basestring_ascii
 from pathlib import Path
 
 DEFAULT_CAP_BYTES = 64 * 1024 * 1024
@@ -56,6 +57,21 @@ def session_paths(
     raise FileExistsError(f"too many sessions named {stamp}-{safe} in {sessions_dir}")
 
 
+def _event_line(offset: float, code: str, text: str) -> bytes:
+    """One asciicast v2 event line, as ``json.dumps`` would write it.
+
+    ASCII text goes through the ASCII escaper (C, pre-sized, ~1.6x the general one on a
+    flood's text, bench/README.md) and needs no UTF-8 encoding; other text keeps its
+    characters as UTF-8 (``\\uXXXX`` would triple box drawing's size against the cap).
+    """
+    if text.isascii():
+        quoted = encode_basestring_ascii(text)
+        return f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, {quoted}]\n".encode()
+    quoted = encode_basestring(text)
+    line = f"[{round(offset, 6)!r}, {encode_basestring(code)}, {quoted}]\n"
+    return line.encode("utf-8", "replace")
+
+
 class _CappedFile:
     """An append-only file that buffers writes and stops, with one last word, at its cap."""
 
@@ -67,6 +83,10 @@ class _CappedFile:
         self._fd = _open_private(path)
         self._pending: list[bytes] = []
         self._pending_size = 0
+
+    def near_cap(self, size: int, room: int = 4096) -> bool:
+        """Whether ``size`` more bytes, with room for a last word, could cross the cap."""
+        return self.size + self._pending_size + size + room > self.cap
 
     def add(self, data: bytes, stop_note: bytes) -> None:
         if self.full:
@@ -178,10 +198,11 @@ class SessionRecorder:
             self._events.clear()
             return
         events, self._events = self._events, []
+        cast = self._cast
         for offset, code, text in events:
-            line = json.dumps([round(offset, 6), code, text], ensure_ascii=False) + "\n"
-            self._cast.add(line.encode("utf-8", "replace"), self._stop_note_cast(offset))
-            if self._cast.full:
+            line = _event_line(offset, code, text)
+            cast.add(line, self._stop_note_cast(offset) if cast.near_cap(len(line)) else b"")
+            if cast.full:
                 break
         try:
             self._cast.flush()

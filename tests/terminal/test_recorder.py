@@ -137,3 +137,23 @@ print(recorder.error)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("recording stopped: cannot write")
+
+
+def test_event_lines_are_what_json_dumps_writes(tmp_path):
+    """The hand-made event line (ASCII fast path, UTF-8 otherwise) holds the same event
+    as ``json.dumps(..., ensure_ascii=False)``'s, byte for byte but for DEL (``\\u007f``
+    from the ASCII escaper): every control, quote and backslash escaped, non-ASCII kept
+    as UTF-8."""
+    from supervisor.terminal.recorder import _event_line
+
+    texts = [
+        "plain log line\r\n",
+        'quote " back \\ tab \t bell \x07 esc \x1b[1m nul \x00 del \x7f \x1f',
+        "box ─│╭ ✓ 🎉 é\r\n\x1b[0m",
+        "",
+    ]
+    for offset in (0.0, 1e-05, 12.3456789, 100000.123456):
+        for text in texts:
+            expected = json.dumps([round(offset, 6), "o", text], ensure_ascii=False) + "\n"
+            assert _event_line(offset, "o", text) == expected.encode().replace(b"\x7f", b"\\u007f")
+            assert json.loads(_event_line(offset, "o", text)) == [round(offset, 6), "o", text]
