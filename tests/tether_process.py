@@ -34,3 +34,45 @@ def run_tether(
         timeout=timeout,
         check=False,
     )
+
+
+def run_in_a_terminal(script: str, cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+    """Run ``python -c SCRIPT`` on a real PTY of its own (a new session), reading what it
+    shows so it never blocks on a full terminal; (its exit code, what it showed)."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    shown = b""
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", script],
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        slave = -1
+        try:
+            while child.poll() is None:
+                ready, _, _ = select.select([master], [], [], 30)
+                if not ready:
+                    break
+                try:
+                    shown += os.read(master, 65536)
+                except OSError:
+                    break
+            code = child.wait(timeout=30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait(timeout=10)
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    return code, shown

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.locations import REPO
+from tests.tether_process import run_in_a_terminal
 
 SPY = r"""
 import json, os, sys
@@ -116,38 +114,7 @@ def _early_modules(work: Path, tmp_path: Path) -> dict[str, list[str]]:
         "PYTHONPATH": str(REPO),
     }
     env.pop("TETHER_EARLY_START", None)
-    master, slave = pty.openpty()
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-c", SPY],
-            cwd=work,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        slave = -1
-        shown = b""
-        try:
-            while child.poll() is None:  # drain the terminal so the child never blocks
-                ready, _, _ = select.select([master], [], [], 30)
-                if not ready:
-                    break
-                try:
-                    shown += os.read(master, 65536)
-                except OSError:
-                    break
-            child.wait(timeout=30)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(timeout=10)
-    finally:
-        os.close(master)
-        if slave >= 0:
-            os.close(slave)
+    _code, shown = run_in_a_terminal(SPY, work, env)
     assert out.exists(), f"the spy never saw the painter start; the terminal showed {shown!r}"
     return json.loads(out.read_text())
 

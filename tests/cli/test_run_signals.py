@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.locations import REPO
+from tests.tether_process import run_in_a_terminal
 
 SPY = r"""
 import os, signal, sys
@@ -77,37 +74,7 @@ def run_signalled(work: Path, tmp_path: Path, signum: int, when: str) -> tuple[i
         "PYTHONPATH": str(REPO),
     }
     env.pop("TETHER_EARLY_START", None)
-    master, slave = pty.openpty()
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-c", SPY],
-            cwd=work,
-            env=env,
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
-        os.close(slave)
-        slave = -1
-        try:
-            while child.poll() is None:  # drain the terminal so the child never blocks
-                ready, _, _ = select.select([master], [], [], 30)
-                if not ready:
-                    break
-                try:
-                    os.read(master, 65536)
-                except OSError:
-                    break
-            code = child.wait(timeout=30)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait(timeout=10)
-    finally:
-        os.close(master)
-        if slave >= 0:
-            os.close(slave)
+    code, _shown = run_in_a_terminal(SPY, work, env)
     return code, int((tmp_path / "agent-pid").read_text())
 
 
