@@ -70,6 +70,19 @@ def resolve_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -
     return [found, *argv[1:]]
 
 
+# What a shell started by a terminal expects to find at its defaults. An ignored SIGINT
+# is inherited through exec (a tether started as a background job of a script has it),
+# and the agent's ctrl+c would then interrupt nothing.
+_RESET_SIGNALS = ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGPIPE", "SIGHUP")
+
+
+def _as_a_terminal_starts_it() -> None:
+    """In the forked child, before exec: default signal dispositions, nothing blocked."""
+    for name in _RESET_SIGNALS:
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
 class PtyHost:
     """One child process in one pseudo-terminal."""
 
@@ -87,7 +100,11 @@ class PtyHost:
         self.cols, self.rows = max(cols, 1), max(rows, 1)
         try:
             self._process = ptyprocess.PtyProcess.spawn(
-                self.argv, cwd=cwd, env=self.env, dimensions=(self.rows, self.cols)
+                self.argv,
+                cwd=cwd,
+                env=self.env,
+                dimensions=(self.rows, self.cols),
+                preexec_fn=_as_a_terminal_starts_it,
             )
         except (OSError, ptyprocess.PtyProcessError) as error:
             raise TetherError(f"cannot start {self.argv[0]}: {error}", exit_code=127) from error

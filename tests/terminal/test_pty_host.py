@@ -69,3 +69,21 @@ def test_exit_code_and_signal_are_reported():
 def test_missing_command_is_a_clear_error():
     with pytest.raises(TetherError, match="command not found: 'no-such-agent-xyz'"):
         PtyHost(["no-such-agent-xyz"])
+
+
+def test_the_agent_starts_with_default_signals_whatever_tether_inherited():
+    """A tether started as a script's background job has SIGINT ignored; the agent must not
+    inherit that, or its ctrl+c interrupts nothing (a terminal resets them too)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGQUIT])
+    try:
+        host = PtyHost(["sh", "-c", "grep -E '^Sig(Ign|Blk)' /proc/self/status; echo END"])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        signal.signal(signal.SIGINT, previous)
+    out = read_until(host, b"END").decode()
+    masks = dict(line.split(":\t") for line in out.replace("\r", "").splitlines() if ":\t" in line)
+    ignored, blocked_now = int(masks["SigIgn"], 16), int(masks["SigBlk"], 16)
+    assert not ignored & (1 << (signal.SIGINT - 1)), out
+    assert not blocked_now & (1 << (signal.SIGQUIT - 1)), out
+    host.wait_exit()
