@@ -401,7 +401,6 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.status_bar.agent_state = status.describe()
         if status.clean:
             self.banner.show(banner_text.agent_ended(status.describe(), self.config.keymap), "info")
-        self._view.screen_changed()
 
     # -- tether's keys -------------------------------------------------------------
 
