@@ -42,8 +42,8 @@ ERASE_SAVED = b"\x1b[3J"
 # history holds them until they are read back, after each piece.
 PIECE = 16 * 1024
 # libghostty-vt's own history only holds the lines of one piece until they are read and
-# erased; a piece can scroll more lines than it has bytes (``CSI 99999 b`` at 1 column).
-HISTORY_ROOM = 200_000
+# erased: one line a byte at most, but for sequences that scroll many (``CSI 99999 S``).
+HISTORY_ROOM = 2 * PIECE
 # What DECSTR resets, and the margins (see avt_frames.SOFT_RESET).
 SOFT_RESET = b"\x1b[0m\x1b(B\x1b[4l\x1b[20l\x1b[?5l\x1b[?6l\x1b[?7h\x1b[r"
 

@@ -115,6 +115,12 @@ def check(result: int, what: str) -> None:
         raise RuntimeError(f"libghostty-vt: {what} failed ({result})")
 
 
+# What a history row takes in libghostty-vt's pages, with room to spare (measured: ~9 bytes
+# a cell, 67 a row of one column).
+BYTES_PER_CELL = 12
+BYTES_PER_ROW = 96
+
+
 class Vt:
     """One libghostty-vt terminal: bytes in, replies to ``on_reply``, state out."""
 
@@ -122,7 +128,9 @@ class Vt:
         handle = ffi.new("GhosttyTerminal*")
         check(lib.ghostty_terminal_new(ffi.NULL, handle, cols, rows), "terminal_new")
         self.handle = handle[0]
+        self._scrollback = scrollback
         self._set(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_LINES, ffi.new("size_t*", scrollback))
+        self._room_for(cols)
         # Kept referenced: the library calls it for as long as the terminal lives.
         self._reply = ffi.callback(
             "GhosttyTerminalWritePtyFn", lambda _t, _u, data, n: on_reply(ffi.buffer(data, n)[:])
@@ -157,8 +165,15 @@ class Vt:
         lib.ghostty_terminal_get(self.handle, lib.GHOSTTY_TERMINAL_DATA_SCROLLBACK_ROWS, self._size)
         return self._size[0]
 
+    def _room_for(self, cols: int) -> None:
+        """The history also has a cap in bytes (10,000 by default: ~9 rows of 120 columns
+        would be kept, the rest dropped): room for ``scrollback`` rows of ``cols``."""
+        room = self._scrollback * (cols * BYTES_PER_CELL + BYTES_PER_ROW)
+        self._set(lib.GHOSTTY_TERMINAL_OPT_SCROLLBACK_MAX_BYTES, ffi.new("size_t*", room))
+
     def resize(self, cols: int, rows: int) -> None:
         check(lib.ghostty_terminal_resize(self.handle, cols, rows, 8, 16), "resize")
+        self._room_for(cols)
 
     def close(self) -> None:
         if self.handle is not None:

@@ -331,6 +331,18 @@ def test_scrollback_is_capped(emulator_class):
     assert emu.history_text(49).rstrip() == "line 197"
 
 
+def test_every_short_line_of_a_big_read_is_reported_and_kept(emulator_class):
+    """`seq 1 20000` in reads of 64 KiB: thousands of lines leave the top in one feed."""
+    emu = emulator_class(120, 40, scrollback=30_000)
+    data = "".join(f"{n}\r\n" for n in range(1, 20_001)).encode()
+    scrolled = []
+    for at in range(0, len(data), 64 * 1024):
+        scrolled += emu.feed(data[at : at + 64 * 1024]).scrolled_off
+    assert scrolled == [str(n) for n in range(1, 20_001 - 39)]
+    assert emu.history_size == len(scrolled)
+    assert emu.history_text(0).rstrip() == "1" and emu.display()[-2] == "20000"
+
+
 def test_scroll_region_below_the_top_does_not_feed_the_scrollback(emulator_class):
     emu = emulator_class(10, 5)
     result = emu.feed(b"\x1b[2;4r\x1b[4;1H" + b"x\n" * 5)
