@@ -20,24 +20,24 @@ from supervisor.terminal.pty_host import ExitStatus, PtyHost
 if TYPE_CHECKING:  # asyncio is imported by whoever runs the loop: not before the agent starts
     import asyncio
 
-# One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
-# at most, so keys and repaints never wait longer than that: the byte budget follows how
-# fast the last turns were processed: a fast backend gets tens of KiB, so the per-turn
-# costs (detectors scanning the changed rows) are paid once for many reads.
-# The kernel's PTY buffer pushes back on the child meanwhile.
-READ_PER_TURN = 8 * 1024
-MAX_READ_PER_TURN = 256 * 1024
+# One loop turn reads and processes (emulator, recorder, detectors) about TURN_SECONDS
+# of output at most, so keys and repaints never wait longer than that; the kernel's PTY
+# buffer pushes back on the child meanwhile. A turn reads one chunk at a time and feeds it
+# to the emulator before the next read: a PTY hands over 4 KiB a read, and a read that
+# finds nothing ready waits for the kernel to move the next 4 KiB in, which it does while
+# the emulator works (reading a turn's worth first waited on every read: bench/README.md).
 # Short turns, because a turn and a whole repaint can share one wait of the loop and a
-# loaded machine stretches both (the A/B behind 4 ms and 16 KiB: bench/README.md).
+# loaded machine stretches both (the A/B behind 4 ms: bench/README.md).
 TURN_SECONDS = 0.004
 # A turn shares TURN_SECONDS with the loop's other work since the last turn (a repaint,
 # above all), so that the two together stay near one turn; it always does one slice.
 # Work further back than SHARED_WINDOW is not counted: the loop was idle in between.
 SHARED_WINDOW = 0.05
-# A turn processes what it read in slices and yields to the loop once its time is spent,
-# finishing on the next turn: a budget learned on fast plain text can meet slow,
-# escape-heavy output, and the loop must not be held for the whole read.
-SLICE = 16 * 1024
+# The listeners (recorder, detectors, the view) hear of the output in slices of up to
+# SLICE bytes, whatever the reads were; output read before the loop ran (handed back) is
+# worked off in slices too, yielding to the loop once the turn's time is spent. A slice
+# of the slowest output (real captures, ~20 MB/s) takes about 3 ms.
+SLICE = 64 * 1024
 SYNC_END = b"\x1b[?2026l"
 # After the PTY closes, the child is reaped by polling every EXIT_POLL; one that lives
 # on past EXIT_WAIT is hung up on.
@@ -75,11 +75,16 @@ class AgentSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bytes_read = 0
         self._unpainted: set[int] = set()
-        self._turn_bytes = READ_PER_TURN  # what one loop turn reads (see TURN_SECONDS)
-        self._backlog = b""  # read but not yet processed (a turn ran out of time)
+        self._backlog = b""  # read before the loop ran, not yet processed
+        self._fed: list[bytes] = []  # fed to the emulator, not yet told to the listeners
+        self._fed_size = 0
+        self._fed_scrolled: list[str] = []
+        self._fed_bell = False
+        self._more = False  # the last feed left its scrolled-off lines for a later one
         self._backlog_at = 0
         self._ended = False  # EOF seen; finish once the backlog is processed
         self._reading = False
+        self._reading_fd = -1
         self._turn: asyncio.Handle | None = None  # the next turn, when one is due
         self._turn_ended_at = self._turn_ended_cpu = 0.0  # wall and CPU clocks
 
@@ -127,8 +132,10 @@ class AgentSession:
 
     def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
         """Read the spawned child's output from ``loop`` from now on (what was handed
-        back first)."""
+        back first), through a reader process where one can start."""
         self._loop = loop
+        if self.host is not None:
+            self.host.read_through_process()
         if self._backlog:
             self._schedule_turn()  # reading resumes once the backlog is processed
         else:
@@ -148,9 +155,10 @@ class AgentSession:
         self._reading = on
         try:
             if on:
-                self._loop.add_reader(self.host.fd, self._on_readable)
+                self._reading_fd = self.host.read_fd  # a pipe's, until its reader ends
+                self._loop.add_reader(self._reading_fd, self._on_readable)
             else:
-                self._loop.remove_reader(self.host.fd)
+                self._loop.remove_reader(self._reading_fd)
         except (ValueError, OSError):
             self._reading = False
 
@@ -159,33 +167,12 @@ class AgentSession:
         return self.host is not None and self.exit_status is None
 
     def _on_readable(self) -> None:
-        """Read one turn's budget and leave its processing to a turn of its own.
+        """Output is waiting: read it in a turn of its own.
 
         The turn runs as a timer, after the callbacks already waiting (a task that a
         timer woke, a repaint): asyncio runs ready readers before the timers that fell
         due meanwhile, so work done here would run back to back with the last turn.
         """
-        host = self.host
-        if host is None:
-            return
-        budget = self._turn_bytes
-        chunks: list[bytes] = []
-        size = 0
-        while size < budget:
-            try:
-                data = host.read_chunk(budget - size)
-            except OSError:
-                data = None
-            if data is None:
-                self._ended = True
-                break
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        if chunks:
-            self._backlog = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            self._backlog_at = 0
         self._set_reading(False)  # until the turn is done: the kernel's buffer holds the rest
         self._schedule_turn()
 
@@ -212,26 +199,34 @@ class AgentSession:
         return TURN_SECONDS - (time.thread_time() - self._turn_ended_cpu)
 
     def _drain(self) -> None:
-        """Process the backlog for at most this turn's time, then let the loop breathe."""
+        """Process what was handed back, then read and process, for at most this turn's
+        time; then let the loop breathe."""
         self._turn = None
         started = time.perf_counter()
         allowed = self._turn_seconds()
         backlog, position = self._backlog, self._backlog_at
-        while position < len(backlog):
-            piece = backlog[position : position + SLICE]
-            if position + len(piece) < len(backlog):
-                # Slices end with a synchronized frame when one ends in them, so a turn
-                # that stops early leaves a whole frame on screen for the next paint
-                # (mid-frame, repaints are held).
-                end = piece.rfind(SYNC_END)
-                if end > 0:
-                    piece = piece[: end + len(SYNC_END)]
-            position += len(piece)
-            self.process_output(piece)
-            if position < len(backlog) and time.perf_counter() - started >= allowed:
+        while True:
+            if position < len(backlog):
+                piece = backlog[position : position + SLICE]
+                if position + len(piece) < len(backlog):
+                    # Slices end with a synchronized frame when one ends in them, so a
+                    # turn that stops early leaves a whole frame on screen for the next
+                    # paint (mid-frame, repaints are held).
+                    end = piece.rfind(SYNC_END)
+                    if end > 0:
+                        piece = piece[: end + len(SYNC_END)]
+                position += len(piece)
+                self.process_output(piece)
+            else:
+                piece = self._read_ready()
+                if piece is None:
+                    break
+                if self._fed_size + len(piece) > SLICE:
+                    self._tell()
+                self._feed(piece, more=True)
+            if time.perf_counter() - started >= allowed:
                 break
-        spent = time.perf_counter() - started
-        self._adapt_budget(position - self._backlog_at, spent)
+        self._tell()
         self._turn_ended_at, self._turn_ended_cpu = time.perf_counter(), time.thread_time()
         if position < len(backlog):
             self._backlog_at = position
@@ -243,25 +238,55 @@ class AgentSession:
         elif self.exit_status is None:
             self._set_reading(True)
 
-    def _adapt_budget(self, size: int, seconds: float) -> None:
-        """Size the next reads so that processing one takes about TURN_SECONDS.
+    def _read_ready(self) -> bytes | None:
+        """The next chunk of output, or None when there is none now (or at EOF).
 
-        Learned from every turn that processed at least READ_PER_TURN, at the rate it
-        went: a short turn (the loop's other work took its time) teaches as much as a
-        full one, and slow, escape-heavy output lowers the budget at once.
+        When the kernel has nothing ready, the output already fed is told first: the
+        listeners' work gives the kernel time to move the next chunk in.
         """
-        if size < READ_PER_TURN:
-            return
-        fits = size * TURN_SECONDS / max(seconds, 1e-4)
-        smoothed = (self._turn_bytes + fits) / 2
-        self._turn_bytes = int(min(MAX_READ_PER_TURN, max(READ_PER_TURN, smoothed)))
+        host = self.host
+        if host is None or self._ended or self.exit_status is not None:
+            return None
+        if self._fed and not host.waiting():
+            self._tell()
+        try:
+            data = host.read_chunk(SLICE)
+        except OSError:
+            data = None
+        if data is None:
+            self._ended = True
+        return data or None
 
     def process_output(self, data: bytes) -> None:
         """Feed one read through the emulator and out to every listener."""
+        self._feed(data)
+        self._tell()
+
+    def _feed(self, data: bytes, more: bool = False) -> None:
+        """Parse ``data``, answering the child's queries at once; the listeners hear of it
+        with the next :meth:`_tell` (``more``: see Emulator.feed)."""
         self.bytes_read += len(data)
-        result = self.emulator.feed(data)
+        self._more = more
+        result = self.emulator.feed(data, more=more)
         if result.replies and self.host is not None:
             self.host.write(result.replies)
+        self._fed.append(data)
+        self._fed_size += len(data)
+        if result.scrolled_off:
+            self._fed_scrolled += result.scrolled_off
+        self._fed_bell = self._fed_bell or result.bell
+
+    def _tell(self) -> None:
+        """Tell every listener what was fed since the last time, as one piece of output."""
+        fed = self._fed
+        if not fed:
+            return
+        if self._more:  # the lines that scrolled off, all of them
+            self._feed(b"")
+            fed.pop()
+        data = fed[0] if len(fed) == 1 else b"".join(fed)
+        result = FeedResult(scrolled_off=self._fed_scrolled, bell=self._fed_bell)
+        self._fed, self._fed_size, self._fed_scrolled, self._fed_bell = [], 0, [], False
         result.dirty = self.emulator.take_dirty()
         self._unpainted |= result.dirty
         for listener in self.listeners:
