@@ -3,8 +3,9 @@
 A PTY hands over at most 4 KiB a read (the line discipline's buffer, copied 64 bytes at
 a time), so a 20 MB flood is 5,000 reads, a fifth of tether's CPU on the loop's thread.
 The reader does them on the other core and the session reads the pipe up to a whole
-pipe at a time (bench/README.md has the figures). It runs ``python -I -S`` on the code
-below, nothing of tether's, with the PTY's master and the pipe's write end only.
+pipe at a time (bench/README.md has the figures). It runs ``python -I -S`` on
+pty_reader_loop.py, nothing else of tether's, with the PTY's master and the pipe's write
+end only.
 
 It dies with tether (``PR_SET_PDEATHSIG``), so the master is never held open after
 tether is gone: the agent still gets its hangup when tether is killed. Linux only; where
@@ -17,33 +18,9 @@ import fcntl
 import os
 import subprocess
 import sys
+from pathlib import Path
 
-# One read a wake-up at most 4 KiB: the kernel's, not ours; a write blocks while the pipe
-# is full, which leaves the PTY's buffer full, which pushes back on the agent.
-_READER = r"""
-import ctypes, os, select, signal, sys
-pty, out, parent = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-for name in ("SIGINT", "SIGQUIT", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGHUP", "SIGTERM"):
-    signal.signal(getattr(signal, name), signal.SIG_IGN)
-if ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL) != 0 or os.getppid() != parent:
-    os._exit(3)
-ready = select.poll()
-ready.register(pty, select.POLLIN)
-while True:
-    try:
-        data = os.read(pty, 65536)
-    except BlockingIOError:
-        ready.poll()
-        continue
-    except OSError:
-        os._exit(0)
-    if not data:
-        os._exit(0)
-    try:
-        os.write(out, data)
-    except OSError:
-        os._exit(0)
-"""
+LOOP = Path(__file__).with_name("pty_reader_loop.py")  # the reader's program
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1024 * 1024  # the most an unprivileged process may ask for (pipe-max-size)
 
@@ -69,8 +46,7 @@ class PtyReader:
                     sys.executable,
                     "-I",
                     "-S",
-                    "-c",
-                    _READER,
+                    str(LOOP),
                     str(pty_fd),
                     str(write_end),
                     str(os.getpid()),
