@@ -39,6 +39,13 @@ SHARED_WINDOW = 0.05
 # of the slowest output (real captures, ~20 MB/s) takes about 3 ms.
 SLICE = 64 * 1024
 SYNC_END = b"\x1b[?2026l"
+SYNC_START = b"\x1b[?2026h"
+# A synchronized frame whose end has not arrived yet is held back from the emulator, up to
+# HOLD_LIMIT bytes, until it does or HOLD_SECONDS pass with nothing more read: a turn that
+# ends with the pipe empty then leaves the last whole frame on screen for the next paint,
+# not half of the next one (whose repaint the emulator would hold).
+HOLD_LIMIT = 1024 * 1024
+HOLD_SECONDS = 0.05
 # After the PTY closes, the child is reaped by polling every EXIT_POLL; one that lives
 # on past EXIT_WAIT is hung up on.
 EXIT_POLL = 0.02
@@ -80,6 +87,9 @@ class AgentSession:
         self._fed_size = 0
         self._fed_scrolled: list[str] = []
         self._fed_bell = False
+        self._held = b""  # the start of a synchronized frame, read but not yet fed
+        self._held_since = 0.0
+        self._hold_timer: asyncio.TimerHandle | None = None
         self._more = False  # the last feed left its scrolled-off lines for a later one
         self._backlog_at = 0
         self._ended = False  # EOF seen; finish once the backlog is processed
@@ -120,6 +130,7 @@ class AgentSession:
         )
         self._cancel_turn()
         self._backlog, self._backlog_at, self._ended = b"", 0, False
+        self._held = b""  # the old child's unfinished frame, if any, ends with it
 
     def adopt(self, host: PtyHost) -> None:
         """Take on a child spawned before this session existed (`tether run` spawns it
@@ -191,6 +202,9 @@ class AgentSession:
         if self._turn is not None:
             self._turn.cancel()
             self._turn = None
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
 
     def _turn_seconds(self) -> float:
         """This turn's time: TURN_SECONDS less the loop's own work since the last turn."""
@@ -199,44 +213,74 @@ class AgentSession:
         return TURN_SECONDS - (time.thread_time() - self._turn_ended_cpu)
 
     def _drain(self) -> None:
-        """Process what was handed back, then read and process, for at most this turn's
-        time; then let the loop breathe."""
+        """Process what was read, reading more as it goes, for at most this turn's time;
+        then let the loop breathe."""
         self._turn = None
         started = time.perf_counter()
         allowed = self._turn_seconds()
         backlog, position = self._backlog, self._backlog_at
         while True:
-            if position < len(backlog):
-                piece = backlog[position : position + SLICE]
-                if position + len(piece) < len(backlog):
-                    # Slices end with a synchronized frame when one ends in them, so a
-                    # turn that stops early leaves a whole frame on screen for the next
-                    # paint (mid-frame, repaints are held).
-                    end = piece.rfind(SYNC_END)
-                    if end > 0:
-                        piece = piece[: end + len(SYNC_END)]
-                position += len(piece)
-                self.process_output(piece)
-            else:
-                piece = self._read_ready()
-                if piece is None:
+            if position >= len(backlog):
+                read = self._read_ready()
+                if read is None:
                     break
-                if self._fed_size + len(piece) > SLICE:
-                    self._tell()
-                self._feed(piece, more=True)
+                backlog, position = self._hold_open_frame(read), 0
+            piece = backlog[position : position + SLICE]
+            if position + len(piece) < len(backlog):
+                # Slices end with a synchronized frame when one ends in them, so a turn
+                # that stops early leaves a whole frame on screen for the next paint
+                # (mid-frame, repaints are held).
+                end = piece.rfind(SYNC_END)
+                if end > 0:
+                    piece = piece[: end + len(SYNC_END)]
+            position += len(piece)
+            if self._fed_size + len(piece) > SLICE:
+                self._tell()
+            self._feed(piece, more=True)
             if time.perf_counter() - started >= allowed:
                 break
         self._tell()
         self._turn_ended_at, self._turn_ended_cpu = time.perf_counter(), time.thread_time()
         if position < len(backlog):
-            self._backlog_at = position
+            self._backlog, self._backlog_at = backlog, position
             self._schedule_turn()
             return
         self._backlog, self._backlog_at = b"", 0
         if self._ended:
+            self._release_held()
             self._finish()
         elif self.exit_status is None:
             self._set_reading(True)
+            if self._held and self._hold_timer is None and self._loop is not None:
+                self._hold_timer = self._loop.call_later(HOLD_SECONDS, self._release_held)
+
+    def _hold_open_frame(self, read: bytes) -> bytes:
+        """What of the held bytes and ``read`` to process now: all of it but a
+        synchronized frame still open at its end (kept in ``_held``)."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        data = self._held + read if self._held else read
+        start = data.rfind(SYNC_START)
+        if start < 0 or data.find(SYNC_END, start) >= 0 or len(data) - start > HOLD_LIMIT:
+            self._held = b""
+            return data
+        if start > 0 or not self._held:  # a frame of its own: its hold starts now
+            self._held_since = time.monotonic()
+        elif time.monotonic() - self._held_since > HOLD_SECONDS:
+            self._held = b""  # a frame that trickles in is shown as it comes
+            return data
+        self._held = data[start:]
+        return data[:start]
+
+    def _release_held(self) -> None:
+        """Nothing more came for the held frame: process it as it is."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        if self._held:
+            held, self._held = self._held, b""
+            self.process_output(held)
 
     def _read_ready(self) -> bytes | None:
         """The next chunk of output, or None when there is none now (or at EOF).
@@ -346,6 +390,7 @@ class AgentSession:
             return self.exit_status
         self._set_reading(False)
         self._cancel_turn()
+        self._release_held()  # read, so recorded and shown, as the rest was
         status = host.terminate()
         if self.exit_status is None:
             self.exit_status = status
