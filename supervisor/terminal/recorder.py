@@ -7,11 +7,11 @@ the screen, then the final screen on close. Both are created with mode 0600
 because agent output can carry secrets.
 
 The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
-decodes and appends to a list; lines are serialised and written at most every
-:data:`FLUSH_INTERVAL` seconds (checked on the next call, or by :meth:`flush`
-from a timer), as soon as :data:`FLUSH_CHARS` of output are buffered (so that
-under a flood one flush's JSON work and write stay under a millisecond, not half
-a second's worth of output at once), and on close.
+decodes (ASCII stays bytes, escaped as bytes) and appends to a list; lines are
+serialised and written at most every :data:`FLUSH_INTERVAL` seconds (checked on the
+next call, or by :meth:`flush` from a timer), as soon as :data:`FLUSH_CHARS` of
+output are buffered (so that under a flood one flush's JSON work and write stay
+under a millisecond, not half a second's worth of output at once), and on close.
 
 Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
 64 MiB for the cast). When the next event would cross it, one marker event
@@ -57,19 +57,58 @@ def session_paths(
     raise FileExistsError(f"too many sessions named {stamp}-{safe} in {sessions_dir}")
 
 
-def _event_line(offset: float, code: str, text: str) -> bytes:
+def _event_line(offset: float, code: str, text: str | bytes) -> bytes:
     """One asciicast v2 event line, as ``json.dumps`` would write it.
 
     ASCII text goes through the ASCII escaper (C, pre-sized, ~1.6x the general one on a
     flood's text, bench/README.md) and needs no UTF-8 encoding; other text keeps its
     characters as UTF-8 (``\\uXXXX`` would triple box drawing's size against the cap).
+    ASCII output kept as bytes (:meth:`SessionRecorder.record`) is escaped as bytes, to
+    the same line.
     """
+    if isinstance(text, bytes):
+        head = f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, ".encode()
+        return b"".join((head, b'"', _escape_ascii(text), b'"]\n'))
     if text.isascii():
         quoted = encode_basestring_ascii(text)
         return f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, {quoted}]\n".encode()
     quoted = encode_basestring(text)
     line = f"[{round(offset, 6)!r}, {encode_basestring(code)}, {quoted}]\n"
     return line.encode("utf-8", "replace")
+
+
+# The ASCII bytes a JSON string holds as themselves: printable, but for the quote and the
+# backslash. Every other ASCII byte, and how ``encode_basestring_ascii`` writes it; the
+# backslash comes first, as the escapes written after it hold backslashes of their own.
+_VERBATIM = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
+_SHORT = {0x5C: b"\\\\", 0x22: b'\\"', 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
+_SHORT |= {0x08: b"\\b", 0x0C: b"\\f"}
+MAX_REPLACES = 4  # kinds of byte to escape one replace each; with 7 the escaper is faster
+_ESCAPES = tuple(
+    (c, bytes([c]), _SHORT.get(c, b"\\u%04x" % c)) for c in (0x5C, 0x22, *range(0x20), 0x7F)
+)
+
+
+def _escape_ascii(data: bytes) -> bytes:
+    """The inside of the JSON string of ASCII ``data``, byte for byte what
+    ``encode_basestring_ascii`` writes, in a few passes of C over the bytes.
+
+    The escaper walks a flood's text a character at a time (40 ms of 21 MB of log lines);
+    here one ``translate`` picks out the bytes to escape, and a ``replace`` per kind of
+    them present (line ends only, in a log) escapes them. Output with more kinds than
+    :data:`MAX_REPLACES` goes through the escaper.
+    """
+    special = data.translate(None, _VERBATIM)
+    if not special:
+        return data
+    if not special.translate(None, b"\r\n"):  # log lines: nothing but line ends
+        return data.replace(b"\r", b"\\r").replace(b"\n", b"\\n")
+    present = [(one, escape) for byte, one, escape in _ESCAPES if byte in special]
+    if len(present) > MAX_REPLACES:  # a pass each would cost more than the escaper's one
+        return encode_basestring_ascii(data.decode("ascii")).encode()[1:-1]
+    for one, escape in present:
+        data = data.replace(one, escape)
+    return data
 
 
 class _CappedFile:
@@ -151,7 +190,7 @@ class SessionRecorder:
             "title": f"tether: {profile}",
         }
         self._cast.add(json.dumps(header).encode() + b"\n", b"")
-        self._events: list[tuple[float, str, str]] = []
+        self._events: list[tuple[float, str, str | bytes]] = []
         self._buffered = 0  # characters of output in self._events
 
     # -- hot path ----------------------------------------------------------------------------
@@ -160,7 +199,10 @@ class SessionRecorder:
         """One chunk of the agent's output. Cheap: decode, append, maybe flush."""
         if self.closed or self._cast.full:
             return
-        text = self._decoder.decode(data)
+        if data.isascii() and not self._decoder.getstate()[0]:
+            text = bytes(data)  # no character to finish: kept as bytes, escaped as bytes
+        else:
+            text = self._decoder.decode(data)
         now = self._clock()
         if text:
             self._events.append((now - self._start, "o", text))
