@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import is_not
 
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
 from supervisor.terminal.ghostty_ffi import cell_bits, ffi, lib
@@ -336,16 +338,41 @@ def format_history(terminal, cols: int, rows: int) -> tuple[list[str], list[str]
     _grid_ref(terminal, 0, 0, sel.start)
     _grid_ref(terminal, cols - 1, rows - 1, sel.end)
     text = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
-    vt = text.split("\r\n")
+    plain = None
     if "\x1b" in text:  # styled: the plain text needs a formatter call of its own
-        plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
+        plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
+    return history_lines(text, plain, rows)
+
+
+def history_lines(vt_text: str, plain_text: str | None, rows: int) -> tuple[list[str], list[str]]:
+    """The formatter's VT text (rows ended by CRLF) and, when it is styled, its plain text
+    (rows ended by LF) as ``rows`` plain rows with trailing blanks stripped, and VT rows.
+
+    Unstyled VT text is its own plain text; its rows are stripped only when one of them
+    ends in a space. Every row goes through ``str.rstrip`` by ``map``, which gives back
+    the row itself when there is nothing to strip, so a row ending in a space is one that
+    ``rstrip`` changed: looking at those alone finds it without scanning the text (the
+    scan for ``" \\r\\n"`` cost more than the stripping, bench/README.md).
+    """
+    vt = vt_text.split("\r\n")
+    if plain_text is not None:
+        plain = list(map(str.rstrip, plain_text.split("\n")))
     else:
-        plain = vt
-    if plain is not vt or " \r\n" in text or text.endswith(" "):  # trailing blanks to strip
-        plain = [line.rstrip() for line in plain]
-    plain = plain[:rows] + [""] * (rows - len(plain))
-    vt = vt[:rows] + [""] * (rows - len(vt))
-    return plain, vt
+        plain = list(map(str.rstrip, vt))
+        if plain != vt:  # some row ends in a blank: is one of them a space?
+            changed = compress(vt, map(is_not, plain, vt))
+            if not any(map(str.endswith, changed, repeat(" "))):
+                plain = vt.copy()  # no row ends in a space: nothing is stripped
+    return _fit(plain, rows), _fit(vt, rows)
+
+
+def _fit(lines: list[str], rows: int) -> list[str]:
+    """``lines`` cut or padded with empty rows to ``rows``, in place."""
+    if len(lines) > rows:
+        del lines[rows:]
+    elif len(lines) < rows:
+        lines.extend(repeat("", rows - len(lines)))
+    return lines
 
 
 # -- SGR text of a history row back to spans -------------------------------------------
