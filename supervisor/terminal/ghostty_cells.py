@@ -291,29 +291,6 @@ def _plain(raw: bytes) -> bool:
 # -- the lines that scrolled off ----------------------------------------------------
 
 
-def _format(terminal, selection, emit) -> str:
-    opts = ffi.new("GhosttyFormatterTerminalOptions*")
-    opts.size = ffi.sizeof("GhosttyFormatterTerminalOptions")
-    opts.extra.size = ffi.sizeof("GhosttyFormatterTerminalExtra")
-    opts.extra.screen.size = ffi.sizeof("GhosttyFormatterScreenExtra")
-    opts.emit = emit
-    opts.unwrap = False
-    opts.trim = True
-    opts.selection = selection
-    formatter = ffi.new("GhosttyFormatter*")
-    _check(lib.ghostty_formatter_terminal_new(ffi.NULL, formatter, terminal, opts[0]), "format")
-    try:
-        ptr = ffi.new("uint8_t**")
-        n = ffi.new("size_t*")
-        _check(lib.ghostty_formatter_format_alloc(formatter[0], ffi.NULL, ptr, n), "format")
-        try:
-            return ffi.buffer(ptr[0], n[0])[:].decode("utf-8", "replace")
-        finally:
-            lib.ghostty_free(ffi.NULL, ptr[0], n[0])
-    finally:
-        lib.ghostty_formatter_free(formatter[0])
-
-
 _SELECTION = ffi.new("GhosttySelection*")
 _SELECTION.size = ffi.sizeof("GhosttySelection")
 _POINT = ffi.new("GhosttyPointS*")
@@ -322,25 +299,64 @@ _GRID_REF = ffi.cast(
     "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
     ffi.addressof(lib, "ghostty_terminal_grid_ref"),
 )
+_GRID_REF_SIZE = ffi.sizeof("GhosttyGridRef")
+_START = ffi.addressof(_SELECTION.start)
+_END = ffi.addressof(_SELECTION.end)
+
+
+def _options(emit):
+    opts = ffi.new("GhosttyFormatterTerminalOptions*")
+    opts.size = ffi.sizeof("GhosttyFormatterTerminalOptions")
+    opts.extra.size = ffi.sizeof("GhosttyFormatterTerminalExtra")
+    opts.extra.screen.size = ffi.sizeof("GhosttyFormatterScreenExtra")
+    opts.emit = emit
+    opts.unwrap = False
+    opts.trim = True
+    opts.selection = _SELECTION
+    return opts
+
+
+# Made once: every call through cffi that allocates costs more than the formatter's
+# work on a few rows (bench/README.md).
+_VT_OPTIONS = _options(lib.GHOSTTY_FORMATTER_FORMAT_VT)
+_PLAIN_OPTIONS = _options(lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
+_FORMATTER = ffi.new("GhosttyFormatter*")
+_OUT = ffi.new("uint8_t**")
+_OUT_LEN = ffi.new("size_t*")
+
+
+def _format(terminal, options) -> str:
+    """The text of :data:`_SELECTION` of ``terminal`` in the format of ``options``."""
+    _check(lib.ghostty_formatter_terminal_new(ffi.NULL, _FORMATTER, terminal, options[0]), "format")
+    formatter = _FORMATTER[0]
+    try:
+        _check(lib.ghostty_formatter_format_alloc(formatter, ffi.NULL, _OUT, _OUT_LEN), "format")
+        ptr, n = _OUT[0], _OUT_LEN[0]
+        try:
+            return ffi.buffer(ptr, n)[:].decode("utf-8", "replace")
+        finally:
+            lib.ghostty_free(ffi.NULL, ptr, n)
+    finally:
+        lib.ghostty_formatter_free(formatter)
 
 
 def _grid_ref(terminal, x: int, y: int, out) -> None:
-    """Point (x, y) of the history into ``out`` (a GhosttyGridRef of the selection)."""
-    _POINT.value.x, _POINT.value.y = x, y
-    out.size = ffi.sizeof("GhosttyGridRef")
-    _check(_GRID_REF(terminal, _POINT[0], ffi.addressof(out)), "grid_ref")
+    """Point (x, y) of the history into ``out`` (a pointer to a GhosttyGridRef)."""
+    point = _POINT
+    point.value.x, point.value.y = x, y
+    out.size = _GRID_REF_SIZE
+    _check(_GRID_REF(terminal, point[0], out), "grid_ref")
 
 
 def format_history(terminal, cols: int, rows: int) -> tuple[list[str], list[str]]:
     """Plain text (trailing blanks stripped) and VT text (SGR) of the first ``rows``
     history rows, one string per row."""
-    sel = _SELECTION
-    _grid_ref(terminal, 0, 0, sel.start)
-    _grid_ref(terminal, cols - 1, rows - 1, sel.end)
-    text = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
+    _grid_ref(terminal, 0, 0, _START)
+    _grid_ref(terminal, cols - 1, rows - 1, _END)
+    text = _format(terminal, _VT_OPTIONS)
     plain = None
     if "\x1b" in text:  # styled: the plain text needs a formatter call of its own
-        plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
+        plain = _format(terminal, _PLAIN_OPTIONS)
     return history_lines(text, plain, rows)
 
 

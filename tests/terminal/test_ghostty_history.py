@@ -13,7 +13,7 @@ if ghostty_class() is None:
 
 from supervisor.terminal import ghostty_cells
 from supervisor.terminal.ghostty_cells import format_history, history_lines
-from supervisor.terminal.ghostty_ffi import Vt, lib
+from supervisor.terminal.ghostty_ffi import Vt, check, ffi, lib
 
 EXAMPLES = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -29,14 +29,40 @@ def _old_history_lines(text: str, plain_text: str | None, rows: int):
     return plain, vt
 
 
+def _old_format(terminal, selection, emit) -> str:
+    opts = ffi.new("GhosttyFormatterTerminalOptions*")
+    opts.size = ffi.sizeof("GhosttyFormatterTerminalOptions")
+    opts.extra.size = ffi.sizeof("GhosttyFormatterTerminalExtra")
+    opts.extra.screen.size = ffi.sizeof("GhosttyFormatterScreenExtra")
+    opts.emit = emit
+    opts.unwrap = False
+    opts.trim = True
+    opts.selection = selection
+    formatter = ffi.new("GhosttyFormatter*")
+    check(lib.ghostty_formatter_terminal_new(ffi.NULL, formatter, terminal, opts[0]), "format")
+    ptr = ffi.new("uint8_t**")
+    n = ffi.new("size_t*")
+    check(lib.ghostty_formatter_format_alloc(formatter[0], ffi.NULL, ptr, n), "format")
+    text = ffi.buffer(ptr[0], n[0])[:].decode("utf-8", "replace")
+    lib.ghostty_free(ffi.NULL, ptr[0], n[0])
+    lib.ghostty_formatter_free(formatter[0])
+    return text
+
+
 def _old_format_history(terminal, cols: int, rows: int):
-    sel = ghostty_cells._SELECTION
-    ghostty_cells._grid_ref(terminal, 0, 0, sel.start)
-    ghostty_cells._grid_ref(terminal, cols - 1, rows - 1, sel.end)
-    text = ghostty_cells._format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
+    """The old ``format_history``, its own selection and formatter options each call."""
+    sel = ffi.new("GhosttySelection*")
+    sel.size = ffi.sizeof("GhosttySelection")
+    for (x, y), ref in (((0, 0), sel.start), ((cols - 1, rows - 1), sel.end)):
+        point = ffi.new("GhosttyPointS*")
+        point.tag = lib.GHOSTTY_POINT_TAG_HISTORY
+        point.value.x, point.value.y = x, y
+        ref.size = ffi.sizeof("GhosttyGridRef")
+        check(ghostty_cells._GRID_REF(terminal, point[0], ffi.addressof(ref)), "grid_ref")
+    text = _old_format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
     plain = None
     if "\x1b" in text:
-        plain = ghostty_cells._format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
+        plain = _old_format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
     return _old_history_lines(text, plain, rows)
 
 
