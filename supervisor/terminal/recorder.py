@@ -7,7 +7,7 @@ the screen, then the final screen on close. Both are created with mode 0600
 because agent output can carry secrets.
 
 The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
-decodes (ASCII stays bytes, escaped as bytes) and appends to a list; lines are
+decodes (UTF-8 stays bytes, escaped as bytes) and appends to a list; lines are
 serialised and written at most every :data:`FLUSH_INTERVAL` seconds (checked on the
 next call, or by :meth:`flush` from a timer), as soon as :data:`FLUSH_CHARS` of
 output are buffered (so that under a flood one flush's JSON work and write stay
@@ -27,9 +27,12 @@ import codecs
 import json
 import os
 import time
+from codecs import utf_8_decode
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from json.encoder import encode_basestring, encode_basestring_ascii
 from pathlib import Path
+from typing import NamedTuple
 
 DEFAULT_CAP_BYTES = 64 * 1024 * 1024
 DEFAULT_TEXT_CAP_BYTES = 16 * 1024 * 1024
@@ -63,12 +66,15 @@ def _event_line(offset: float, code: str, text: str | bytes) -> bytes:
     ASCII text goes through the ASCII escaper (C, pre-sized, ~1.6x the general one on a
     flood's text, bench/README.md) and needs no UTF-8 encoding; other text keeps its
     characters as UTF-8 (``\\uXXXX`` would triple box drawing's size against the cap).
-    ASCII output kept as bytes (:meth:`SessionRecorder.record`) is escaped as bytes, to
-    the same line.
+    Output kept as bytes (valid UTF-8, :meth:`SessionRecorder.record`) is escaped as
+    bytes, to the same line.
     """
     if isinstance(text, bytes):
-        head = f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, ".encode()
-        return b"".join((head, b'"', _escape_ascii(text), b'"]\n'))
+        if text.isascii():
+            head = f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, ".encode()
+            return b"".join((head, b'"', _escape_bytes(text, _ASCII), b'"]\n'))
+        head = f"[{round(offset, 6)!r}, {encode_basestring(code)}, ".encode()
+        return b"".join((head, b'"', _escape_bytes(text, _UTF8), b'"]\n'))
     if text.isascii():
         quoted = encode_basestring_ascii(text)
         return f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, {quoted}]\n".encode()
@@ -77,35 +83,63 @@ def _event_line(offset: float, code: str, text: str | bytes) -> bytes:
     return line.encode("utf-8", "replace")
 
 
-# The ASCII bytes a JSON string holds as themselves: printable, but for the quote and the
-# backslash. Every other ASCII byte, and how ``encode_basestring_ascii`` writes it; the
-# backslash comes first, as the escapes written after it hold backslashes of their own.
-_VERBATIM = bytes(c for c in range(0x20, 0x7F) if c not in b'"\\')
-_SHORT = {0x5C: b"\\\\", 0x22: b'\\"', 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
-_SHORT |= {0x08: b"\\b", 0x0C: b"\\f"}
-MAX_REPLACES = 4  # kinds of byte to escape one replace each; with 7 the escaper is faster
-_ESCAPES = tuple(
-    (c, bytes([c]), _SHORT.get(c, b"\\u%04x" % c)) for c in (0x5C, 0x22, *range(0x20), 0x7F)
+class _Escaper(NamedTuple):
+    """How one of the json escapers writes bytes: which stay, how the others are written."""
+
+    verbatim: bytes  # the bytes a JSON string holds as themselves
+    escapes: tuple[tuple[int, bytes, bytes], ...]  # byte, as bytes, its escape
+    whole: Callable[[bytes], bytes]  # the escaper itself, quotes cut off
+
+
+def _escaper(
+    controls: Iterable[int], verbatim: Iterable[int], escape: Callable[[bytes], bytes]
+) -> _Escaper:
+    short = {0x5C: b"\\\\", 0x22: b'\\"', 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
+    short |= {0x08: b"\\b", 0x0C: b"\\f"}
+    # The backslash comes first: the escapes written after it hold backslashes of their own.
+    escapes = tuple((c, bytes([c]), short.get(c, b"\\u%04x" % c)) for c in (0x5C, 0x22, *controls))
+    return _Escaper(bytes(verbatim), escapes, escape)
+
+
+_PRINTABLE = [c for c in range(0x20, 0x7F) if c not in b'"\\']
+# ``encode_basestring_ascii`` (ASCII text) escapes DEL; ``encode_basestring`` (any other
+# text, its characters kept as UTF-8) leaves DEL and every byte of a character as it is.
+_ASCII = _escaper(
+    [*range(0x20), 0x7F],
+    _PRINTABLE,
+    lambda data: encode_basestring_ascii(data.decode("ascii")).encode()[1:-1],
 )
+_UTF8 = _escaper(
+    range(0x20),
+    [*_PRINTABLE, *range(0x7F, 0x100)],
+    lambda data: encode_basestring(data.decode("utf-8")).encode("utf-8")[1:-1],
+)
+# When the escaper's one pass beats a replace per kind: many kinds, or many bytes to
+# escape (a replace costs ~10 ns a byte it escapes, the escapers 2-4 ns a character).
+MAX_KINDS = 8
+MAX_SHARE = 5  # one byte in MAX_SHARE escaped
 
 
-def _escape_ascii(data: bytes) -> bytes:
-    """The inside of the JSON string of ASCII ``data``, byte for byte what
-    ``encode_basestring_ascii`` writes, in a few passes of C over the bytes.
+def _escape_bytes(data: bytes, escaper: _Escaper) -> bytes:
+    """The inside of the JSON string of ``data`` (ASCII, or valid UTF-8), byte for byte
+    what the escaper writes, in a few passes of C over the bytes.
 
-    The escaper walks a flood's text a character at a time (40 ms of 21 MB of log lines);
+    The escapers walk the text a character at a time (40 ms of 21 MB of log lines);
     here one ``translate`` picks out the bytes to escape, and a ``replace`` per kind of
-    them present (line ends only, in a log) escapes them. Output with more kinds than
-    :data:`MAX_REPLACES` goes through the escaper.
+    them present (line ends only, in a log; ESC and line ends in a redraw) escapes them.
+    Output with more kinds, or more bytes to escape, than replaces are quick for goes
+    through the escaper.
     """
-    special = data.translate(None, _VERBATIM)
+    special = data.translate(None, escaper.verbatim)
     if not special:
         return data
+    if len(special) * MAX_SHARE > len(data):
+        return escaper.whole(data)
     if not special.translate(None, b"\r\n"):  # log lines: nothing but line ends
         return data.replace(b"\r", b"\\r").replace(b"\n", b"\\n")
-    present = [(one, escape) for byte, one, escape in _ESCAPES if byte in special]
-    if len(present) > MAX_REPLACES:  # a pass each would cost more than the escaper's one
-        return encode_basestring_ascii(data.decode("ascii")).encode()[1:-1]
+    present = [(one, escape) for byte, one, escape in escaper.escapes if byte in special]
+    if len(present) > MAX_KINDS:
+        return escaper.whole(data)
     for one, escape in present:
         data = data.replace(one, escape)
     return data
@@ -199,16 +233,32 @@ class SessionRecorder:
         """One chunk of the agent's output. Cheap: decode, append, maybe flush."""
         if self.closed or self._cast.full:
             return
-        if data.isascii() and not self._decoder.getstate()[0]:
-            text = bytes(data)  # no character to finish: kept as bytes, escaped as bytes
-        else:
-            text = self._decoder.decode(data)
+        text, size = self._output(data)
         now = self._clock()
         if text:
             self._events.append((now - self._start, "o", text))
-            self._buffered += len(text)
+            self._buffered += size
         if self._buffered >= FLUSH_CHARS or now - self._last_flush >= FLUSH_INTERVAL:
             self.flush()
+
+    def _output(self, data: bytes) -> tuple[str | bytes, int]:
+        """The chunk's output and its length in characters: as bytes when they are valid
+        UTF-8 (escaped as bytes at the flush), else decoded with U+FFFD for what is not.
+
+        A character cut by the read is held by the decoder, as when it decodes.
+        """
+        decoder = self._decoder
+        pending = decoder.getstate()[0]
+        if not pending and data.isascii():
+            return bytes(data), len(data)
+        whole = pending + data if pending else bytes(data)
+        try:
+            text, used = utf_8_decode(whole, "strict", False)
+        except UnicodeDecodeError:  # not UTF-8: the decoder's replacement characters
+            text = decoder.decode(data)
+            return text, len(text)
+        decoder.setstate((whole[used:], 0))
+        return whole[:used], len(text)
 
     def resize(self, width: int, height: int) -> None:
         """An asciicast v2 resize event (``"r"``, ``"COLSxROWS"``)."""

@@ -223,13 +223,19 @@ def test_ascii_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
         assert text == stream.decode("utf-8", "replace")
 
 
-def test_every_ascii_byte_is_escaped_as_the_json_ascii_escaper_does():
-    from json.encoder import encode_basestring_ascii
+def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does():
+    """ASCII as ``encode_basestring_ascii`` (DEL as ``\\u007f``), UTF-8 as
+    ``encode_basestring`` (DEL and characters as they are): one kind of byte to escape
+    among plain text (a replace), every kind (the escaper), or most bytes escaped."""
+    from json.encoder import encode_basestring, encode_basestring_ascii
 
-    from supervisor.terminal.recorder import _escape_ascii
+    from supervisor.terminal.recorder import _ASCII, _UTF8, _escape_bytes
 
     every = bytes(range(128))
-    assert b'"' + _escape_ascii(every) + b'"' == encode_basestring_ascii(every.decode()).encode()
-    for byte in every:
-        one = bytes([byte]) * 3 + b"x\r\n"
-        assert b'"' + _escape_ascii(one) + b'"' == encode_basestring_ascii(one.decode()).encode()
+    for tail in (b"", "é─✓🎉".encode()):
+        escaper, escape = (_UTF8, encode_basestring) if tail else (_ASCII, encode_basestring_ascii)
+        samples = [every + tail, every + b"x" * 1000 + tail, b"\x1b[K" * 50 + tail]
+        samples += [bytes([byte]) * 3 + b"x" * 40 + b"\r\n" + tail for byte in every]
+        for sample in samples:
+            expected = escape(sample.decode()).encode()
+            assert b'"' + _escape_bytes(sample, escaper) + b'"' == expected, sample
