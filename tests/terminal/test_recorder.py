@@ -194,7 +194,7 @@ _PIECE = st.one_of(
     steps=st.lists(st.sampled_from([0.0, 0.001, 0.3, 0.7]), min_size=1, max_size=5),
     cap=st.sampled_from([1 << 30, 6000, 4500, 4096 + 200]),
 )
-def test_ascii_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
+def test_output_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
     tmp_path_factory, reads, cuts, steps, cap
 ):
     """Arbitrary bytes cut at arbitrary points (a UTF-8 character across two chunks, a
