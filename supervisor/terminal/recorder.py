@@ -88,6 +88,7 @@ class _Escaper(NamedTuple):
 
     verbatim: bytes  # the bytes a JSON string holds as themselves
     escapes: tuple[tuple[int, bytes, bytes], ...]  # byte, as bytes, its escape
+    terminal: tuple[tuple[int, bytes, bytes], ...]  # those of ESC, CR and LF
     whole: Callable[[bytes], bytes]  # the escaper itself, quotes cut off
 
 
@@ -98,10 +99,12 @@ def _escaper(
     short |= {0x08: b"\\b", 0x0C: b"\\f"}
     # The backslash comes first: the escapes written after it hold backslashes of their own.
     escapes = tuple((c, bytes([c]), short.get(c, b"\\u%04x" % c)) for c in (0x5C, 0x22, *controls))
-    return _Escaper(bytes(verbatim), escapes, escape)
+    terminal = tuple(e for e in escapes if e[0] in TERMINAL)
+    return _Escaper(bytes(verbatim), escapes, terminal, escape)
 
 
 _PRINTABLE = [c for c in range(0x20, 0x7F) if c not in b'"\\']
+TERMINAL = b"\x1b\r\n"  # what a terminal's output escapes most: ESC and line ends
 # ``encode_basestring_ascii`` (ASCII text) escapes DEL; ``encode_basestring`` (any other
 # text, its characters kept as UTF-8) leaves DEL and every byte of a character as it is.
 _ASCII = _escaper(
@@ -114,8 +117,9 @@ _UTF8 = _escaper(
     [*_PRINTABLE, *range(0x7F, 0x100)],
     lambda data: encode_basestring(data.decode("utf-8")).encode("utf-8")[1:-1],
 )
-# When the escaper's one pass beats a replace per kind: many kinds, or many bytes to
-# escape (a replace costs ~10 ns a byte it escapes, the escapers 2-4 ns a character).
+# When the escaper's one pass beats a replace per kind: a short chunk, many kinds, or
+# many bytes to escape (bench/README.md, the constants).
+MIN_BYTES = 1024
 MAX_KINDS = 8
 MAX_SHARE = 5  # one byte in MAX_SHARE escaped
 
@@ -130,6 +134,8 @@ def _escape_bytes(data: bytes, escaper: _Escaper) -> bytes:
     Output with more kinds, or more bytes to escape, than replaces are quick for goes
     through the escaper.
     """
+    if len(data) < MIN_BYTES:
+        return escaper.whole(data)
     special = data.translate(None, escaper.verbatim)
     if not special:
         return data
@@ -137,7 +143,8 @@ def _escape_bytes(data: bytes, escaper: _Escaper) -> bytes:
         return escaper.whole(data)
     if not special.translate(None, b"\r\n"):  # log lines: nothing but line ends
         return data.replace(b"\r", b"\\r").replace(b"\n", b"\\n")
-    present = [(one, escape) for byte, one, escape in escaper.escapes if byte in special]
+    kinds = escaper.escapes if special.translate(None, TERMINAL) else escaper.terminal
+    present = [(one, escape) for byte, one, escape in kinds if byte in special]
     if len(present) > MAX_KINDS:
         return escaper.whole(data)
     for one, escape in present:
@@ -248,6 +255,9 @@ class SessionRecorder:
         A character cut by the read is held by the decoder, as when it decodes.
         """
         decoder = self._decoder
+        if len(data) < MIN_BYTES:  # escaped as text: the passes over bytes cost more
+            text = decoder.decode(data)
+            return text, len(text)
         pending = decoder.getstate()[0]
         if not pending and data.isascii():
             return bytes(data), len(data)

@@ -6,10 +6,12 @@ import json
 import stat
 import subprocess
 import sys
+from contextlib import contextmanager
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from supervisor.terminal import recorder as recorder_module
 from supervisor.terminal.recorder import FLUSH_CHARS, FLUSH_INTERVAL, SessionRecorder
 from tests.locations import REPO
 
@@ -184,7 +186,18 @@ _PIECE = st.one_of(
     st.binary(max_size=40),
     st.sampled_from([*_ODD, b"\x1f", "é✓🎉─".encode(), b"\xe2\x94", b"\x80", b"\xf0\x9f\x8e"]),
     st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=60).map(str.encode),
+    st.sampled_from([b"log line " * 130, "box ─│ ✓ ".encode() * 100]),  # past MIN_BYTES
 )
+
+
+@contextmanager
+def _min_bytes(size: int):
+    """Chunks from ``size`` bytes on escaped as bytes (0: every one of them)."""
+    saved, recorder_module.MIN_BYTES = recorder_module.MIN_BYTES, size
+    try:
+        yield
+    finally:
+        recorder_module.MIN_BYTES = saved
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -193,9 +206,10 @@ _PIECE = st.one_of(
     cuts=st.lists(st.floats(0, 1), max_size=16),
     steps=st.lists(st.sampled_from([0.0, 0.001, 0.3, 0.7]), min_size=1, max_size=5),
     cap=st.sampled_from([1 << 30, 6000, 4500, 4096 + 200]),
+    min_bytes=st.sampled_from([0, recorder_module.MIN_BYTES]),
 )
 def test_output_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
-    tmp_path_factory, reads, cuts, steps, cap
+    tmp_path_factory, reads, cuts, steps, cap, min_bytes
 ):
     """Arbitrary bytes cut at arbitrary points (a UTF-8 character across two chunks, a
     quote, a backslash, DEL, every control): the .cast is the same bytes as the decoding
@@ -209,10 +223,11 @@ def test_output_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
     for kind in (SessionRecorder, _DecodingRecorder):
         clock = FakeClock()
         recorder = kind(tmp_path_factory.mktemp("rec"), "demo", 80, 24, cap_bytes=cap, clock=clock)
-        for i, chunk in enumerate(chunks):
-            clock.now += steps[i % len(steps)]
-            recorder.record(chunk)
-        recorder.close()
+        with _min_bytes(min_bytes):
+            for i, chunk in enumerate(chunks):
+                clock.now += steps[i % len(steps)]
+                recorder.record(chunk)
+            recorder.close()
         casts.append(recorder.cast_path.read_bytes().split(b"\n", 1))
     (new_header, new), (old_header, old) = casts
     assert new == old
@@ -223,7 +238,7 @@ def test_output_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
         assert text == stream.decode("utf-8", "replace")
 
 
-def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does():
+def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does(monkeypatch):
     """ASCII as ``encode_basestring_ascii`` (DEL as ``\\u007f``), UTF-8 as
     ``encode_basestring`` (DEL and characters as they are): one kind of byte to escape
     among plain text (a replace), every kind (the escaper), or most bytes escaped."""
@@ -232,6 +247,7 @@ def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does():
     from supervisor.terminal.recorder import _ASCII, _UTF8, _escape_bytes
 
     every = bytes(range(128))
+    monkeypatch.setattr(recorder_module, "MIN_BYTES", 0)  # short samples: as bytes too
     for tail in (b"", "é─✓🎉".encode()):
         escaper, escape = (_UTF8, encode_basestring) if tail else (_ASCII, encode_basestring_ascii)
         samples = [every + tail, every + b"x" * 1000 + tail, b"\x1b[K" * 50 + tail]
