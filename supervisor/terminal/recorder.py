@@ -83,6 +83,9 @@ def _event_line(offset: float, code: str, text: str | bytes) -> bytes:
     return line.encode("utf-8", "replace")
 
 
+TERMINAL = b"\x1b\r\n"  # what a terminal's output escapes most: ESC and line ends
+
+
 class _Escaper(NamedTuple):
     """How one of the json escapers writes bytes: which stay, how the others are written."""
 
@@ -104,7 +107,6 @@ def _escaper(
 
 
 _PRINTABLE = [c for c in range(0x20, 0x7F) if c not in b'"\\']
-TERMINAL = b"\x1b\r\n"  # what a terminal's output escapes most: ESC and line ends
 # ``encode_basestring_ascii`` (ASCII text) escapes DEL; ``encode_basestring`` (any other
 # text, its characters kept as UTF-8) leaves DEL and every byte of a character as it is.
 _ASCII = _escaper(

@@ -165,7 +165,7 @@ def test_event_lines_are_what_json_dumps_writes(tmp_path):
 
 
 class _DecodingRecorder(SessionRecorder):
-    """The recorder as it was before ASCII output was kept as bytes: every chunk decoded
+    """The recorder as it was before output was kept as bytes: every chunk decoded
     and escaped as text. The oracle the byte path must match, byte for byte."""
 
     def record(self, data: bytes) -> None:
