@@ -21,7 +21,7 @@ from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
 from supervisor.terminal.ghostty_ffi import cell_bits, ffi, lib
 from supervisor.terminal.ghostty_ffi import check as _check
 
-__all__ = ["RowReader", "format_history", "vt_line_spans"]
+__all__ = ["RowReader", "format_history", "history_lines", "vt_line_spans"]
 
 
 _BITS = cell_bits  # {field: (lsb, width)} of a raw cell, from the library's manifest
