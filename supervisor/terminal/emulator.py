@@ -93,8 +93,13 @@ class Emulator(Protocol):
     title: str
     agent_status: str  # the last OSC 7501 state report (Codex), "" before any
 
-    def feed(self, data: bytes) -> FeedResult:
-        """Parse a chunk of output (any split: sequences and UTF-8 carry over)."""
+    def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
+        """Parse a chunk of output (any split: sequences and UTF-8 carry over).
+
+        ``more``: another feed follows before anyone looks (the reads of one turn), so
+        the lines that scrolled off may be left for a later result; the next feed
+        without it reports them all.
+        """
 
     def resize(self, cols: int, rows: int) -> None: ...
 

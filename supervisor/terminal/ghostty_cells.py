@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import is_not
 
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
 from supervisor.terminal.ghostty_ffi import cell_bits, ffi, lib
 from supervisor.terminal.ghostty_ffi import check as _check
 
-__all__ = ["RowReader", "format_history", "vt_line_spans"]
+__all__ = ["RowReader", "format_history", "history_lines", "vt_line_spans"]
 
 
 _BITS = cell_bits  # {field: (lsb, width)} of a raw cell, from the library's manifest
@@ -289,29 +291,6 @@ def _plain(raw: bytes) -> bool:
 # -- the lines that scrolled off ----------------------------------------------------
 
 
-def _format(terminal, selection, emit) -> str:
-    opts = ffi.new("GhosttyFormatterTerminalOptions*")
-    opts.size = ffi.sizeof("GhosttyFormatterTerminalOptions")
-    opts.extra.size = ffi.sizeof("GhosttyFormatterTerminalExtra")
-    opts.extra.screen.size = ffi.sizeof("GhosttyFormatterScreenExtra")
-    opts.emit = emit
-    opts.unwrap = False
-    opts.trim = True
-    opts.selection = selection
-    formatter = ffi.new("GhosttyFormatter*")
-    _check(lib.ghostty_formatter_terminal_new(ffi.NULL, formatter, terminal, opts[0]), "format")
-    try:
-        ptr = ffi.new("uint8_t**")
-        n = ffi.new("size_t*")
-        _check(lib.ghostty_formatter_format_alloc(formatter[0], ffi.NULL, ptr, n), "format")
-        try:
-            return ffi.buffer(ptr[0], n[0])[:].decode("utf-8", "replace")
-        finally:
-            lib.ghostty_free(ffi.NULL, ptr[0], n[0])
-    finally:
-        lib.ghostty_formatter_free(formatter[0])
-
-
 _SELECTION = ffi.new("GhosttySelection*")
 _SELECTION.size = ffi.sizeof("GhosttySelection")
 _POINT = ffi.new("GhosttyPointS*")
@@ -320,32 +299,96 @@ _GRID_REF = ffi.cast(
     "GhosttyResult(*)(GhosttyTerminal, GhosttyPointS, GhosttyGridRef*)",
     ffi.addressof(lib, "ghostty_terminal_grid_ref"),
 )
+_GRID_REF_SIZE = ffi.sizeof("GhosttyGridRef")
+_START = ffi.addressof(_SELECTION.start)
+_END = ffi.addressof(_SELECTION.end)
+
+
+def _options(emit):
+    opts = ffi.new("GhosttyFormatterTerminalOptions*")
+    opts.size = ffi.sizeof("GhosttyFormatterTerminalOptions")
+    opts.extra.size = ffi.sizeof("GhosttyFormatterTerminalExtra")
+    opts.extra.screen.size = ffi.sizeof("GhosttyFormatterScreenExtra")
+    opts.emit = emit
+    opts.unwrap = False
+    opts.trim = True
+    opts.selection = _SELECTION
+    return opts
+
+
+# Made once: every call through cffi that allocates costs more than the formatter's
+# work on a few rows (bench/README.md).
+_VT_OPTIONS = _options(lib.GHOSTTY_FORMATTER_FORMAT_VT)
+_PLAIN_OPTIONS = _options(lib.GHOSTTY_FORMATTER_FORMAT_PLAIN)
+_FORMATTER = ffi.new("GhosttyFormatter*")
+_OUT = ffi.new("uint8_t**")
+_OUT_LEN = ffi.new("size_t*")
+
+
+def _format(terminal, options) -> str:
+    """The text of :data:`_SELECTION` of ``terminal`` in the format of ``options``."""
+    _check(lib.ghostty_formatter_terminal_new(ffi.NULL, _FORMATTER, terminal, options[0]), "format")
+    formatter = _FORMATTER[0]
+    try:
+        _check(lib.ghostty_formatter_format_alloc(formatter, ffi.NULL, _OUT, _OUT_LEN), "format")
+        ptr, n = _OUT[0], _OUT_LEN[0]
+        try:
+            return ffi.buffer(ptr, n)[:].decode("utf-8", "replace")
+        finally:
+            lib.ghostty_free(ffi.NULL, ptr, n)
+    finally:
+        lib.ghostty_formatter_free(formatter)
 
 
 def _grid_ref(terminal, x: int, y: int, out) -> None:
-    """Point (x, y) of the history into ``out`` (a GhosttyGridRef of the selection)."""
-    _POINT.value.x, _POINT.value.y = x, y
-    out.size = ffi.sizeof("GhosttyGridRef")
-    _check(_GRID_REF(terminal, _POINT[0], ffi.addressof(out)), "grid_ref")
+    """Point (x, y) of the history into ``out`` (a pointer to a GhosttyGridRef)."""
+    point = _POINT
+    point.value.x, point.value.y = x, y
+    out.size = _GRID_REF_SIZE
+    _check(_GRID_REF(terminal, point[0], out), "grid_ref")
 
 
 def format_history(terminal, cols: int, rows: int) -> tuple[list[str], list[str]]:
     """Plain text (trailing blanks stripped) and VT text (SGR) of the first ``rows``
     history rows, one string per row."""
-    sel = _SELECTION
-    _grid_ref(terminal, 0, 0, sel.start)
-    _grid_ref(terminal, cols - 1, rows - 1, sel.end)
-    text = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_VT)
-    vt = text.split("\r\n")
+    _grid_ref(terminal, 0, 0, _START)
+    _grid_ref(terminal, cols - 1, rows - 1, _END)
+    text = _format(terminal, _VT_OPTIONS)
+    plain = None
     if "\x1b" in text:  # styled: the plain text needs a formatter call of its own
-        plain = _format(terminal, sel, lib.GHOSTTY_FORMATTER_FORMAT_PLAIN).split("\n")
+        plain = _format(terminal, _PLAIN_OPTIONS)
+    return history_lines(text, plain, rows)
+
+
+def history_lines(vt_text: str, plain_text: str | None, rows: int) -> tuple[list[str], list[str]]:
+    """The formatter's VT text (rows ended by CRLF) and, when it is styled, its plain text
+    (rows ended by LF) as ``rows`` plain rows with trailing blanks stripped, and VT rows.
+
+    Unstyled VT text is its own plain text; its rows are stripped only when one of them
+    ends in a space. Every row goes through ``str.rstrip`` by ``map``, which gives back
+    the row itself when there is nothing to strip, so a row ending in a space is one that
+    ``rstrip`` changed: looking at those alone finds it without scanning the text (the
+    scan for ``" \\r\\n"`` cost more than the stripping, bench/README.md).
+    """
+    vt = vt_text.split("\r\n")
+    if plain_text is not None:
+        plain = list(map(str.rstrip, plain_text.split("\n")))
     else:
-        plain = vt
-    if plain is not vt or " \r\n" in text or text.endswith(" "):  # trailing blanks to strip
-        plain = [line.rstrip() for line in plain]
-    plain = plain[:rows] + [""] * (rows - len(plain))
-    vt = vt[:rows] + [""] * (rows - len(vt))
-    return plain, vt
+        plain = list(map(str.rstrip, vt))
+        if plain != vt:  # some row ends in a blank: is one of them a space?
+            changed = compress(vt, map(is_not, plain, vt))
+            if not any(map(str.endswith, changed, repeat(" "))):
+                plain = vt.copy()  # no row ends in a space: nothing is stripped
+    return _fit(plain, rows), _fit(vt, rows)
+
+
+def _fit(lines: list[str], rows: int) -> list[str]:
+    """``lines`` cut or padded with empty rows to ``rows``, in place."""
+    if len(lines) > rows:
+        del lines[rows:]
+    elif len(lines) < rows:
+        lines.extend(repeat("", rows - len(lines)))
+    return lines
 
 
 # -- SGR text of a history row back to spans -------------------------------------------

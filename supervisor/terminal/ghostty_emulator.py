@@ -41,6 +41,9 @@ ERASE_SAVED = b"\x1b[3J"
 # The most lines one piece of a feed can scroll off (one line per byte at worst): the
 # history holds them until they are read back, after each piece.
 PIECE = 16 * 1024
+# A feed with more to come leaves up to COLLECT_AT scrolled-off lines in libghostty-vt's
+# history for the next feed's result: its formatter's cost is mostly per call.
+COLLECT_AT = 400
 # libghostty-vt's own history only holds the lines of one piece until they are read and
 # erased: one line a byte at most, but for sequences that scroll many (``CSI 99999 S``).
 HISTORY_ROOM = 2 * PIECE
@@ -72,7 +75,7 @@ class GhosttyEmulator(PrefilteredScreen):
 
     # -- feeding ---------------------------------------------------------------
 
-    def feed(self, data: bytes) -> FeedResult:
+    def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         self._replies.clear()  # libghostty-vt's own answers: tether's policy answers instead
         if self._tail:
             data, self._tail = self._tail + data, b""
@@ -82,7 +85,7 @@ class GhosttyEmulator(PrefilteredScreen):
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
             self._draw(data)
-            self._collect()
+            self._collect(more)
             scrolled, self._scrolled = self._scrolled, []
             return FeedResult(scrolled_off=scrolled, bell=prefilter.take_bell())
         replies: list[bytes] = []
@@ -113,7 +116,7 @@ class GhosttyEmulator(PrefilteredScreen):
                 nxt = n
             self._filtered(data[pos:nxt], replies)
             pos = nxt
-        self._collect()
+        self._collect(more)
         return self._result(replies, sync_starts)
 
     def _text(self, text: str) -> None:
@@ -148,10 +151,11 @@ class GhosttyEmulator(PrefilteredScreen):
         self._term.feed(data)
         self._stale = True
 
-    def _collect(self) -> None:
-        """Move the lines that scrolled off into the scrollback, and say so."""
+    def _collect(self, more: bool = False) -> None:
+        """Move the lines that scrolled off into the scrollback, and say so (with ``more``,
+        only once there are COLLECT_AT: one formatter call for many lines)."""
         n = self._term.scrollback_rows
-        if not n:
+        if not n or (more and n < COLLECT_AT):
             return
         self._screen_scrolled = True
         plain, vt = format_history(self._term.handle, self.cols, n)

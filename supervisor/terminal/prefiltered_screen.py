@@ -55,7 +55,7 @@ class PrefilteredScreen:
         """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
         return self._prefilter.agent_status
 
-    def feed(self, data: bytes) -> FeedResult:
+    def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         replies: list[bytes] = []
         sync_starts = self._prefilter.sync_starts
         self._filtered(data, replies)

@@ -1,25 +1,32 @@
 """The agent's pseudo-terminal: spawn, read without blocking, write, resize, reap.
 
 Reading is driven by the caller's event loop (``loop.add_reader`` on
-:attr:`PtyHost.fd`); :meth:`read_chunk` never blocks and returns at most a
+:attr:`PtyHost.read_fd`); :meth:`read_chunk` never blocks and returns at most a
 bounded chunk, so a flood from the child cannot hold the loop for long: the
-kernel's PTY buffer pushes back on the child while we catch up.
+kernel's PTY buffer pushes back on the child while we catch up. Once
+:meth:`read_through_process` has started it, a reader process of its own does the
+PTY's reads (pty_reader.py) and ``read_fd`` is its pipe.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import shutil
 import signal
+import sys
+import termios
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import ptyprocess
 
 from supervisor.errors import TetherError
+from supervisor.terminal.pty_reader import PtyReader, reader_available
 
 READ_CHUNK = 64 * 1024
+NO_BYTES = bytes(4)  # FIONREAD's int, as ioctl's buffer
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +119,31 @@ class PtyHost:
         os.set_blocking(self.fd, False)
         self._exit: ExitStatus | None = None
         self._eof = False
+        self._reader: PtyReader | None = None
 
     @property
     def pid(self) -> int:
         return self._process.pid
 
+    @property
+    def read_fd(self) -> int:
+        """What to watch for output: the reader's pipe, or the PTY itself."""
+        return self._reader.fd if self._reader is not None else self.fd
+
+    def read_through_process(self) -> None:
+        """Have a reader process do the PTY's reads from now on (where one can start)."""
+        if self._reader is None and not self._eof and reader_available():
+            try:
+                self._reader = PtyReader(self.fd)
+            except OSError:
+                self._reader = None
+
     def read_chunk(self, size: int = READ_CHUNK) -> bytes | None:
         """Whatever the child wrote, up to ``size`` bytes; ``b""`` if nothing yet, None at EOF."""
         if self._eof:
             return None
+        if self._reader is not None:
+            return self._read_pipe(size)
         try:
             data = os.read(self.fd, size)
         except BlockingIOError:
@@ -134,6 +157,34 @@ class PtyHost:
             self._eof = True
             return None
         return data
+
+    def _read_pipe(self, size: int) -> bytes | None:
+        reader = self._reader
+        try:
+            data = os.read(reader.fd, size)
+        except BlockingIOError:
+            return b""
+        if data:
+            return data
+        # The pipe's end: the reader saw the PTY close, or it was killed (then the PTY,
+        # still open, is read here: what the reader had read but not written is lost).
+        self._reader = None
+        if reader.ended_cleanly():
+            self._eof = True
+            return None
+        reader.close()
+        return b""
+
+    def waiting(self) -> int:
+        """How many bytes a read would return now, without waiting for the kernel (a PTY
+        read that finds its line discipline empty waits on the kernel's flush worker)."""
+        if self._eof:
+            return 0
+        try:
+            fd = self.read_fd
+            return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, NO_BYTES), sys.byteorder)
+        except OSError:
+            return 1  # a read will say what happened
 
     def write(self, data: bytes) -> None:
         """Send bytes to the child at once; a full PTY buffer is waited out briefly."""
@@ -212,6 +263,9 @@ class PtyHost:
 
     def close(self) -> None:
         """Close our end of the PTY (ptyprocess would otherwise sleep and kill on GC)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         try:
             self._process.fileobj.close()
         except OSError:

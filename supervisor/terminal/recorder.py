@@ -7,11 +7,11 @@ the screen, then the final screen on close. Both are created with mode 0600
 because agent output can carry secrets.
 
 The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
-decodes and appends to a list; lines are serialised and written at most every
-:data:`FLUSH_INTERVAL` seconds (checked on the next call, or by :meth:`flush`
-from a timer), as soon as :data:`FLUSH_CHARS` of output are buffered (so that
-under a flood one flush's JSON work and write stay under a millisecond, not half
-a second's worth of output at once), and on close.
+decodes (UTF-8 stays bytes, escaped as bytes) and appends to a list; lines are
+serialised and written at most every :data:`FLUSH_INTERVAL` seconds (checked on the
+next call, or by :meth:`flush` from a timer), as soon as :data:`FLUSH_CHARS` of
+output are buffered (so that under a flood one flush's JSON work and write stay
+under a millisecond, not half a second's worth of output at once), and on close.
 
 Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
 64 MiB for the cast). When the next event would cross it, one marker event
@@ -27,9 +27,12 @@ import codecs
 import json
 import os
 import time
+from codecs import utf_8_decode
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from json.encoder import encode_basestring, encode_basestring_ascii
 from pathlib import Path
+from typing import NamedTuple
 
 DEFAULT_CAP_BYTES = 64 * 1024 * 1024
 DEFAULT_TEXT_CAP_BYTES = 16 * 1024 * 1024
@@ -57,19 +60,98 @@ def session_paths(
     raise FileExistsError(f"too many sessions named {stamp}-{safe} in {sessions_dir}")
 
 
-def _event_line(offset: float, code: str, text: str) -> bytes:
+def _event_line(offset: float, code: str, text: str | bytes) -> bytes:
     """One asciicast v2 event line, as ``json.dumps`` would write it.
 
     ASCII text goes through the ASCII escaper (C, pre-sized, ~1.6x the general one on a
     flood's text, bench/README.md) and needs no UTF-8 encoding; other text keeps its
     characters as UTF-8 (``\\uXXXX`` would triple box drawing's size against the cap).
+    Output kept as bytes (valid UTF-8, :meth:`SessionRecorder.record`) is escaped as
+    bytes, to the same line.
     """
+    if isinstance(text, bytes):
+        if text.isascii():
+            head = f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, ".encode()
+            return b"".join((head, b'"', _escape_bytes(text, _ASCII), b'"]\n'))
+        head = f"[{round(offset, 6)!r}, {encode_basestring(code)}, ".encode()
+        return b"".join((head, b'"', _escape_bytes(text, _UTF8), b'"]\n'))
     if text.isascii():
         quoted = encode_basestring_ascii(text)
         return f"[{round(offset, 6)!r}, {encode_basestring_ascii(code)}, {quoted}]\n".encode()
     quoted = encode_basestring(text)
     line = f"[{round(offset, 6)!r}, {encode_basestring(code)}, {quoted}]\n"
     return line.encode("utf-8", "replace")
+
+
+TERMINAL = b"\x1b\r\n"  # what a terminal's output escapes most: ESC and line ends
+
+
+class _Escaper(NamedTuple):
+    """How one of the json escapers writes bytes: which stay, how the others are written."""
+
+    verbatim: bytes  # the bytes a JSON string holds as themselves
+    escapes: tuple[tuple[int, bytes, bytes], ...]  # byte, as bytes, its escape
+    terminal: tuple[tuple[int, bytes, bytes], ...]  # those of ESC, CR and LF
+    whole: Callable[[bytes], bytes]  # the escaper itself, quotes cut off
+
+
+def _escaper(
+    controls: Iterable[int], verbatim: Iterable[int], escape: Callable[[bytes], bytes]
+) -> _Escaper:
+    short = {0x5C: b"\\\\", 0x22: b'\\"', 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
+    short |= {0x08: b"\\b", 0x0C: b"\\f"}
+    # The backslash comes first: the escapes written after it hold backslashes of their own.
+    escapes = tuple((c, bytes([c]), short.get(c, b"\\u%04x" % c)) for c in (0x5C, 0x22, *controls))
+    terminal = tuple(e for e in escapes if e[0] in TERMINAL)
+    return _Escaper(bytes(verbatim), escapes, terminal, escape)
+
+
+_PRINTABLE = [c for c in range(0x20, 0x7F) if c not in b'"\\']
+# ``encode_basestring_ascii`` (ASCII text) escapes DEL; ``encode_basestring`` (any other
+# text, its characters kept as UTF-8) leaves DEL and every byte of a character as it is.
+_ASCII = _escaper(
+    [*range(0x20), 0x7F],
+    _PRINTABLE,
+    lambda data: encode_basestring_ascii(data.decode("ascii")).encode()[1:-1],
+)
+_UTF8 = _escaper(
+    range(0x20),
+    [*_PRINTABLE, *range(0x7F, 0x100)],
+    lambda data: encode_basestring(data.decode("utf-8")).encode("utf-8")[1:-1],
+)
+# When the escaper's one pass beats a replace per kind: a short chunk, many kinds, or
+# many bytes to escape (bench/README.md, the constants).
+MIN_BYTES = 1024
+MAX_KINDS = 8
+MAX_SHARE = 5  # one byte in MAX_SHARE escaped
+
+
+def _escape_bytes(data: bytes, escaper: _Escaper) -> bytes:
+    """The inside of the JSON string of ``data`` (ASCII, or valid UTF-8), byte for byte
+    what the escaper writes, in a few passes of C over the bytes.
+
+    The escapers walk the text a character at a time (40 ms of 21 MB of log lines);
+    here one ``translate`` picks out the bytes to escape, and a ``replace`` per kind of
+    them present (line ends only, in a log; ESC and line ends in a redraw) escapes them.
+    Output with more kinds, or more bytes to escape, than replaces are quick for goes
+    through the escaper.
+    """
+    if len(data) < MIN_BYTES:
+        return escaper.whole(data)
+    special = data.translate(None, escaper.verbatim)
+    if not special:
+        return data
+    if len(special) * MAX_SHARE > len(data):
+        return escaper.whole(data)
+    if not special.translate(None, b"\r\n"):  # log lines: nothing but line ends
+        return data.replace(b"\r", b"\\r").replace(b"\n", b"\\n")
+    kinds = escaper.escapes if special.translate(None, TERMINAL) else escaper.terminal
+    present = [(one, escape) for byte, one, escape in kinds if byte in special]
+    if len(present) > MAX_KINDS:
+        return escaper.whole(data)
+    for one, escape in present:
+        data = data.replace(one, escape)
+    return data
 
 
 class _CappedFile:
@@ -151,7 +233,7 @@ class SessionRecorder:
             "title": f"tether: {profile}",
         }
         self._cast.add(json.dumps(header).encode() + b"\n", b"")
-        self._events: list[tuple[float, str, str]] = []
+        self._events: list[tuple[float, str, str | bytes]] = []
         self._buffered = 0  # characters of output in self._events
 
     # -- hot path ----------------------------------------------------------------------------
@@ -160,13 +242,35 @@ class SessionRecorder:
         """One chunk of the agent's output. Cheap: decode, append, maybe flush."""
         if self.closed or self._cast.full:
             return
-        text = self._decoder.decode(data)
+        text, size = self._output(data)
         now = self._clock()
         if text:
             self._events.append((now - self._start, "o", text))
-            self._buffered += len(text)
+            self._buffered += size
         if self._buffered >= FLUSH_CHARS or now - self._last_flush >= FLUSH_INTERVAL:
             self.flush()
+
+    def _output(self, data: bytes) -> tuple[str | bytes, int]:
+        """The chunk's output and its length in characters: as bytes when they are valid
+        UTF-8 (escaped as bytes at the flush), else decoded with U+FFFD for what is not.
+
+        A character cut by the read is held by the decoder, as when it decodes.
+        """
+        decoder = self._decoder
+        if len(data) < MIN_BYTES:  # escaped as text: the passes over bytes cost more
+            text = decoder.decode(data)
+            return text, len(text)
+        pending = decoder.getstate()[0]
+        if not pending and data.isascii():
+            return bytes(data), len(data)
+        whole = pending + data if pending else bytes(data)
+        try:
+            text, used = utf_8_decode(whole, "strict", False)
+        except UnicodeDecodeError:  # not UTF-8: the decoder's replacement characters
+            text = decoder.decode(data)
+            return text, len(text)
+        decoder.setstate((whole[used:], 0))
+        return whole[:used], len(text)
 
     def resize(self, width: int, height: int) -> None:
         """An asciicast v2 resize event (``"r"``, ``"COLSxROWS"``)."""

@@ -20,25 +20,32 @@ from supervisor.terminal.pty_host import ExitStatus, PtyHost
 if TYPE_CHECKING:  # asyncio is imported by whoever runs the loop: not before the agent starts
     import asyncio
 
-# One loop turn processes (emulator, recorder, detectors) about TURN_SECONDS of output
-# at most, so keys and repaints never wait longer than that: the byte budget follows how
-# fast the last turns were processed: a fast backend gets tens of KiB, so the per-turn
-# costs (detectors scanning the changed rows) are paid once for many reads.
-# The kernel's PTY buffer pushes back on the child meanwhile.
-READ_PER_TURN = 8 * 1024
-MAX_READ_PER_TURN = 256 * 1024
+# One loop turn reads and processes (emulator, recorder, detectors) about TURN_SECONDS
+# of output at most, so keys and repaints never wait longer than that; the kernel's PTY
+# buffer pushes back on the child meanwhile. A turn reads one chunk at a time and feeds it
+# to the emulator before the next read: a PTY hands over 4 KiB a read, and a read that
+# finds nothing ready waits for the kernel to move the next 4 KiB in, which it does while
+# the emulator works (reading a turn's worth first waited on every read: bench/README.md).
 # Short turns, because a turn and a whole repaint can share one wait of the loop and a
-# loaded machine stretches both (the A/B behind 4 ms and 16 KiB: bench/README.md).
+# loaded machine stretches both (the A/B behind 4 ms: bench/README.md).
 TURN_SECONDS = 0.004
 # A turn shares TURN_SECONDS with the loop's other work since the last turn (a repaint,
 # above all), so that the two together stay near one turn; it always does one slice.
 # Work further back than SHARED_WINDOW is not counted: the loop was idle in between.
 SHARED_WINDOW = 0.05
-# A turn processes what it read in slices and yields to the loop once its time is spent,
-# finishing on the next turn: a budget learned on fast plain text can meet slow,
-# escape-heavy output, and the loop must not be held for the whole read.
-SLICE = 16 * 1024
+# The listeners (recorder, detectors, the view) hear of the output in slices of up to
+# SLICE bytes, whatever the reads were; output read before the loop ran (handed back) is
+# worked off in slices too, yielding to the loop once the turn's time is spent. A slice
+# of the slowest output (real captures, ~20 MB/s) takes about 3 ms.
+SLICE = 64 * 1024
 SYNC_END = b"\x1b[?2026l"
+SYNC_START = b"\x1b[?2026h"
+# A synchronized frame whose end has not arrived yet is held back from the emulator, up to
+# HOLD_LIMIT bytes, until it does or HOLD_SECONDS pass with nothing more read: a turn that
+# ends with the pipe empty then leaves the last whole frame on screen for the next paint,
+# not half of the next one (whose repaint the emulator would hold).
+HOLD_LIMIT = 1024 * 1024
+HOLD_SECONDS = 0.05
 # After the PTY closes, the child is reaped by polling every EXIT_POLL; one that lives
 # on past EXIT_WAIT is hung up on.
 EXIT_POLL = 0.02
@@ -75,11 +82,19 @@ class AgentSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.bytes_read = 0
         self._unpainted: set[int] = set()
-        self._turn_bytes = READ_PER_TURN  # what one loop turn reads (see TURN_SECONDS)
-        self._backlog = b""  # read but not yet processed (a turn ran out of time)
+        self._backlog = b""  # read before the loop ran, not yet processed
+        self._fed: list[bytes] = []  # fed to the emulator, not yet told to the listeners
+        self._fed_size = 0
+        self._fed_scrolled: list[str] = []
+        self._fed_bell = False
+        self._held = b""  # the start of a synchronized frame, read but not yet fed
+        self._held_since = 0.0
+        self._hold_timer: asyncio.TimerHandle | None = None
+        self._more = False  # the last feed left its scrolled-off lines for a later one
         self._backlog_at = 0
         self._ended = False  # EOF seen; finish once the backlog is processed
         self._reading = False
+        self._reading_fd = -1
         self._turn: asyncio.Handle | None = None  # the next turn, when one is due
         self._turn_ended_at = self._turn_ended_cpu = 0.0  # wall and CPU clocks
 
@@ -115,6 +130,7 @@ class AgentSession:
         )
         self._cancel_turn()
         self._backlog, self._backlog_at, self._ended = b"", 0, False
+        self._held = b""  # the old child's unfinished frame, if any, ends with it
 
     def adopt(self, host: PtyHost) -> None:
         """Take on a child spawned before this session existed (`tether run` spawns it
@@ -127,8 +143,10 @@ class AgentSession:
 
     def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
         """Read the spawned child's output from ``loop`` from now on (what was handed
-        back first)."""
+        back first), through a reader process where one can start."""
         self._loop = loop
+        if self.host is not None:
+            self.host.read_through_process()
         if self._backlog:
             self._schedule_turn()  # reading resumes once the backlog is processed
         else:
@@ -148,9 +166,10 @@ class AgentSession:
         self._reading = on
         try:
             if on:
-                self._loop.add_reader(self.host.fd, self._on_readable)
+                self._reading_fd = self.host.read_fd  # a pipe's, until its reader ends
+                self._loop.add_reader(self._reading_fd, self._on_readable)
             else:
-                self._loop.remove_reader(self.host.fd)
+                self._loop.remove_reader(self._reading_fd)
         except (ValueError, OSError):
             self._reading = False
 
@@ -159,33 +178,12 @@ class AgentSession:
         return self.host is not None and self.exit_status is None
 
     def _on_readable(self) -> None:
-        """Read one turn's budget and leave its processing to a turn of its own.
+        """Output is waiting: read it in a turn of its own.
 
         The turn runs as a timer, after the callbacks already waiting (a task that a
         timer woke, a repaint): asyncio runs ready readers before the timers that fell
         due meanwhile, so work done here would run back to back with the last turn.
         """
-        host = self.host
-        if host is None:
-            return
-        budget = self._turn_bytes
-        chunks: list[bytes] = []
-        size = 0
-        while size < budget:
-            try:
-                data = host.read_chunk(budget - size)
-            except OSError:
-                data = None
-            if data is None:
-                self._ended = True
-                break
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        if chunks:
-            self._backlog = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            self._backlog_at = 0
         self._set_reading(False)  # until the turn is done: the kernel's buffer holds the rest
         self._schedule_turn()
 
@@ -204,6 +202,9 @@ class AgentSession:
         if self._turn is not None:
             self._turn.cancel()
             self._turn = None
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
 
     def _turn_seconds(self) -> float:
         """This turn's time: TURN_SECONDS less the loop's own work since the last turn."""
@@ -212,12 +213,18 @@ class AgentSession:
         return TURN_SECONDS - (time.thread_time() - self._turn_ended_cpu)
 
     def _drain(self) -> None:
-        """Process the backlog for at most this turn's time, then let the loop breathe."""
+        """Process what was read, reading more as it goes, for at most this turn's time;
+        then let the loop breathe."""
         self._turn = None
         started = time.perf_counter()
         allowed = self._turn_seconds()
         backlog, position = self._backlog, self._backlog_at
-        while position < len(backlog):
+        while True:
+            if position >= len(backlog):
+                read = self._read_ready()
+                if read is None:
+                    break
+                backlog, position = self._hold_open_frame(read), 0
             piece = backlog[position : position + SLICE]
             if position + len(piece) < len(backlog):
                 # Slices end with a synchronized frame when one ends in them, so a turn
@@ -227,41 +234,103 @@ class AgentSession:
                 if end > 0:
                     piece = piece[: end + len(SYNC_END)]
             position += len(piece)
-            self.process_output(piece)
-            if position < len(backlog) and time.perf_counter() - started >= allowed:
+            if self._fed_size + len(piece) > SLICE:
+                self._tell()
+            self._feed(piece, more=True)
+            if time.perf_counter() - started >= allowed:
                 break
-        spent = time.perf_counter() - started
-        self._adapt_budget(position - self._backlog_at, spent)
+        self._tell()
         self._turn_ended_at, self._turn_ended_cpu = time.perf_counter(), time.thread_time()
         if position < len(backlog):
-            self._backlog_at = position
+            self._backlog, self._backlog_at = backlog, position
             self._schedule_turn()
             return
         self._backlog, self._backlog_at = b"", 0
         if self._ended:
+            self._release_held()
             self._finish()
         elif self.exit_status is None:
             self._set_reading(True)
+            if self._held and self._hold_timer is None and self._loop is not None:
+                self._hold_timer = self._loop.call_later(HOLD_SECONDS, self._release_held)
 
-    def _adapt_budget(self, size: int, seconds: float) -> None:
-        """Size the next reads so that processing one takes about TURN_SECONDS.
+    def _hold_open_frame(self, read: bytes) -> bytes:
+        """What of the held bytes and ``read`` to process now: all of it but a
+        synchronized frame still open at its end (kept in ``_held``)."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        data = self._held + read if self._held else read
+        start = data.rfind(SYNC_START)
+        if start < 0 or data.find(SYNC_END, start) >= 0 or len(data) - start > HOLD_LIMIT:
+            self._held = b""
+            return data
+        if start > 0 or not self._held:  # a frame of its own: its hold starts now
+            self._held_since = time.monotonic()
+        elif time.monotonic() - self._held_since > HOLD_SECONDS:
+            self._held = b""  # a frame that trickles in is shown as it comes
+            return data
+        self._held = data[start:]
+        return data[:start]
 
-        Learned from every turn that processed at least READ_PER_TURN, at the rate it
-        went: a short turn (the loop's other work took its time) teaches as much as a
-        full one, and slow, escape-heavy output lowers the budget at once.
+    def _release_held(self) -> None:
+        """Nothing more came for the held frame: process it as it is."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        if self._held:
+            held, self._held = self._held, b""
+            self.process_output(held)
+
+    def _read_ready(self) -> bytes | None:
+        """The next chunk of output, or None when there is none now (or at EOF).
+
+        When the kernel has nothing ready, the output already fed is told first: the
+        listeners' work gives the kernel time to move the next chunk in.
         """
-        if size < READ_PER_TURN:
-            return
-        fits = size * TURN_SECONDS / max(seconds, 1e-4)
-        smoothed = (self._turn_bytes + fits) / 2
-        self._turn_bytes = int(min(MAX_READ_PER_TURN, max(READ_PER_TURN, smoothed)))
+        host = self.host
+        if host is None or self._ended or self.exit_status is not None:
+            return None
+        if self._fed and not host.waiting():
+            self._tell()
+        try:
+            data = host.read_chunk(SLICE)
+        except OSError:
+            data = None
+        if data is None:
+            self._ended = True
+        return data or None
 
     def process_output(self, data: bytes) -> None:
         """Feed one read through the emulator and out to every listener."""
+        self._feed(data)
+        self._tell()
+
+    def _feed(self, data: bytes, more: bool = False) -> None:
+        """Parse ``data``, answering the child's queries at once; the listeners hear of it
+        with the next :meth:`_tell` (``more``: see Emulator.feed)."""
         self.bytes_read += len(data)
-        result = self.emulator.feed(data)
+        self._more = more
+        result = self.emulator.feed(data, more=more)
         if result.replies and self.host is not None:
             self.host.write(result.replies)
+        self._fed.append(data)
+        self._fed_size += len(data)
+        if result.scrolled_off:
+            self._fed_scrolled += result.scrolled_off
+        self._fed_bell = self._fed_bell or result.bell
+
+    def _tell(self) -> None:
+        """Tell every listener what was fed since the last time, as one piece of output."""
+        fed = self._fed
+        if not fed:
+            return
+        if self._more:  # the lines that scrolled off, all of them
+            self._feed(b"")
+            fed.pop()
+        data = fed[0] if len(fed) == 1 else b"".join(fed)
+        result = FeedResult(scrolled_off=self._fed_scrolled, bell=self._fed_bell)
+        self._fed, self._fed_size, self._fed_scrolled, self._fed_bell = [], 0, [], False
         result.dirty = self.emulator.take_dirty()
         self._unpainted |= result.dirty
         for listener in self.listeners:
@@ -321,6 +390,7 @@ class AgentSession:
             return self.exit_status
         self._set_reading(False)
         self._cancel_turn()
+        self._release_held()  # read, so recorded and shown, as the rest was
         status = host.terminate()
         if self.exit_status is None:
             self.exit_status = status

@@ -6,8 +6,13 @@ import json
 import stat
 import subprocess
 import sys
+from contextlib import contextmanager
 
-from supervisor.terminal.recorder import SessionRecorder
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from supervisor.terminal import recorder as recorder_module
+from supervisor.terminal.recorder import FLUSH_CHARS, FLUSH_INTERVAL, SessionRecorder
 from tests.locations import REPO
 
 
@@ -157,3 +162,96 @@ def test_event_lines_are_what_json_dumps_writes(tmp_path):
             expected = json.dumps([round(offset, 6), "o", text], ensure_ascii=False) + "\n"
             assert _event_line(offset, "o", text) == expected.encode().replace(b"\x7f", b"\\u007f")
             assert json.loads(_event_line(offset, "o", text)) == [round(offset, 6), "o", text]
+
+
+class _DecodingRecorder(SessionRecorder):
+    """The recorder as it was before output was kept as bytes: every chunk decoded
+    and escaped as text. The oracle the byte path must match, byte for byte."""
+
+    def record(self, data: bytes) -> None:
+        if self.closed or self._cast.full:
+            return
+        text = self._decoder.decode(data)
+        now = self._clock()
+        if text:
+            self._events.append((now - self._start, "o", text))
+            self._buffered += len(text)
+        if self._buffered >= FLUSH_CHARS or now - self._last_flush >= FLUSH_INTERVAL:
+            self.flush()
+
+
+# Bytes that need escaping or end a character, and runs of plain text between them.
+_ODD = (b"\r\n", b"\r", b"\n", b'"', b"\\", b"\x7f", b"\x1b[1m", b"\t", b"\x00", b"\x08", b"\x0c")
+_PIECE = st.one_of(
+    st.binary(max_size=40),
+    st.sampled_from([*_ODD, b"\x1f", "é✓🎉─".encode(), b"\xe2\x94", b"\x80", b"\xf0\x9f\x8e"]),
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=60).map(str.encode),
+    st.sampled_from([b"log line " * 130, "box ─│ ✓ ".encode() * 100]),  # past MIN_BYTES
+)
+
+
+@contextmanager
+def _min_bytes(size: int):
+    """Chunks from ``size`` bytes on escaped as bytes (0: every one of them)."""
+    saved, recorder_module.MIN_BYTES = recorder_module.MIN_BYTES, size
+    try:
+        yield
+    finally:
+        recorder_module.MIN_BYTES = saved
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    reads=st.lists(st.lists(_PIECE, max_size=4).map(b"".join), max_size=16),
+    cuts=st.lists(st.floats(0, 1), max_size=16),
+    steps=st.lists(st.sampled_from([0.0, 0.001, 0.3, 0.7]), min_size=1, max_size=5),
+    cap=st.sampled_from([1 << 30, 6000, 4500, 4096 + 200]),
+    min_bytes=st.sampled_from([0, recorder_module.MIN_BYTES]),
+)
+def test_output_kept_as_bytes_writes_the_cast_the_decoding_recorder_wrote(
+    tmp_path_factory, reads, cuts, steps, cap, min_bytes
+):
+    """Arbitrary bytes cut at arbitrary points (a UTF-8 character across two chunks, a
+    quote, a backslash, DEL, every control): the .cast is the same bytes as the decoding
+    recorder's, the cap's last word included, and its events give back the text."""
+    chunks = []
+    for i, read in enumerate(reads):  # each read cut once more, anywhere (or not at all)
+        at = round(cuts[i] * len(read)) if i < len(cuts) else len(read)
+        chunks += [read[:at], read[at:]]
+    stream = b"".join(chunks)
+    casts = []
+    for kind in (SessionRecorder, _DecodingRecorder):
+        clock = FakeClock()
+        recorder = kind(tmp_path_factory.mktemp("rec"), "demo", 80, 24, cap_bytes=cap, clock=clock)
+        with _min_bytes(min_bytes):
+            for i, chunk in enumerate(chunks):
+                clock.now += steps[i % len(steps)]
+                recorder.record(chunk)
+            recorder.close()
+        casts.append(recorder.cast_path.read_bytes().split(b"\n", 1))
+    (new_header, new), (old_header, old) = casts
+    assert new == old
+    assert {**json.loads(new_header), "timestamp": 0} == {**json.loads(old_header), "timestamp": 0}
+    events = [json.loads(line) for line in new.splitlines()]
+    if cap == 1 << 30:
+        text = "".join(e[2] for e in events if e[1] == "o")
+        assert text == stream.decode("utf-8", "replace")
+
+
+def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does(monkeypatch):
+    """ASCII as ``encode_basestring_ascii`` (DEL as ``\\u007f``), UTF-8 as
+    ``encode_basestring`` (DEL and characters as they are): one kind of byte to escape
+    among plain text (a replace), every kind (the escaper), or most bytes escaped."""
+    from json.encoder import encode_basestring, encode_basestring_ascii
+
+    from supervisor.terminal.recorder import _ASCII, _UTF8, _escape_bytes
+
+    every = bytes(range(128))
+    monkeypatch.setattr(recorder_module, "MIN_BYTES", 0)  # short samples: as bytes too
+    for tail in (b"", "é─✓🎉".encode()):
+        escaper, escape = (_UTF8, encode_basestring) if tail else (_ASCII, encode_basestring_ascii)
+        samples = [every + tail, every + b"x" * 1000 + tail, b"\x1b[K" * 50 + tail]
+        samples += [bytes([byte]) * 3 + b"x" * 40 + b"\r\n" + tail for byte in every]
+        for sample in samples:
+            expected = escape(sample.decode()).encode()
+            assert b'"' + _escape_bytes(sample, escaper) + b'"' == expected, sample

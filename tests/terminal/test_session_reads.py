@@ -1,30 +1,11 @@
-"""How much the session reads per loop turn: a budget sized by how fast output was processed."""
+"""How the session reads: in turns bounded in time, slices that end with a frame, and the
+loop's other work in between."""
 
 from __future__ import annotations
 
 import time
 
-from supervisor.terminal.session import (
-    MAX_READ_PER_TURN,
-    READ_PER_TURN,
-    TURN_SECONDS,
-    AgentSession,
-)
-
-
-def test_a_slow_emulator_keeps_one_small_read_per_turn():
-    session = AgentSession(["true"])
-    session._adapt_budget(READ_PER_TURN, TURN_SECONDS * 4)  # 8 KiB took 16 ms: a slow backend
-    assert session._turn_bytes == READ_PER_TURN
-
-
-def test_a_fast_emulator_reads_more_per_turn_up_to_the_cap():
-    session = AgentSession(["true"])
-    for _ in range(20):  # every turn processed in a tenth of the time allowed
-        session._adapt_budget(session._turn_bytes, TURN_SECONDS / 10)
-    assert session._turn_bytes == MAX_READ_PER_TURN
-    session._adapt_budget(MAX_READ_PER_TURN, TURN_SECONDS * 2)  # then a slow turn: back off
-    assert READ_PER_TURN < session._turn_bytes < MAX_READ_PER_TURN
+from supervisor.terminal.session import TURN_SECONDS, AgentSession
 
 
 def test_output_read_in_one_turn_reaches_the_screen_whole(tmp_path):
@@ -52,7 +33,6 @@ async def test_a_read_is_worked_off_in_slices_that_yield_to_the_loop(tmp_path, m
     import supervisor.terminal.session as session_module
 
     monkeypatch.setattr(session_module, "TURN_SECONDS", 0.0)
-    monkeypatch.setattr(session_module, "MAX_READ_PER_TURN", 64 * 1024)
     argv = ["seq", "1", "40000"]
     session = AgentSession(argv, cols=40, rows=10, cwd=str(tmp_path))
     pieces: list[bytes] = []
@@ -75,25 +55,31 @@ async def test_a_read_is_worked_off_in_slices_that_yield_to_the_loop(tmp_path, m
     assert text.split() == [str(n) for n in range(1, 40001)]
     assert "40000" in session.emulator.display()
     assert max(map(len, pieces)) <= session_module.SLICE
-    # More drains than reads: the loop got its turns in between slices of one read.
-    assert yields > len(text) // session_module.MAX_READ_PER_TURN
+    # A turn a slice at most: the loop got its turns in between.
+    assert yields > len(text) // session_module.SLICE
 
 
-def test_slices_end_where_a_synchronized_frame_ends():
+def test_slices_end_where_a_synchronized_frame_ends(monkeypatch):
     """A turn that stops between slices leaves a whole frame on screen, never half of one."""
+    import supervisor.terminal.session as session_module
     from supervisor.terminal.session import SLICE, SYNC_END
 
+    monkeypatch.setattr(session_module, "TURN_SECONDS", 0.0)  # a slice a turn
     frame = b"\x1b[?2026h" + b"\x1b[2K" + b"r" * 5000 + SYNC_END
-    backlog = frame * 20 + b"\x1b[?2026h" + b"half a frame"  # a read cut mid-frame
+    backlog = frame * 60 + b"\x1b[?2026h" + b"half a frame"  # handed back cut mid-frame
     session = AgentSession(["true"])
-    pieces: list[bytes] = []
-    session.process_output = pieces.append  # type: ignore[method-assign]
+    told: list[tuple[bytes, bool]] = []
+    modes = session.emulator.modes
+    session.listeners.append(lambda data, result: told.append((data, modes.synchronized_output)))
     session._backlog = backlog
-    session._drain()
-    assert b"".join(pieces) == backlog
-    assert all(piece.endswith(SYNC_END) for piece in pieces[:-1])
-    assert all(len(piece) <= SLICE for piece in pieces) and len(pieces) > 2
-    assert pieces[-1].endswith(b"half a frame")  # the read's own end is not held back
+    for _ in range(100):
+        if not session._backlog:
+            break
+        session._drain()
+    assert b"".join(data for data, _ in told) == backlog
+    assert all(data.endswith(SYNC_END) and not mid for data, mid in told[:-1])
+    assert all(len(data) <= SLICE for data, _ in told) and len(told) > 2
+    assert told[-1][0].endswith(b"half a frame")  # what was handed back is not held back
 
 
 def test_a_turn_after_the_loops_other_work_does_one_slice(monkeypatch):
@@ -105,7 +91,7 @@ def test_a_turn_after_the_loops_other_work_does_one_slice(monkeypatch):
     monkeypatch.setattr(session_module, "SHARED_WINDOW", 60.0)
     session = AgentSession(["true"])
     pieces: list[bytes] = []
-    session.process_output = pieces.append  # type: ignore[method-assign]
+    session.listeners.append(lambda data, result: pieces.append(data))
     session._backlog = b"y" * (session_module.SLICE * 10)
     session._turn_ended_at, session._turn_ended_cpu = time.perf_counter(), time.thread_time()
     while time.thread_time() - session._turn_ended_cpu < TURN_SECONDS:
@@ -119,13 +105,75 @@ def test_a_turn_after_the_loops_other_work_does_one_slice(monkeypatch):
     assert b"".join(pieces) == b"y" * (session_module.SLICE * 10)
 
 
+_HALF_A_FRAME = r"""
+import sys, termios
+attrs = termios.tcgetattr(0)
+attrs[3] &= ~termios.ECHO  # the key that releases the rest is not echoed mid-frame
+termios.tcsetattr(0, termios.TCSANOW, attrs)
+w = sys.stdout.buffer.write
+w(b"\x1b[?2026h\x1b[H\x1b[2Jframe one\x1b[?2026l")
+w(b"\x1b[?2026h\x1b[H\x1b[2Jframe two, first half")
+sys.stdout.flush()
+sys.stdin.readline()
+w(b" and the rest\x1b[?2026l")
+sys.stdout.flush()
+sys.stdin.readline()
+"""
+
+
+async def test_a_frame_still_being_written_is_held_until_it_ends(tmp_path, monkeypatch):
+    """The last whole frame stays on screen while the next one is half read, so that the
+    repaint between two turns shows it (the emulator holds repaints mid-frame)."""
+    import sys
+
+    import supervisor.terminal.session as session_module
+    from tests.conftest import until
+
+    monkeypatch.setattr(session_module, "HOLD_SECONDS", 60.0)
+    session = AgentSession(
+        [sys.executable, "-c", _HALF_A_FRAME], cols=40, rows=5, cwd=str(tmp_path)
+    )
+    session.start()
+    try:
+        await until(lambda: session.emulator.display()[0] == "frame one", timeout=20)
+        await until(lambda: session._held, timeout=20)
+        assert session._held.startswith(session_module.SYNC_START)
+        assert not session.emulator.modes.synchronized_output
+        assert session.take_unpainted()  # the whole frame is there to paint
+        session.write(b"\r")
+        await until(
+            lambda: session.emulator.display()[0] == "frame two, first half and the rest",
+            timeout=20,
+        )
+        assert not session._held and not session.emulator.modes.synchronized_output
+    finally:
+        session.stop()
+
+
+async def test_a_frame_that_stops_halfway_is_shown_after_a_moment(tmp_path):
+    """An agent that stops writing mid-frame: what it wrote is processed after HOLD_SECONDS."""
+    import sys
+
+    from tests.conftest import until
+
+    session = AgentSession(
+        [sys.executable, "-c", _HALF_A_FRAME], cols=40, rows=5, cwd=str(tmp_path)
+    )
+    session.start()
+    try:
+        await until(lambda: session.emulator.display()[0] == "frame two, first half", timeout=20)
+        assert not session._held
+    finally:
+        session.stop()
+
+
 async def test_a_task_that_a_timer_woke_runs_before_the_next_turn(tmp_path):
     """A sleeper (a repaint, a key's task) waits for one turn of a flood, never two."""
     import asyncio
     import sys
 
     session = AgentSession(
-        [sys.executable, "-c", "import sys\nfor _ in range(400): sys.stdout.write('z' * 4000)"],
+        [sys.executable, "-c", "import sys\nfor _ in range(1500): sys.stdout.write('z' * 4000)"],
         cols=80,
         rows=10,
         cwd=str(tmp_path),
