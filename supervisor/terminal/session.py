@@ -225,6 +225,10 @@ class AgentSession:
                 if read is None:
                     break
                 backlog, position = self._hold_open_frame(read), 0
+                if not backlog:  # all of it is a frame's start: read on for its end
+                    if time.perf_counter() - started >= allowed:
+                        break
+                    continue
             piece = backlog[position : position + SLICE]
             if position + len(piece) < len(backlog):
                 # Slices end with a synchronized frame when one ends in them, so a turn

@@ -112,7 +112,9 @@ attrs[3] &= ~termios.ECHO  # the key that releases the rest is not echoed mid-fr
 termios.tcsetattr(0, termios.TCSANOW, attrs)
 w = sys.stdout.buffer.write
 w(b"\x1b[?2026h\x1b[H\x1b[2Jframe one\x1b[?2026l")
-w(b"\x1b[?2026h\x1b[H\x1b[2Jframe two, first half")
+sys.stdout.flush()
+sys.stdin.readline()
+w(b"\x1b[?2026h\x1b[H\x1b[2Jframe two, first half")  # a read with nothing else in it
 sys.stdout.flush()
 sys.stdin.readline()
 w(b" and the rest\x1b[?2026l")
@@ -133,9 +135,12 @@ async def test_a_frame_still_being_written_is_held_until_it_ends(tmp_path, monke
     session = AgentSession(
         [sys.executable, "-c", _HALF_A_FRAME], cols=40, rows=5, cwd=str(tmp_path)
     )
+    told: list[bytes] = []
+    session.listeners.append(lambda data, result: told.append(data))
     session.start()
     try:
         await until(lambda: session.emulator.display()[0] == "frame one", timeout=20)
+        session.write(b"\r")
         await until(lambda: session._held, timeout=20)
         assert session._held.startswith(session_module.SYNC_START)
         assert not session.emulator.modes.synchronized_output
@@ -146,6 +151,7 @@ async def test_a_frame_still_being_written_is_held_until_it_ends(tmp_path, monke
             timeout=20,
         )
         assert not session._held and not session.emulator.modes.synchronized_output
+        assert all(told)  # no listener heard of output that was not there
     finally:
         session.stop()
 
@@ -161,6 +167,8 @@ async def test_a_frame_that_stops_halfway_is_shown_after_a_moment(tmp_path):
     )
     session.start()
     try:
+        await until(lambda: session.emulator.display()[0] == "frame one", timeout=20)
+        session.write(b"\r")
         await until(lambda: session.emulator.display()[0] == "frame two, first half", timeout=20)
         assert not session._held
     finally:
