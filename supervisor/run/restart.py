@@ -76,9 +76,13 @@ class Restarts:
     end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else a quit
 
     def stop_agent(self) -> None:
-        """Hang up on the agent because the user asked (quit, restart): not a crash."""
+        """Hang up on the agent because the user asked (quit, restart): not a crash. Its
+        end is recorded, with a checkpoint, as when it exits on its own."""
         self._stopping = True
-        self.session.stop()
+        running = self.session.running
+        status = self.session.stop()
+        if running and status is not None:
+            self._on_exit(status)
 
     def restart(self, *, payload: Any = None) -> None:
         """Start the agent again with the profile's resume command; rehydrate once the new

@@ -44,3 +44,28 @@ async def test_a_sigterm_ends_the_app_cleanly(tmp_path, shell_env, monkeypatch):
     lines = (work / ".tether" / "events.jsonl").read_text().splitlines()
     last = json.loads(lines[-1])
     assert (last["kind"], last["reason"]) == ("tether_ended", "terminated (SIGTERM)")
+
+
+async def test_a_quit_records_the_agents_end_and_takes_a_last_checkpoint(tmp_path, shell_env):
+    """The quit key hangs up on the agent: its end is in events.jsonl before tether's, and
+    the state it left is the newest checkpoint, as when an agent exits on its own."""
+    work = tmp_path / "work"
+    work.mkdir()
+    init(work)
+    app = TetherApp(RunConfig(argv=["bash", "--norc"], workdir=work, env=shell_env))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: app.session.host is not None, what="the agent")
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: len(app.screen_stack) > 1, what="the quit question")
+        await pilot.press("y")
+        await until(lambda: not app.is_running, what="the app to end")
+    events = [
+        json.loads(line) for line in (work / ".tether/events.jsonl").read_text().split("\n") if line
+    ]
+    kinds = [event["kind"] for event in events]
+    assert kinds[-1] == "tether_ended" and "agent_exit" in kinds
+    ended = next(event for event in reversed(events) if event["kind"] == "agent_exit")
+    assert ended["description"] == app.session.exit_status.describe()
+    newest = sorted((work / ".tether/checkpoints").glob("*.json"))[-1]
+    assert json.loads(newest.read_text())["reason"] == f"agent {ended['description']}"
+    assert not [e for e in events if e["kind"] == "incident"]  # a quit is not a crash

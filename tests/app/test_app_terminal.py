@@ -413,6 +413,7 @@ async def test_quitting_while_git_is_slow_still_writes_the_checkpoint_the_key_as
         app.exit(0)
     held_git.release(1)  # its late answer: nothing left to write
     tether = TetherDir.at(work)
-    assert checkpoints.list_seqs(tether) == [1]
+    assert checkpoints.list_seqs(tether) == [1, 2]  # the key's, then the quit's last one
     snapshot = checkpoints.load(tether, 1)
     assert snapshot.reason == "manual (key)" and snapshot.git == {"head": head, "dirty": False}
+    assert checkpoints.load(tether, 2).reason.startswith("agent ")

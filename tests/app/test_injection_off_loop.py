@@ -57,4 +57,4 @@ async def test_keys_reach_the_agent_during_the_checkpoint_and_the_paste_waits_fo
         screen = screen_text(app.session)
     assert not held.gave_up and "hellothe payload" not in screen
     (sent,) = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection"]
-    assert sent["checkpoint"] == 2 and checkpoints.list_seqs(tether) == [1, 2]
+    assert sent["checkpoint"] == 2 and checkpoints.list_seqs(tether) == [1, 2, 3]  # 3: the quit's
