@@ -169,10 +169,11 @@ class PtyHost:
         # The pipe's end: the reader saw the PTY close, or it was killed (then the PTY,
         # still open, is read here: what the reader had read but not written is lost).
         self._reader = None
-        if reader.ended_cleanly():
+        clean = reader.ended_cleanly()
+        reader.close()
+        if clean:
             self._eof = True
             return None
-        reader.close()
         return b""
 
     def waiting(self) -> int:

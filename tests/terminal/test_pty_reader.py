@@ -36,6 +36,7 @@ async def _run(session: AgentSession, seconds: float = 30) -> None:
 
 
 async def test_a_flood_arrives_whole_through_the_reader_which_then_ends(tmp_path):
+    open_fds = len(os.listdir("/proc/self/fd"))
     session = AgentSession(["seq", "1", "200000"], cols=40, rows=10, cwd=str(tmp_path))
     pieces: list[bytes] = []
     scrolled: list[str] = []
@@ -48,6 +49,7 @@ async def test_a_flood_arrives_whole_through_the_reader_which_then_ends(tmp_path
     assert scrolled == [str(n) for n in range(1, 200001 - 9)]  # every line that left the top
     assert readers and session.host.read_fd == session.host.fd  # read through a pipe, then done
     assert not os.path.exists(f"/proc/{readers[0]}")  # ended, and reaped
+    assert len(os.listdir("/proc/self/fd")) == open_fds  # its pipe closed, the PTY too
 
 
 async def test_a_killed_reader_hands_the_pty_back_to_the_session(tmp_path):
