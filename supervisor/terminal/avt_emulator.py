@@ -204,13 +204,6 @@ class AvtEmulator(PrefilteredScreen):
         self._dirty.clear()
         self._all_dirty()
 
-    def take_dirty(self) -> set[int]:
-        if self._repaints_held():
-            return set()
-        rows = self._dirty
-        self._dirty = set()
-        return rows
-
     @property
     def cursor(self) -> Cursor:
         c = self._vt.cursor

@@ -272,14 +272,6 @@ class GhosttyEmulator(PrefilteredScreen):
                 for y in changed:
                     rows.pop(y, None)
 
-    def take_dirty(self) -> set[int]:
-        self._sync()
-        if self._repaints_held():
-            return set()
-        rows = self._dirty
-        self._dirty = set()
-        return rows
-
     @property
     def cursor(self) -> Cursor:
         x, y = self._term.cursor

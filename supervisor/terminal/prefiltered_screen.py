@@ -104,6 +104,16 @@ class PrefilteredScreen:
         one drew can pass for its output."""
         self._page()
 
+    def take_dirty(self) -> set[int]:
+        """Rows changed since the last call; none while synchronized output holds them
+        (they are reported once it ends)."""
+        self._sync()
+        if self._repaints_held():
+            return set()
+        rows = self._dirty
+        self._dirty = set()
+        return rows
+
     def _repaints_held(self) -> bool:
         """Synchronized output is on and has not outlasted ``sync_timeout``."""
         return self.modes.synchronized_output and (
@@ -111,6 +121,12 @@ class PrefilteredScreen:
         )
 
     # -- what a backend provides -------------------------------------------------
+
+    _dirty: set[int]  # rows changed since take_dirty, kept by the backend
+
+    def _sync(self) -> None:
+        """Bring ``_dirty`` up to the backend's screen (a backend that marks rows as it
+        draws has nothing to do)."""
 
     def _text(self, text: str) -> None:
         raise NotImplementedError
