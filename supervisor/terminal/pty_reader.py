@@ -70,11 +70,11 @@ class PtyReader:
 
     def ended_cleanly(self, timeout: float = 1.0) -> bool:
         """After the pipe's end: whether the reader saw the PTY close (else it was killed,
-        and the session reads the PTY itself from now on). Reaps it."""
+        and the session reads the PTY itself from now on). Reaps it if it ended;
+        :meth:`close` stops one that did not."""
         try:
             return self._process.wait(timeout) == 0
         except subprocess.TimeoutExpired:
-            self.close()
             return False
 
     def close(self) -> None:

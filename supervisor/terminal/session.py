@@ -315,11 +315,14 @@ class AgentSession:
         with the next :meth:`_tell` (``more``: see Emulator.feed)."""
         self.bytes_read += len(data)
         self._more = more
-        result = self.emulator.feed(data, more=more)
-        if result.replies and self.host is not None:
-            self.host.write(result.replies)
         self._fed.append(data)
         self._fed_size += len(data)
+        self._take(self.emulator.feed(data, more=more))
+
+    def _take(self, result: FeedResult) -> None:
+        """A feed's replies go to the child at once; the rest waits for the next tell."""
+        if result.replies and self.host is not None:
+            self.host.write(result.replies)
         if result.scrolled_off:
             self._fed_scrolled += result.scrolled_off
         self._fed_bell = self._fed_bell or result.bell
@@ -330,8 +333,8 @@ class AgentSession:
         if not fed:
             return
         if self._more:  # the lines that scrolled off, all of them
-            self._feed(b"")
-            fed.pop()
+            self._more = False
+            self._take(self.emulator.feed(b""))
         data = fed[0] if len(fed) == 1 else b"".join(fed)
         result = FeedResult(scrolled_off=self._fed_scrolled, bell=self._fed_bell)
         self._fed, self._fed_size, self._fed_scrolled, self._fed_bell = [], 0, [], False
