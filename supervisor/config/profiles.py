@@ -31,6 +31,7 @@ from supervisor.config.config_dir import (  # noqa: F401 (their home was here)
     user_profiles_dir,
 )
 from supervisor.config.toml_file import line_of, parse_toml
+from supervisor.config.verify_commands import DEFAULT_RULES, DEFAULT_VERIFY, KINDS, VerifyRules
 from supervisor.errors import TetherError
 
 #: Marker kinds a profile may give regexes for, and what each means.
@@ -70,6 +71,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
     "compact_at_break": (bool, "true or false"),
     "markers": (dict, "a table [markers]"),
+    "verify": (dict, "a table [verify]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
 
@@ -229,6 +231,8 @@ class Profile:
     compact_command: str = ""
     compact_offer_percent: int = 0
     compact_at_break: bool = False
+    # The commands that verify (tests, lint, types, build): the ledger keeps their results.
+    verify: VerifyRules = DEFAULT_RULES
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -365,6 +369,7 @@ def parse_profile(
                 "markers", kind, f"unknown marker kind (known: {', '.join(MARKER_KINDS)})"
             )
         rules[kind] = _compile(check, kind, value)
+    verify = _verify_rules(check, data.get("verify", {}))
     return Profile(
         name=name,
         path=path,
@@ -385,7 +390,29 @@ def parse_profile(
         compact_command=data.get("compact_command", ""),
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
+        verify=verify,
     )
+
+
+def _verify_rules(check: _Checker, table: dict[str, Any]) -> VerifyRules:
+    """``[verify]``: per kind, commands added to the defaults (``replace_defaults = true``
+    makes them the only ones)."""
+    replace = table.get("replace_defaults", False)
+    if not isinstance(replace, bool):
+        raise check.fail("verify", "replace_defaults", "must be true or false")
+    merged: dict[str, tuple[str, ...]] = {} if replace else dict(DEFAULT_VERIFY)
+    for kind, value in table.items():
+        if kind == "replace_defaults":
+            continue
+        if kind not in KINDS:
+            raise check.fail("verify", kind, f"unknown kind (known: {', '.join(KINDS)})")
+        commands = _str_list(check, "verify", kind, value)
+        if any(not command.strip() for command in commands):
+            raise check.fail("verify", kind, "holds an empty command")
+        merged[kind] = (*merged.get(kind, ()), *commands)
+    if not table:
+        return DEFAULT_RULES
+    return VerifyRules.of(merged)
 
 
 def load_profile_file(path: Path, *, origin: str = "user") -> Profile:

@@ -1,0 +1,112 @@
+"""A tool hook's report into the ledger: one action, its checkout, and the drift alarms.
+
+Called by `tether hook PostToolUse` / `PostToolUseFailure` (in the hook's own process or
+on the supervisor's hook server thread, never on the event loop: it runs git). The
+alarms go to events.jsonl as ``drift_alarm`` events, which the supervisor's tick reads
+within a quarter of a second; the Events pane, the banner and a notification show them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from supervisor.config.verify_commands import DEFAULT_RULES, VerifyRules
+from supervisor.recognize import drift
+from supervisor.recognize.tool_actions import ToolAction, action_from_hook
+from supervisor.recognize.verification import closing_line
+from supervisor.rehydrate.sanitize import sanitize
+from supervisor.store import notes
+from supervisor.store.checkout import current_checkout
+from supervisor.store.ledger import Ledger
+from supervisor.store.tether_dir import TetherDir
+
+EARLIER_MAX = 50  # runs of the same command looked at, newest first
+PROFILE_ENV = "TETHER_PROFILE"
+DEFAULT_AGENT = "claude"
+
+
+def agent_name() -> str:
+    """The supervised agent's profile name, as the hook's environment has it."""
+    return os.environ.get(PROFILE_ENV) or DEFAULT_AGENT
+
+
+def verify_rules(agent: str) -> VerifyRules:
+    """The profile's verification commands; the defaults when it cannot be loaded (the hook
+    must not fail for a profile problem the supervisor reports anyway)."""
+    try:
+        from supervisor.config.profiles import load_profile
+
+        return load_profile(agent).verify
+    except Exception:
+        return DEFAULT_RULES
+
+
+def ledger_record(action: ToolAction, agent: str, rules: VerifyRules, work_dir: Path) -> dict:
+    """The ledger line of one action: what it did, how it ended, on which checkout."""
+    record: dict[str, Any] = {
+        "agent": agent,
+        "tool": action.tool,
+        "command": action.command,
+        "paths": [_relative(path, work_dir) for path in action.paths] or None,
+        "exit": action.exit,
+        "error": action.error,
+        "ok": action.ok,
+        "duration_ms": action.duration_ms,
+        "checkout": current_checkout(work_dir).to_json(),
+        "id": action.tool_use_id,
+    }
+    kind = rules.kind_of(action.command) if action.command else None
+    if kind is not None:
+        record["verify"] = {"kind": kind, "result": closing_line(sanitize(action.output))}
+    return record
+
+
+def _relative(path: str, work_dir: Path) -> str:
+    """A path inside the working folder as the agent would name it there; others as given."""
+    if os.path.isabs(path):
+        try:
+            inside = os.path.relpath(path, work_dir)
+        except ValueError:
+            return path
+        if not inside.startswith(".."):
+            return inside
+    return path
+
+
+def rejected_approaches(tether: TetherDir) -> list[str]:
+    try:
+        document = notes.Document.parse(tether.read_notes())
+    except Exception:  # a missing or unreadable notes.md names no rejected approach
+        return []
+    section = document.find("Rejected approaches")
+    return notes.section_items(section.body) if section is not None else []
+
+
+def record_tool_hook(
+    event: str, payload: dict[str, Any] | None, work_dir: str, *, rules: VerifyRules | None = None
+) -> list[drift.Alarm]:
+    """Record the action a tool hook reports (if it acted) and any alarm it raises."""
+    action = action_from_hook(event, payload)
+    if action is None:
+        return []
+    tether = TetherDir.at(work_dir)
+    agent = agent_name()
+    rules = rules if rules is not None else verify_rules(agent)
+    ledger = Ledger(tether.root)
+    record = ledger_record(action, agent, rules, tether.work_dir)
+    earlier: list[dict[str, Any]] = []
+    if action.command:
+        needle = json.dumps(action.command, ensure_ascii=False)[1:-1].encode("utf-8")
+        for previous in ledger.records_reversed(containing=needle[:200]):
+            if previous.get("command") == action.command:
+                earlier.append(previous)
+                if len(earlier) >= EARLIER_MAX:
+                    break
+    written = ledger.append(record)
+    found = drift.alarms(written, earlier, drift.rejected_terms(rejected_approaches(tether)))
+    for alarm in found:
+        tether.record_event(drift.KIND, "ledger", **alarm.to_event())
+    return found
