@@ -133,3 +133,29 @@ def evidence(
     for path, at in list(view.files.items())[:FILES_SHOWN]:
         out.items.append(f"File touched: {_short(path, 120)} (last at {_clock(at)}).")
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    """A Done item that claims a verification, and the kinds no current passing run backs."""
+
+    item: str
+    kinds: tuple[str, ...]
+    unverified: tuple[str, ...]
+
+
+def check_claims(tether_root: Path, work_dir: Path, done: list[str]) -> list[ClaimCheck] | None:
+    """Each Done item claiming a verification, checked against the ledger; None when there is
+    no ledger at all (an agent without tool hooks: nothing to check a claim against)."""
+    view = Ledger(tether_root).view(keep=1)
+    if view.empty:
+        return None
+    claims = [(item, claimed_kinds(item)) for item in done]
+    if not any(kinds for _, kinds in claims):
+        return []
+    backed = passing_kinds(view, current_checkout(work_dir))
+    return [
+        ClaimCheck(item, tuple(kinds), tuple(k for k in kinds if k not in backed))
+        for item, kinds in claims
+        if kinds
+    ]
