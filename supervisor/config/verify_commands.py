@@ -98,7 +98,7 @@ class VerifyRules:
         rules: list[tuple[tuple[str, ...], str]] = []
         for kind, commands in table.items():
             for command in commands:
-                words = tuple(_words(command))
+                words = tuple(_command_words(command))
                 if words:
                     rules.append((words, kind))
         rules.sort(key=lambda rule: -len(rule[0]))

@@ -25,10 +25,10 @@ HEADING = (
     "(from your tool hooks; it outranks the conversation)"
 )
 PREAMBLE_LINE = (
-    "The Evidence section below is tether's own record of what you did (commands, exit codes, "
-    "files, test results), taken from your tool hooks, not from the conversation: where a "
-    "summary or your memory disagrees with it, the Evidence wins. A verification marked NOT "
-    "CURRENT ran on an older state of the files: run it again before you rely on it."
+    "The Evidence section below is tether's record of your actions (commands, exit codes, "
+    "files, test results), taken from your tool hooks, not from the conversation: it "
+    "outranks the conversation and any summary of it. A verification marked NOT CURRENT "
+    "ran on an older state of the files: run it again before you rely on it."
 )
 COMMANDS_SHOWN = 10
 FILES_SHOWN = 40
