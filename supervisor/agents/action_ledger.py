@@ -13,13 +13,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.codex_rollout import command_end
 from supervisor.config.verify_commands import DEFAULT_RULES, VerifyRules
 from supervisor.recognize import drift
-from supervisor.recognize.tool_actions import ToolAction, action_from_hook
+from supervisor.recognize.tool_actions import PATHS_MAX, ToolAction, action_from_hook
 from supervisor.recognize.verification import closing_line
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.store import notes
-from supervisor.store.checkout import current_checkout
+from supervisor.store.checkout import current_checkout, repository_root
 from supervisor.store.ledger import Ledger
 from supervisor.store.tether_dir import TetherDir
 
@@ -44,18 +45,39 @@ def verify_rules(agent: str) -> VerifyRules:
         return DEFAULT_RULES
 
 
-def ledger_record(action: ToolAction, agent: str, rules: VerifyRules, work_dir: Path) -> dict:
-    """The ledger line of one action: what it did, how it ended, on which checkout."""
+def ledger_record(
+    action: ToolAction,
+    agent: str,
+    rules: VerifyRules,
+    work_dir: Path,
+    *,
+    previous_t: float | None = None,
+) -> dict[str, Any]:
+    """The ledger line of one action: what it did, how it ended, on which checkout.
+
+    A shell command does not say which files it wrote: those git reports changed since
+    the previous action (``previous_t``) are counted as its own.
+    """
+    checkout = current_checkout(work_dir)
+    paths = [_relative(path, work_dir) for path in action.paths]
+    if action.command is not None and not paths and previous_t is not None:
+        root = repository_root(work_dir) or work_dir
+        since_ns = int(previous_t * 1e9)
+        paths = [
+            _relative(str(root / path), work_dir)
+            for path, mtime in checkout.dirty
+            if mtime > since_ns
+        ][:PATHS_MAX]
     record: dict[str, Any] = {
         "agent": agent,
         "tool": action.tool,
         "command": action.command,
-        "paths": [_relative(path, work_dir) for path in action.paths] or None,
+        "paths": paths or None,
         "exit": action.exit,
         "error": action.error,
         "ok": action.ok,
         "duration_ms": action.duration_ms,
-        "checkout": current_checkout(work_dir).to_json(),
+        "checkout": checkout.to_json(),
         "id": action.tool_use_id,
     }
     kind = rules.kind_of(action.command) if action.command else None
@@ -85,6 +107,13 @@ def rejected_approaches(tether: TetherDir) -> list[str]:
     return notes.section_items(section.body) if section is not None else []
 
 
+def _from_codex(payload: dict[str, Any]) -> bool:
+    """Codex names its turn in every hook call; Claude Code does not."""
+    return isinstance(payload.get("turn_id"), str) and "/sessions/" in str(
+        payload.get("transcript_path")
+    )
+
+
 def record_tool_hook(
     event: str, payload: dict[str, Any] | None, work_dir: str, *, rules: VerifyRules | None = None
 ) -> list[drift.Alarm]:
@@ -92,11 +121,21 @@ def record_tool_hook(
     action = action_from_hook(event, payload)
     if action is None:
         return []
+    if action.command is not None and isinstance(payload, dict) and _from_codex(payload):
+        end = command_end(payload)  # Codex's hook has no exit code: its rollout has
+        if end is not None:
+            action.exit = end.exit if end.exit is not None else action.exit
+            action.duration_ms = end.duration_ms or action.duration_ms
+            action.output = end.output or action.output
     tether = TetherDir.at(work_dir)
     agent = agent_name()
     rules = rules if rules is not None else verify_rules(agent)
     ledger = Ledger(tether.root)
-    record = ledger_record(action, agent, rules, tether.work_dir)
+    newest = next(ledger.records_reversed(), None)
+    previous_t = newest.get("t") if newest is not None else None
+    if not isinstance(previous_t, int | float):
+        previous_t = None
+    record = ledger_record(action, agent, rules, tether.work_dir, previous_t=previous_t)
     earlier: list[dict[str, Any]] = []
     if action.command:
         needle = json.dumps(action.command, ensure_ascii=False)[1:-1].encode("utf-8")

@@ -32,6 +32,7 @@ from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.rehydrate.injector import Injector, InjectorStatus
+from supervisor.rehydrate.sanitize import sanitize
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
@@ -458,6 +459,8 @@ class Supervision(Restarts, Recovery):
                     self.compact_now(by=str(record.get("source") or "cli"))
                 except TetherError as error:
                     self._problem(str(error))
+            if record.get("kind") == "drift_alarm":  # raised by `tether hook` from the ledger
+                self._problem(sanitize(str(record.get("message") or "drift alarm")))
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,9 @@ class Checkout:
 
     head: str | None
     tree: str | None
+    # The changed paths git reports (relative to the repository's root) and their mtime in
+    # ns, to tell which files an action touched; not part of the checkout's identity.
+    dirty: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def known(self) -> bool:
@@ -58,9 +61,7 @@ class Checkout:
         if not isinstance(data, dict):
             return UNKNOWN
         head, tree = data.get("head"), data.get("tree")
-        return cls(
-            head if isinstance(head, str) else None, tree if isinstance(tree, str) else None
-        )
+        return cls(head if isinstance(head, str) else None, tree if isinstance(tree, str) else None)
 
     def short(self) -> str:
         """For people: ``a1b2c3d+f00d`` (HEAD, working tree)."""
@@ -178,12 +179,14 @@ def fingerprint(
         digest.update(record + b"\0")
         paths.append(path)
     digest.update(b"HEAD " + (head or "").encode())
+    dirty: list[tuple[str, int]] = []
     for path in paths[:STAT_LIMIT]:
         try:
             info = os.lstat(os.path.join(os.fsencode(root), path))
             digest.update(b"%s\0%d\0%d\0" % (path, info.st_size, info.st_mtime_ns))
+            dirty.append((os.fsdecode(path), info.st_mtime_ns))
         except OSError:
             digest.update(path + b"\0gone\0")
     if truncated or len(paths) > STAT_LIMIT:
         digest.update(b"\0partial")
-    return Checkout(head, digest.hexdigest()[:16])
+    return Checkout(head, digest.hexdigest()[:16], tuple(dirty))

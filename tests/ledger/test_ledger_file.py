@@ -75,3 +75,14 @@ def test_a_planted_link_is_refused_not_followed(repo: Path, tmp_path: Path) -> N
     with pytest.raises(TetherError, match="symbolic link"):
         Ledger(repo / ".tether").append({"tool": "Bash", "command": "ls"})
     assert secret.read_text().count("\n") == 1
+
+
+def test_a_shell_command_is_credited_with_the_files_it_changed(repo: Path) -> None:
+    (repo / ".gitignore").write_text("__pycache__/\n")
+    hook(repo, claude_bash("ls"))
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    hook(repo, claude_bash("sed -i s/-/+/ calc.py"))
+    hook(repo, claude_bash("pytest -q", "1 passed"))
+    lines = ledger_lines(repo)
+    assert lines[1]["paths"] == ["calc.py"]
+    assert "paths" not in lines[2]  # nothing changed since the sed
