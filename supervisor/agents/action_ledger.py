@@ -131,19 +131,15 @@ def record_tool_hook(
     agent = agent_name()
     rules = rules if rules is not None else verify_rules(agent)
     ledger = Ledger(tether.root)
-    newest = next(ledger.records_reversed(), None)
+    needle = b"\0"  # matches no line: a write has no command to look back for
+    if action.command:
+        needle = json.dumps(action.command, ensure_ascii=False)[1:-1].encode("utf-8")[:200]
+    newest, runs = ledger.history(needle, EARLIER_MAX)
     previous_t = newest.get("t") if newest is not None else None
     if not isinstance(previous_t, int | float):
         previous_t = None
     record = ledger_record(action, agent, rules, tether.work_dir, previous_t=previous_t)
-    earlier: list[dict[str, Any]] = []
-    if action.command:
-        needle = json.dumps(action.command, ensure_ascii=False)[1:-1].encode("utf-8")
-        for previous in ledger.records_reversed(containing=needle[:200]):
-            if previous.get("command") == action.command:
-                earlier.append(previous)
-                if len(earlier) >= EARLIER_MAX:
-                    break
+    earlier = [run for run in runs if action.command and run.get("command") == action.command]
     written = ledger.append(record)
     found = drift.alarms(written, earlier, drift.rejected_terms(rejected_approaches(tether)))
     for alarm in found:

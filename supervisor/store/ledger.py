@@ -31,9 +31,9 @@ from supervisor.times import utc_now
 LEDGER_NAME = "ledger.jsonl"
 PREVIOUS_NAME = "ledger.1.jsonl"
 #: A segment's size before it rolls over; also the most a reader reads of it.
-SEGMENT_BYTES = 2 * 1024 * 1024
+SEGMENT_BYTES = 1024 * 1024
 #: What a reader reads at most: a segment, the line that crossed it, the carry line.
-READ_LIMIT = SEGMENT_BYTES + 2 * 1024 * 1024
+READ_LIMIT = 4 * 1024 * 1024
 CARRY = "carry"
 CARRY_START = b'{"kind":"carry"'
 CARRY_FILES = 300
@@ -149,6 +149,33 @@ class Ledger:
             head = b""
         return head, lines, problems
 
+    def history(self, containing: bytes, limit: int) -> tuple[dict[str, Any] | None, list[dict]]:
+        """The newest action, and up to ``limit`` actions holding ``containing`` (newest
+        first), from one read of the segment: what a hook asks before it appends."""
+        newest: dict[str, Any] | None = None
+        found: list[dict[str, Any]] = []
+        head, lines, _ = self._lines()
+        for index, raw in enumerate(reversed(lines)):
+            if index > 0 and containing not in raw:
+                continue
+            record, why = fsio.loads_why(raw)
+            if why is not None or not isinstance(record, dict):
+                continue
+            if index == 0:
+                newest = record
+                if containing not in raw:
+                    continue
+            found.append(record)
+            if len(found) >= limit:
+                return newest, found
+        carry = _carry(head).get("recent") or []
+        for record in reversed(carry):
+            if isinstance(record, dict):
+                newest = newest or record
+                if containing in json.dumps(record, ensure_ascii=False).encode():
+                    found.append(record)
+        return newest, found[:limit]
+
     def records_reversed(self, containing: bytes | None = None) -> Iterator[dict[str, Any]]:
         """The segment's actions from the newest back (the carry's recent ones after them),
         parsing only lines holding ``containing``: the hook's cheap question."""
@@ -181,10 +208,14 @@ class Ledger:
             view.recent = [r for r in carry.get("recent") or [] if isinstance(r, dict)]
         carried_files = dict(view.files)
         view.files = {}
-        number = 0
-        for raw in lines:
-            number += 1
+        # Only what the view shows is parsed: the last ``keep`` lines and those with paths
+        # or a verification (a tenth of a real ledger); with ``since`` every line's time.
+        last = len(lines) - keep
+        for number, raw in enumerate(lines):
             if not raw.strip():
+                continue
+            if since is None and number < last and b'"paths"' not in raw and b'"verify"' not in raw:
+                view.actions += 1
                 continue
             record, why = fsio.loads_why(raw)
             if why is not None or not isinstance(record, dict):
@@ -194,7 +225,8 @@ class Ledger:
             if since is not None and not (isinstance(t, int | float) and t >= since):
                 continue
             view.actions += 1
-            view.recent.append(record)
+            if number >= last or since is not None:
+                view.recent.append(record)
             at = str(record.get("at") or "")
             for path in record.get("paths") or []:
                 if isinstance(path, str):
