@@ -66,6 +66,12 @@ def _shown(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _clock(at: Any) -> str:
+    """A ledger time as people read it in a list: HH:MM:SS (UTC)."""
+    text = _shown(at, 40)
+    return text[11:19] if len(text) >= 19 and text[10:11] == "T" else text
+
+
 def _verification(record: dict[str, Any], now: Checkout) -> dict[str, Any]:
     verify = record.get("verify") if isinstance(record.get("verify"), dict) else {}
     return {
@@ -109,22 +115,22 @@ def run(args: argparse.Namespace) -> int:
         result = f'  "{_shown(item["result"], 80)}"' if item["result"] else ""
         print(
             f"  {verdict:<6} {item['kind']:<5} `{_shown(item['command'], 80)}`  "
-            f"exit {item['exit']}{result}  {_shown(item['at'], 30)}  {currency}"
+            f"exit {item['exit']}{result}  {_clock(item['at'])}  {currency}"
         )
     if args.verifications:
         return 0
-    print("Actions (oldest first):")
+    print("Actions (oldest first, UTC):")
     for record in view.recent:
         what = record.get("command") or ", ".join(str(p) for p in record.get("paths") or [])
         ending = f"exit {record['exit']}" if record.get("exit") is not None else ""
         if record.get("error") and record.get("exit") is None:
             ending = "error"
         print(
-            f"  {_shown(record.get('at'), 30)}  {_shown(record.get('tool'), 12):<6} "
+            f"  {_clock(record.get('at'))}  {_shown(record.get('tool'), 12):<6} "
             f"{ending:<7} {_shown(what, 120)}"
         )
     if view.files:
         print("Files touched (newest first):")
         for path, at in list(view.files.items())[:50]:
-            print(f"  {_shown(path, 160)}  {_shown(at, 30)}")
+            print(f"  {_clock(at)}  {_shown(path, 160)}")
     return 0
