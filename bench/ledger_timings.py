@@ -41,7 +41,7 @@ TOOL_INPUT = json.dumps(
 ).encode()
 
 
-def _action(n: int) -> dict:
+def _action(n: int) -> dict[str, object]:
     checkout = {"head": "0" * 40, "tree": f"{n % 977:016x}"}
     base = {"at": "2026-11-24T10:00:00.000Z", "t": 1795500000 + n, "agent": "claude"}
     if n % 10 == 0:

@@ -197,7 +197,7 @@ async def main(only: set[str] | None = None) -> list[Path]:
 
     tools = scratch / "bin"
     tools.mkdir()
-    (tools / "tether").write_text(f"#!/bin/sh\nexec {sys.executable} -m supervisor.cli \"$@\"\n")
+    (tools / "tether").write_text(f'#!/bin/sh\nexec {sys.executable} -m supervisor.cli "$@"\n')
     (tools / "tether").chmod(0o755)
     ledger_env = dict(env, PATH=f"{tools}:{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
 

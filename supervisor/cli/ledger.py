@@ -73,7 +73,8 @@ def _clock(at: Any) -> str:
 
 
 def _verification(record: dict[str, Any], now: Checkout) -> dict[str, Any]:
-    verify = record.get("verify") if isinstance(record.get("verify"), dict) else {}
+    raw = record.get("verify")
+    verify: dict[str, Any] = raw if isinstance(raw, dict) else {}
     return {
         "command": record.get("command"),
         "kind": verify.get("kind"),

@@ -92,7 +92,8 @@ def _matches(term: Term, command: str, words: list[str], paths: list[str]) -> bo
 
 
 def rejected_retried(record: dict[str, Any], terms: list[Term]) -> Alarm | None:
-    command = record.get("command") if isinstance(record.get("command"), str) else ""
+    raw = record.get("command")
+    command = raw if isinstance(raw, str) else ""
     paths = [p for p in record.get("paths") or [] if isinstance(p, str)]
     words = _words(command) if command else []
     for term in terms:
@@ -143,9 +144,7 @@ def _passed(record: dict[str, Any]) -> bool:
     return record.get("ok") is True
 
 
-def alarms(
-    record: dict[str, Any], earlier: list[dict[str, Any]], terms: list[Term]
-) -> list[Alarm]:
+def alarms(record: dict[str, Any], earlier: list[dict[str, Any]], terms: list[Term]) -> list[Alarm]:
     """Every alarm the action ``record`` raises; ``earlier``: the runs of the same command
     before it, newest first (other records are skipped)."""
     found: list[Alarm] = []

@@ -108,7 +108,7 @@ def _paths_of(tool: str, tool_input: dict[str, Any]) -> list[str]:
         if isinstance(patch, list):
             patch = "\n".join(str(p) for p in patch)
         if isinstance(patch, str):
-            for match in _PATCH_FILE.finditer(patch[:1 << 20]):
+            for match in _PATCH_FILE.finditer(patch[: 1 << 20]):
                 found.append((match.group(1) or match.group(2)).strip()[:PATH_MAX])
     unique = list(dict.fromkeys(found))
     return unique[:PATHS_MAX]

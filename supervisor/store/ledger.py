@@ -149,7 +149,9 @@ class Ledger:
             head = b""
         return head, lines, problems
 
-    def history(self, containing: bytes, limit: int) -> tuple[dict[str, Any] | None, list[dict]]:
+    def history(
+        self, containing: bytes, limit: int
+    ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
         """The newest action, and up to ``limit`` actions holding ``containing`` (newest
         first), from one read of the segment: what a hook asks before it appends."""
         newest: dict[str, Any] | None = None

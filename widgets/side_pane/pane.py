@@ -128,9 +128,7 @@ class SidePane(PaneKeys, can_focus=True):
             targets = ["#notes", "#progress"]
         elif path == tether.task:
             targets = ["#notes"]
-        elif path == tether.root / "ledger.jsonl":
-            targets = ["#progress"]
-        elif path in (tether.progress, tether.artifacts):
+        elif path in (tether.progress, tether.artifacts, tether.root / "ledger.jsonl"):
             targets = ["#progress"]
         elif path == tether.events:
             targets = ["#events"]
