@@ -20,7 +20,7 @@ from textual.message_pump import MessagePump
 
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.fusion import IncidentChange
-from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.run.attention_model import AttentionState
 from supervisor.run.supervision import Supervision
 from supervisor.terminal.pty_host import ExitStatus
@@ -85,7 +85,7 @@ class EngineLink:
     def __init__(self, supervision: Supervision, target: MessagePump) -> None:
         self.supervision = supervision
         self.target = target
-        self._subscribed: list[tuple[list[Any], Callable[..., None]]] = []
+        self._subscribed: list[tuple[list[Any], Callable[..., object]]] = []
 
     def attach(self) -> None:
         """Start posting; the session's exit is heard after the supervision recorded it."""
@@ -107,7 +107,7 @@ class EngineLink:
         )
         self._listen(supervision.session.screen_listeners, lambda: post(self.ScreenChanged()))
 
-    def _listen(self, listeners: list[Any], callback: Callable[..., None]) -> None:
+    def _listen(self, listeners: list[Any], callback: Callable[..., object]) -> None:
         listeners.append(callback)
         self._subscribed.append((listeners, callback))
 

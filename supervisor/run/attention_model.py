@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from supervisor.config.keymap import Keymap
 from supervisor.recognize.observations import Incident
-from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.run import banner_text
 from supervisor.run.banner_text import Notice
 from supervisor.store.lock import LockInfo

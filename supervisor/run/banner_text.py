@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from supervisor.config.keymap import Keymap
 from supervisor.recognize.observations import Incident
-from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.store.lock import LockInfo
 
 TONES = ("warning", "info", "error", "success", "idle")

@@ -71,6 +71,17 @@ class EventRecorder:
             except RuntimeError:  # the loop has closed: nobody is left to tell
                 pass
 
+    def record_event(self, kind: str, source: str, **details: Any) -> Event:
+        """:meth:`record`, as fusion's :class:`~supervisor.recognize.fusion.IncidentLog`."""
+        return self.record(kind, source, **details)
+
+    def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[Event, bool]:
+        """The incident's number, under the store's lock, after the events recorded before
+        it (its sightings) are on disk: the one write that holds the loop, once per loss,
+        because the banner names the incident by its number."""
+        self.flush()
+        return self.tether.claim_incident(type_, source, **how)
+
     def flush(self) -> None:
         """Wait until every event recorded so far is on disk (tests, the end of a run)."""
         pending, self._pending = self._pending, []

@@ -42,7 +42,8 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.rehydrate.injector import Injector, InjectorStatus
+from supervisor.rehydrate.injector import Injector
+from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
 from supervisor.run.attention_model import AttentionModel
@@ -127,7 +128,8 @@ class Supervision:
 
         profile_ = self.profile
         self.notes = CurrentNotes()  # notes.md as the tick last parsed it (off the loop)
-        self.fusion = Fusion(self.tether, decisions=self.notes.decisions)
+        self.events = EventRecorder(self.tether, self._problem)
+        self.fusion = Fusion(self.events, decisions=self.notes.decisions)
         self.screen = ScreenDetector(profile_.markers, replaying=config.resume)
         self.status_reports = StatusReports()
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
@@ -141,7 +143,6 @@ class Supervision:
         self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
-        self.events = EventRecorder(self.tether, self._problem)
         self.checkpointer = Checkpointer(self.tether, self._problem)
         self.transcript = TranscriptFollower(
             claude=CLAUDE_TRANSCRIPT in profile_.integrations, started_at=self.started_at
