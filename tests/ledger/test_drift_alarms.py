@@ -87,3 +87,23 @@ def test_rejected_terms_are_exact_terms_not_words() -> None:
         ("package", "left-pad"),
     }
     assert not any(t.text in ("Tried", "and") for t in terms)
+
+
+def test_an_alarm_takes_the_banner_but_never_over_an_incident() -> None:
+    from supervisor.config.keymap import Keymap
+    from supervisor.recognize.observations import Incident
+    from supervisor.run.attention_model import AttentionModel
+
+    told = AttentionModel(
+        keymap=Keymap(),
+        profile_name="claude",
+        at_next_prompt=False,
+        orphan=lambda: None,
+        compact_told=True,
+    )
+    told.drift_alarm("Rejected approach retried: `pip install ujson`")
+    assert told.state.notice is not None and told.state.notice.source == "drift"
+    assert "pip install ujson" in told.state.banner_line()
+    told.incident(Incident(1, "compaction", "auto", ["hook"], 0.0), compactions=1)
+    told.drift_alarm("The same command failed 3 times in a row: `make`")
+    assert told.state.notice is not None and told.state.notice.source == "incident"
