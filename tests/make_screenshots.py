@@ -188,9 +188,9 @@ async def main(only: set[str] | None = None) -> list[Path]:
         await asyncio.to_thread(hook, app.config.workdir, claude_bash("pip install ujson"))
         await wait_until(
             pilot,
-            lambda: any("Rejected approach" in n.message for n in app._notifications),
+            lambda: "Rejected approach" in app.supervision.attention.state.banner_line(),
             20,
-            what="the drift alarm's notification",
+            what="the drift alarm in the banner",
         )
         app.query_one(SidePane).show_tab("progress")
         await pilot.pause(1.0)

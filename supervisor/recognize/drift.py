@@ -99,10 +99,11 @@ def rejected_retried(record: dict[str, Any], terms: list[Term]) -> Alarm | None:
     for term in terms:
         if _matches(term, command, words, paths):
             what = f"`{command[:120]}`" if command else ", ".join(paths[:3])
+            named = "" if term.text in (command, *paths) else f" ({term.kind} {term.text!r})"
             return Alarm(
                 REJECTED_RETRIED,
-                f"Rejected approach retried: {what} matches {term.kind} {term.text!r} of "
-                f'"{term.approach[:160]}"',
+                f"Rejected approach retried: {what}{named}; "
+                f'notes.md rejected "{term.approach[:160]}"',
                 {"term": term.text, "term_kind": term.kind, "approach": term.approach},
             )
     return None
