@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from supervisor.agents.codex_rollout import command_end
-from supervisor.config.verify_commands import DEFAULT_RULES, VerifyRules
+from supervisor.config.verify_commands import DEFAULT_RULES, VerifyRules, rules_for_profile
 from supervisor.recognize import drift
 from supervisor.recognize.tool_actions import PATHS_MAX, ToolAction, action_from_hook
 from supervisor.recognize.verification import closing_line
@@ -35,12 +35,10 @@ def agent_name() -> str:
 
 
 def verify_rules(agent: str) -> VerifyRules:
-    """The profile's verification commands; the defaults when it cannot be loaded (the hook
+    """The profile's verification commands; the defaults when it cannot be read (the hook
     must not fail for a profile problem the supervisor reports anyway)."""
     try:
-        from supervisor.config.profiles import load_profile
-
-        return load_profile(agent).verify
+        return rules_for_profile(agent)
     except Exception:
         return DEFAULT_RULES
 

@@ -31,7 +31,7 @@ from supervisor.config.config_dir import (  # noqa: F401 (their home was here)
     user_profiles_dir,
 )
 from supervisor.config.toml_file import line_of, parse_toml
-from supervisor.config.verify_commands import DEFAULT_RULES, DEFAULT_VERIFY, KINDS, VerifyRules
+from supervisor.config.verify_commands import DEFAULT_RULES, KINDS, VerifyRules, merged
 from supervisor.errors import TetherError
 
 #: Marker kinds a profile may give regexes for, and what each means.
@@ -397,10 +397,8 @@ def parse_profile(
 def _verify_rules(check: _Checker, table: dict[str, Any]) -> VerifyRules:
     """``[verify]``: per kind, commands added to the defaults (``replace_defaults = true``
     makes them the only ones)."""
-    replace = table.get("replace_defaults", False)
-    if not isinstance(replace, bool):
+    if not isinstance(table.get("replace_defaults", False), bool):
         raise check.fail("verify", "replace_defaults", "must be true or false")
-    merged: dict[str, tuple[str, ...]] = {} if replace else dict(DEFAULT_VERIFY)
     for kind, value in table.items():
         if kind == "replace_defaults":
             continue
@@ -409,10 +407,7 @@ def _verify_rules(check: _Checker, table: dict[str, Any]) -> VerifyRules:
         commands = _str_list(check, "verify", kind, value)
         if any(not command.strip() for command in commands):
             raise check.fail("verify", kind, "holds an empty command")
-        merged[kind] = (*merged.get(kind, ()), *commands)
-    if not table:
-        return DEFAULT_RULES
-    return VerifyRules.of(merged)
+    return merged(table)
 
 
 def load_profile_file(path: Path, *, origin: str = "user") -> Profile:

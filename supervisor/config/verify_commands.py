@@ -13,6 +13,7 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 KINDS = ("tests", "lint", "types", "build")
 
@@ -156,3 +157,46 @@ def _starts_with(words: list[str], pattern: tuple[str, ...]) -> bool:
 
 
 DEFAULT_RULES = VerifyRules.of(DEFAULT_VERIFY)
+
+
+def merged(table: Mapping[str, object]) -> VerifyRules:
+    """The rules of a profile's ``[verify]`` table (already validated, or skipped item by
+    item when not): its commands added to the defaults, or alone with ``replace_defaults``."""
+    if not table:
+        return DEFAULT_RULES
+    kinds: dict[str, tuple[str, ...]] = (
+        {} if table.get("replace_defaults") is True else {**DEFAULT_VERIFY}
+    )
+    for kind, value in table.items():
+        if kind in KINDS and isinstance(value, list):
+            extra = tuple(v for v in value if isinstance(v, str) and v.strip())
+            kinds[kind] = (*kinds.get(kind, ()), *extra)
+    return VerifyRules.of(kinds)
+
+
+PROFILE_LIMIT = 1024 * 1024
+
+
+def rules_for_profile(name: str) -> VerifyRules:
+    """Only the ``[verify]`` table of profile ``name``, for the hook: no marker regexes
+    compiled, no profile checked (the supervisor reports a broken profile at its start;
+    here a broken one means the defaults)."""
+    import tomllib
+
+    import profiles as bundled
+    from supervisor.config.config_dir import user_profiles_dir
+
+    if not re.fullmatch(r"[\w.-]{1,100}", name):
+        return DEFAULT_RULES
+    for folder in (user_profiles_dir(), Path(bundled.__file__).parent):
+        path = folder / f"{name}.toml"
+        if not path.is_file():
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = tomllib.loads(handle.read(PROFILE_LIMIT).decode("utf-8"))
+        except (OSError, ValueError):
+            return DEFAULT_RULES
+        table = data.get("verify")
+        return merged(table) if isinstance(table, dict) else DEFAULT_RULES
+    return DEFAULT_RULES

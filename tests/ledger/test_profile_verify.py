@@ -28,3 +28,17 @@ def test_replace_defaults_keeps_only_the_profiles_own(tmp_path: Path) -> None:
 def test_an_unknown_kind_names_the_file_line_and_key(tmp_path: Path) -> None:
     with pytest.raises(TetherError, match=r"p\.toml:5: profile key `verify\.smoke`"):
         parse_profile(BASE + '[verify]\nsmoke = ["x"]\n', tmp_path / "p.toml")
+
+
+def test_the_hook_reads_only_the_verify_table_of_the_users_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from supervisor.config.verify_commands import rules_for_profile
+
+    monkeypatch.setenv("TETHER_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "claude.toml").write_text(BASE + '[verify]\ntests = ["just t"]\n')
+    assert rules_for_profile("claude").kind_of("just t") == "tests"
+    assert rules_for_profile("codex").kind_of("pytest") == "tests"  # the bundled one
+    (tmp_path / "profiles" / "claude.toml").write_text("not = [toml")
+    assert rules_for_profile("claude").kind_of("pytest") == "tests"  # broken: the defaults
