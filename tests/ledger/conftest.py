@@ -79,7 +79,7 @@ def hook(work: Path, payload: dict[str, Any]) -> str:
 
 def ledger_lines(work: Path) -> list[dict[str, Any]]:
     path = work / ".tether" / "ledger.jsonl"
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def events_of(work: Path, kind: str) -> list[dict[str, Any]]:
