@@ -113,9 +113,15 @@ def _from_codex(payload: dict[str, Any]) -> bool:
 
 
 def record_tool_hook(
-    event: str, payload: dict[str, Any] | None, work_dir: str, *, rules: VerifyRules | None = None
+    event: str,
+    payload: dict[str, Any] | None,
+    work_dir: str,
+    *,
+    rules: VerifyRules | None = None,
+    source: str = "hook",
 ) -> list[drift.Alarm]:
-    """Record the action a tool hook reports (if it acted) and any alarm it raises."""
+    """Record the action a tool hook reports (if it acted) and any alarm it raises;
+    ``source`` "transcript" for a report read from the session file instead."""
     action = action_from_hook(event, payload)
     if action is None:
         return []
@@ -137,6 +143,8 @@ def record_tool_hook(
     if not isinstance(previous_t, int | float):
         previous_t = None
     record = ledger_record(action, agent, rules, tether.work_dir, previous_t=previous_t)
+    if source != "hook":
+        record["source"] = source
     earlier = [run for run in runs if action.command and run.get("command") == action.command]
     written = ledger.append(record)
     found = drift.alarms(written, earlier, drift.rejected_terms(rejected_approaches(tether)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.recognize.observations import Observation
+from supervisor.recognize.tool_reports import Report, ToolReports
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
 from supervisor.store.jsonl_tail import JsonlTail
 
@@ -25,6 +26,8 @@ class TranscriptFollower:
         self.started_at = started_at
         self.tail: JsonlTail | None = None
         self.parser: ClaudeTranscript | CodexRollout | None = None
+        self.tools = ToolReports()
+        self.reports: list[Report] = []  # finished tool calls, for the ledger's backfill
 
     @property
     def path(self) -> Path | None:
@@ -56,8 +59,14 @@ class TranscriptFollower:
         tail, parser = self.tail, self.parser
         if tail is None or parser is None:
             return []
-        return [
-            observation
-            for record, history in tail.poll()
-            for observation in parser.feed(record, now, history=history)
-        ]
+        observations: list[Observation] = []
+        for record, history in tail.poll():
+            observations += parser.feed(record, now, history=history)
+            if not history:
+                self.reports += self.tools.feed(record)
+        return observations
+
+    def take_reports(self) -> list[Report]:
+        """The tool calls finished since the last take (the session file's own record)."""
+        reports, self.reports = self.reports, []
+        return reports

@@ -72,7 +72,8 @@ def _command_of(tool_input: dict[str, Any]) -> str | None:
         if isinstance(value, str):
             return value[:COMMAND_MAX]
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            words = value[2:] if value[:2] in (["bash", "-lc"], ["bash", "-c"]) else value
+            shell = len(value) == 3 and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+            words = value[2:] if shell and value[1] in ("-c", "-lc") else value
             return " ".join(words)[:COMMAND_MAX]
     return None
 

@@ -69,7 +69,7 @@ def wait_ledger(run: TetherRun, count: int) -> list[dict]:
 
 
 def run_command(run: TetherRun, command: str, actions: int, ready: str) -> dict:
-    run.type_line(f"RUN:{command}")
+    run.type_line(f"RUN:{command}", enter_delay=1.0)  # Codex takes a quick Enter as pasted
     run.wait_screen(r"TOOL-RESULT-SEEN", timeout=30)
     run.wait_screen(ready)
     return wait_ledger(run, actions)[-1]
@@ -125,6 +125,7 @@ def test_claude_evidence_survives_the_fold(make_claude_env, fake_server, tether_
         )
         assert_evidence(request_text(request))
         assert_not_current_after_a_change(run.project)
+        assert not [line for line in ledger(run.project) if line.get("source")]  # hooks first
 
 
 def test_codex_evidence_survives_the_fold(make_codex_env, fake_server, tether_run):
@@ -144,6 +145,7 @@ def test_codex_evidence_survives_the_fold(make_codex_env, fake_server, tether_ru
         )
         assert_evidence(request_text(request))
         assert_not_current_after_a_change(run.project)
+        assert not [line for line in ledger(run.project) if line.get("source")]  # hooks first
 
 
 def test_claude_retrying_a_rejected_approach_raises_the_alarm(
