@@ -107,3 +107,13 @@ def test_an_alarm_takes_the_banner_but_never_over_an_incident() -> None:
     told.incident(Incident(1, "compaction", "auto", ["hook"], 0.0), compactions=1)
     told.drift_alarm("The same command failed 3 times in a row: `make`")
     assert told.state.notice is not None and told.state.notice.source == "incident"
+
+
+def test_the_events_tab_words_an_alarm_as_a_warning() -> None:
+    from widgets.side_pane.event_words import describe
+
+    row = describe(
+        {"at": "2026-12-01T22:00:01Z", "kind": "drift_alarm", "alarm": "repeated_failure",
+         "message": "The same command failed 3 times in a row: `make` (exit 2)"}
+    )  # fmt: skip
+    assert row.tone == "warning" and row.what.startswith("⚠ drift: The same command failed 3")
