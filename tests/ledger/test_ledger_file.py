@@ -86,3 +86,16 @@ def test_a_shell_command_is_credited_with_the_files_it_changed(repo: Path) -> No
     lines = ledger_lines(repo)
     assert lines[1]["paths"] == ["calc.py"]
     assert "paths" not in lines[2]  # nothing changed since the sed
+
+
+def test_a_line_appended_during_a_rollover_is_kept_before_the_carry(repo: Path) -> None:
+    ledger = Ledger(repo / ".tether")
+    ledger.path.write_text(
+        json.dumps({"t": 2, "tool": "Bash", "command": "early", "ok": True}) + "\n"
+        + json.dumps({"kind": "carry", "files": [["a.py", "x"]], "recent": []},
+                     separators=(",", ":")) + "\n"
+        + json.dumps({"t": 3, "tool": "Bash", "command": "late", "ok": True}) + "\n"
+    )  # fmt: skip
+    view = ledger.view()
+    assert [r["command"] for r in view.recent] == ["early", "late"]
+    assert "a.py" in view.files
