@@ -21,31 +21,60 @@ LINE_LIMIT = 8 * 1024 * 1024  # a "line" longer than this is dropped, not buffer
 
 
 class JsonlBuffer:
-    """Bytes in, complete JSON objects out; a partial last line waits for the rest."""
+    """Bytes in, complete JSON objects out; a partial last line waits for the rest.
+
+    The partial line is kept as the pieces it arrived in and joined once, when its
+    newline comes: a long line arriving a little at a time costs its length, not its
+    length times the number of pieces.
+    """
 
     def __init__(self) -> None:
-        self._partial = b""
+        self._pieces: list[bytes] = []
+        self._partial_size = 0
+        self._dropping = False  # inside a line over LINE_LIMIT: skip to its end
         self.bad_lines = 0
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
-        data = self._partial + data
-        lines = data.split(b"\n")
-        self._partial = lines.pop()
-        if len(self._partial) > LINE_LIMIT:
-            self._partial = b""
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            self._keep(data)
+            return []
+        first = data.find(b"\n")
+        head, body, rest = data[:first], data[first + 1 : cut], data[cut + 1 :]
+        lines: list[bytes] = []
+        if self._dropping:
+            self._dropping = False
+        elif self._partial_size + len(head) > LINE_LIMIT:
             self.bad_lines += 1
+        else:
+            self._pieces.append(head)
+            lines.append(b"".join(self._pieces))
+        self._pieces, self._partial_size = [], 0
+        if first < cut:
+            lines.extend(body.split(b"\n"))
+        self._keep(rest)
         records = []
         for line in lines:
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 self.bad_lines += 1
                 continue
             if isinstance(record, dict):
                 records.append(record)
         return records
+
+    def _keep(self, piece: bytes) -> None:
+        """The start (or more) of a line whose end has not arrived yet."""
+        if self._dropping or not piece:
+            return
+        self._pieces.append(piece)
+        self._partial_size += len(piece)
+        if self._partial_size > LINE_LIMIT:
+            self._pieces, self._partial_size, self._dropping = [], 0, True
+            self.bad_lines += 1
 
 
 class JsonlTail:
