@@ -88,9 +88,14 @@ def ask(event: str, work_dir: str, data: bytes, path: str | None = None) -> Answ
             sock.connect(path)
         except OSError:  # no supervisor (gone, or another machine's variable)
             return None
-        sock.sendall(request(event, work_dir, data, profile))
-        sock.shutdown(socket.SHUT_WR)
-        reply = _read_all(sock)
+        try:
+            sock.sendall(request(event, work_dir, data, profile))
+            sock.shutdown(socket.SHUT_WR)
+            reply = _read_all(sock)
+        except (BrokenPipeError, ConnectionResetError):
+            # The supervisor closed before reading the whole request (a busy one declines
+            # unread), so it handled nothing: it reads to the end before it records.
+            return None
     finally:
         sock.close()
     return parse_answer(reply)

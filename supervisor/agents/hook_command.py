@@ -50,7 +50,13 @@ def clean_event_name(event: str) -> str:
     return name or "unknown"
 
 
-def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = ".") -> str | None:
+def answer_for(
+    event: str,
+    payload_json: dict[str, Any] | None,
+    work_dir: str = ".",
+    *,
+    profile: str | None = None,
+) -> str | None:
     """What to print on stdout for the agent, or None to print nothing.
 
     For ``PreCompact``: plain text that Claude Code appends to its compaction
@@ -82,16 +88,25 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
         return None
     from supervisor.agents.session_start_answer import session_start_answer
 
-    return session_start_answer(work_dir, payload_json, new_session=new_session)
+    return session_start_answer(
+        work_dir, payload_json, new_session=new_session, profile_name=profile
+    )
 
 
 def handle(
-    event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO, stderr: TextIO | None = None
+    event: str,
+    work_dir: str,
+    stdin: BinaryIO,
+    stdout: TextIO,
+    stderr: TextIO | None = None,
+    *,
+    profile: str | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
     ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
-    server passes its own, to send them back to the hook's process.
+    server passes its own, to send them back to the hook's process, and ``profile``,
+    the one the hook's process names (default: ``$TETHER_PROFILE`` here).
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
@@ -114,7 +129,9 @@ def handle(
         return 0
     payload = fields.get("payload")
     try:
-        answer = answer_for(event, payload if isinstance(payload, dict) else None, work_dir)
+        answer = answer_for(
+            event, payload if isinstance(payload, dict) else None, work_dir, profile=profile
+        )
     except Exception as problem:
         print(f"tether hook: no answer: {problem}", file=stderr)
         return 0
