@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import itertools
 import json
+import math
 import os
 import stat
 import tempfile
@@ -226,13 +227,75 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 
 
 def _json_line(record: dict[str, Any]) -> bytes:
-    """One record as one UTF-8 line; text that is not UTF-8 (a surrogate-escaped
-    argument or file name) is kept as JSON escapes rather than refused."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One record as one UTF-8 line of strict JSON (what ``jq`` reads): a number JSON
+    cannot carry (NaN, Infinity) or a lone surrogate (an undecodable byte of an argument
+    or a file name, or a hook's ``"\\ud800"``) is first made into text that it can
+    (:func:`json_safe`)."""
     try:
-        return line.encode("utf-8")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return (line + "\n").encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        safe = json_safe(record)
+        line = json.dumps(safe, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return (line + "\n").encode("utf-8")
+
+
+#: The deepest nesting :func:`json_safe` takes: far more than any record tether or an
+#: agent writes, far less than the interpreter's stack that json.dumps recurses on.
+MAX_DEPTH = 200
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with what strict JSON cannot carry replaced: NaN and the infinities by
+    their names as strings, a surrogate-escaped byte by ``\\xNN`` and any other lone
+    surrogate by U+FFFD; containers are copied only when something in them changed.
+    Raises ValueError for nesting deeper than :data:`MAX_DEPTH` (iterative: never a
+    RecursionError)."""
+    if not isinstance(value, dict | list | tuple):
+        return _safe_scalar(value)
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any, int]] = [(value, root, 1)]
+    while stack:
+        source, target, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"JSON nested too deeply (over {MAX_DEPTH} levels)")
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, dict | list | tuple):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy, depth + 1))
+                item = copy
+            else:
+                item = _safe_scalar(item)
+            if isinstance(target, dict):
+                target[_safe_scalar(key) if isinstance(key, str) else key] = item
+            else:
+                target.append(item)
+    return root
+
+
+def _safe_scalar(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[repr(value)]
+    if isinstance(value, str) and not _encodes(value):
+        return "".join(_safe_char(c) for c in value)
+    return value
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
     except UnicodeEncodeError:
-        return (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+        return False
+    return True
+
+
+def _safe_char(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as os.fsdecode keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else char
 
 
 def loads_why(raw: bytes | str) -> tuple[Any, str | None]:
