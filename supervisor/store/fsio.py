@@ -84,8 +84,20 @@ def refusal(path: Path, found: str, expected: str = "a regular file") -> TetherE
     )
 
 
+def hard_link_refusal(path: Path, links: int) -> TetherError:
+    """The message for a file of the store that has other names (a hard link): writing
+    to it would change the file behind every other name too."""
+    return TetherError(
+        f"{path} is hard-linked ({links} names for one file), so writing to it would also "
+        f"change the file under its other names; tether does not write through links inside "
+        f".tether/: look at it, then replace it with a copy of its own "
+        f"(`cp {path} {path}.copy && mv {path}.copy {path}`) or remove it"
+    )
+
+
 def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
-    """``os.open`` that refuses a symbolic link, a folder, a pipe or a device at ``path``.
+    """``os.open`` that refuses a symbolic link, a folder, a pipe or a device at ``path``,
+    and, to write, a file with more than one name (a hard link).
 
     ``O_NOFOLLOW`` refuses a link at the last component, ``O_NONBLOCK`` keeps a
     planted FIFO from hanging the open, and ``fstat`` checks what was opened.
@@ -106,6 +118,8 @@ def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise refusal(path, kind_of(info.st_mode))
+        if flags & (os.O_WRONLY | os.O_RDWR) and info.st_nlink > 1:
+            raise hard_link_refusal(path, info.st_nlink)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
