@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -46,7 +47,7 @@ from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
-from supervisor.terminal.recorder import SessionRecorder
+from supervisor.terminal.recorder import RecordingFailed, SessionRecorder
 from supervisor.terminal.session import AgentSession
 
 __all__ = ["ContextMeter", "RunConfig", "Scheduler", "Supervision", "Taken", "agent_argv"]
@@ -80,6 +81,7 @@ class Supervision(Restarts, Recovery):
         self._last_heartbeat = float("-inf")
         self.hook_server: HookServer | None = None
         self.recorder: SessionRecorder | None = None
+        self._failure_note: threading.Thread | None = None
         self.problems: list[str] = []
         self.started_at = clock()
         self._last_timer_checkpoint = time.monotonic()
@@ -162,10 +164,34 @@ class Supervision(Restarts, Recovery):
         emulator = self.session.emulator
         try:
             self.recorder = SessionRecorder(
-                self.tether.sessions, self.config.profile_name, emulator.cols, emulator.rows
+                self.tether.sessions,
+                self.config.profile_name,
+                emulator.cols,
+                emulator.rows,
+                on_failure=self._recording_failed,
             )
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
+
+    def _recording_failed(self, failure: RecordingFailed) -> None:
+        """The recording stopped on a write error (a full disk): an event, and the banner."""
+        self._problem(failure.message)
+
+        def record() -> None:  # off the loop; the disk may refuse this too, then it is lost
+            try:
+                self.tether.record_event(
+                    "recording_failed",
+                    "supervisor",
+                    file=str(failure.path),
+                    reason=failure.reason,
+                    errno=failure.errno,
+                    at_seconds=round(failure.at, 3),
+                )
+            except TetherError:
+                pass
+
+        self._failure_note = threading.Thread(target=record, name="tether-recording-failed")
+        self._failure_note.start()
 
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit)."""
@@ -179,6 +205,8 @@ class Supervision(Restarts, Recovery):
             except OSError as error:
                 self._problem(f"recording not closed cleanly: {error}")
             self.recorder = None
+        if self._failure_note is not None:  # the recording_failed event, being written
+            self._failure_note.join(timeout=5)
         if self.hook_server is not None:
             self.hook_server.stop()
             self.hook_server = None

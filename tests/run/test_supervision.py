@@ -447,3 +447,38 @@ def test_codex_asking_to_review_tethers_hooks_is_said_plainly(tmp_path):
         assert len(problems) == 1
     finally:
         supervision.close()
+
+
+def test_a_recording_stopped_by_a_file_size_limit_is_an_event_and_a_problem(tmp_path):
+    """A full disk stopped the recording silently (recorder.error was never read). With
+    RLIMIT_FSIZE for real, in a process of its own: the run goes on, the user is told,
+    and events.jsonl (far from the limit) says when and why."""
+    script = f"""
+import asyncio, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, resource.RLIM_INFINITY))
+from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.terminal.session import AgentSession
+from tests.run.test_supervision import run_to_exit
+
+async def main():
+    argv = [sys.executable, "-c", "import sys; sys.stdout.write('z' * 600_000)"]
+    config = RunConfig(argv=argv, workdir={str(tmp_path)!r}, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd={str(tmp_path)!r})
+    supervision = Supervision(config, session)
+    supervision.open()
+    supervision.start_recording()
+    await run_to_exit(session)
+    supervision.close()
+    print(supervision.problems)
+
+asyncio.run(main())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "recording stopped: cannot write" in done.stdout and "File too large" in done.stdout
+    tether = TetherDir.at(tmp_path)
+    (failed,) = [e for e in tether.recent_events()[0] if e["kind"] == "recording_failed"]
+    assert failed["file"].endswith(".cast") and failed["errno"] == 27
