@@ -61,6 +61,14 @@ HEARTBEAT_SECONDS = 5.0
 SCAN_INTERVAL = 0.025
 
 
+# The agent's state while its output is held up before tether (a stopped reader process).
+STALLED = "stalled"
+STALLED_REASON = (
+    "the agent's output has stopped reaching tether (its reader process is stopped or "
+    "stuck): the agent is blocked mid-output, and nothing is sent to it until it flows"
+)
+
+
 class Supervision(Restarts, Recovery):
     """The engine side of one `tether run` (the agent's process: restart.py)."""
 
@@ -149,6 +157,7 @@ class Supervision(Restarts, Recovery):
             call_later=scheduler,
             take_checkpoint=self.checkpoint,
             why_waiting=self.wait_reason,
+            output_stalled=self.session.output_stalled,
         )
         self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()
@@ -261,6 +270,8 @@ class Supervision(Restarts, Recovery):
         that takes, unless the user presses the rehydrate key again (send anyway).
         """
         now = self.clock()
+        if self.session.output_stalled():
+            return STALLED_REASON
         if self.decisions.typed and not self._send_anyway:  # first: an echo is not "busy"
             key = self.config.keymap.rehydrate.upper()
             return (
@@ -469,6 +480,10 @@ class Supervision(Restarts, Recovery):
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())
+        if state != "exited" and self.session.output_stalled():
+            state = STALLED  # blocked mid-output, whatever its last screen said
+            if self._reported_state != STALLED:
+                self._problem(STALLED_REASON)
         if state != self._reported_state:
             self._reported_state = state
             for notify in self.on_state:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -482,3 +483,40 @@ asyncio.run(main())
     tether = TetherDir.at(tmp_path)
     (failed,) = [e for e in tether.recent_events()[0] if e["kind"] == "recording_failed"]
     assert failed["file"].endswith(".cast") and failed["errno"] == 27
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the reader process runs on Linux")
+async def test_a_stopped_reader_is_noticed_and_nothing_is_injected_while_output_stalls(tmp_path):
+    """SIGSTOP on tether-reader froze the agent's output silently, the status said
+    "waiting" while the agent was blocked mid-output, and an injection could fire."""
+    from supervisor.rehydrate.injector import QUEUED
+    from supervisor.run.supervision import STALLED, STALLED_REASON
+
+    init(tmp_path, goal="g")
+    printer = "import sys\nwhile True:\n    sys.stdout.write('agent output ' * 100 + '\\n')\n"
+    argv = [sys.executable, "-c", printer]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    states: list[str] = []
+    supervision.on_state.append(states.append)
+    session.start()
+    try:
+        await until(lambda: session.host.reader is not None and session.bytes_read, "output")
+        reader = session.host.reader
+        os.kill(reader.pid, signal.SIGSTOP)
+        try:
+            await until(session.output_stalled, "the stall to be noticed")
+            assert supervision.wait_reason() == STALLED_REASON
+            # the screen has been still since the stop: the agent would look idle
+            supervision.injector.is_waiting = lambda: True
+            assert supervision.injector.request("the payload", "test") == QUEUED
+            supervision._report_state()
+            assert states[-1] == STALLED and STALLED_REASON in supervision.problems
+        finally:
+            os.kill(reader.pid, signal.SIGCONT)
+        await until(lambda: not session.output_stalled(), "the output to flow again")
+    finally:
+        session.stop()
+        supervision.close()
