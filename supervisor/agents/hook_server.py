@@ -195,7 +195,8 @@ def _read_request(conn: socket.socket, deadline: float) -> bytes | None:
     """The request's bytes, up to the client's end; None when it did not come whole by
     ``deadline`` (a silent or slow peer) or was longer than any request."""
     limit = _HEADER_LIMIT + hook_client.STDIN_LIMIT + 1
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while size <= limit:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 # A pair of line ranges whose product is at most this is left to difflib (its output,
 # for the diffs people usually look at); a bigger one is anchored first.
@@ -165,7 +165,7 @@ def _merged(codes: list[Opcode]) -> list[Opcode]:
     return out
 
 
-def _grouped(codes: list[Opcode], n: int) -> Iterator[list[Opcode]]:
+def _grouped(codes: list[Opcode], n: int) -> Iterable[list[Opcode]]:
     """``SequenceMatcher.get_grouped_opcodes`` for opcodes found here."""
     matcher = _Given(codes)
     return matcher.get_grouped_opcodes(n)

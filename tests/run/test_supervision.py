@@ -490,7 +490,8 @@ async def test_a_stopped_reader_is_noticed_and_nothing_is_injected_while_output_
     """SIGSTOP on tether-reader froze the agent's output silently, the status said
     "waiting" while the agent was blocked mid-output, and an injection could fire."""
     from supervisor.rehydrate.injector import QUEUED
-    from supervisor.run.supervision import STALLED, STALLED_REASON
+    from supervisor.run.input_gate import STALLED_REASON
+    from supervisor.run.supervision import STALLED
 
     init(tmp_path, goal="g")
     printer = "import sys\nwhile True:\n    sys.stdout.write('agent output ' * 100 + '\\n')\n"
