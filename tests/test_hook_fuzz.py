@@ -32,7 +32,7 @@ from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import init
 from tests.tether_process import TETHER
 
-EVENTS = sorted({*CLAUDE_EVENTS, *CODEX_EVENTS, "Unknown", "", "../x", "Stop\x1b[2J"})
+EVENTS = sorted({*CLAUDE_EVENTS, *CODEX_EVENTS, "Unknown", "", "a/b", "Stop\x1b[2J"})
 SOURCES = ["compact", "clear", "startup", "resume", None, 7, ["compact"]]
 PATH_KINDS = ["folder", "fifo", "device", "garbage", "missing", "nul", "number", "huge"]
 
