@@ -130,3 +130,22 @@ def test_hook_json_nested_deeper_than_any_agent_writes_is_recorded_as_such(
     run_hook(work, env, input=b"[" * 500 + b"]" * 500)
     (hook,) = hooks(work)
     assert hook["payload"] is None and "nested too deeply" in hook["error"]
+
+
+def test_closed_stdout_and_stderr_are_no_traceback_and_the_call_is_recorded(
+    work: Path, env: dict[str, str]
+) -> None:
+    def close_outputs() -> None:
+        os.close(1)
+        os.close(2)
+
+    done = subprocess.run(
+        [*TETHER, "hook", "SessionStart", "--dir", str(work)],
+        env=env,
+        input=b'{"source": "compact"}',
+        timeout=HANG_GUARD_S,
+        check=False,
+        preexec_fn=close_outputs,
+    )
+    assert done.returncode == 0
+    assert [h["event"] for h in hooks(work)] == ["SessionStart"]
