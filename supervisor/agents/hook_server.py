@@ -121,17 +121,16 @@ class HookServer:
                 conn, _ = listener.accept()
             except OSError:
                 return  # stopped
-            with self._lock:
+            with self._lock:  # started under the lock: stop() joins only started threads
                 busy = len(self._connections) >= MAX_CONNECTIONS
                 if not busy:
                     thread = threading.Thread(
                         target=self._serve_one, args=(conn,), name="tether-hook-call", daemon=True
                     )
                     self._connections.add(thread)
+                    thread.start()
             if busy:
                 _decline_now(conn)
-            else:
-                thread.start()
 
     def _serve_one(self, conn: socket.socket) -> None:
         """One hook call, on its own thread: its request within the deadline, then its answer."""
