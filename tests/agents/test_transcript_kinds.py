@@ -105,3 +105,26 @@ def test_entries_of_any_shape_are_read_or_skipped_never_raised(parser, history: 
     reader = parser()
     for entry in STRANGE:
         assert isinstance(reader.feed(entry, 0.0, history=history), list)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_claude_s_session_record_is_read_only_from_a_regular_file(
+    tmp_path: Path, kind: str
+) -> None:
+    from supervisor.agents.transcript_locations import claude_session_of_pid
+
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    record = sessions / "4242.json"
+    if kind == "fifo":
+        os.mkfifo(record)
+    else:
+        record.mkdir()
+    found: list = []
+    thread = threading.Thread(
+        target=lambda: found.append(claude_session_of_pid(4242, tmp_path)), daemon=True
+    )
+    thread.start()
+    thread.join(HANG_GUARD_S)
+    assert not thread.is_alive(), "reading the session record blocked"
+    assert found == [None]
