@@ -25,6 +25,7 @@ class TranscriptFollower:
         self.started_at = started_at
         self.tail: JsonlTail | None = None
         self.parser: ClaudeTranscript | CodexRollout | None = None
+        self.bad_entries = 0  # entries the parser could not read
 
     @property
     def path(self) -> Path | None:
@@ -39,7 +40,7 @@ class TranscriptFollower:
         target = Path(path)
         try:
             new_file = target.stat().st_mtime >= self.started_at - NEW_FILE_SLACK
-        except OSError:
+        except (OSError, ValueError):  # missing yet, or a name no file can have
             new_file = True
         previous = self.parser
         self.tail = JsonlTail(target, start=0 if new_file else "tail")
@@ -51,13 +52,23 @@ class TranscriptFollower:
         """The agent was restarted: its next file is found again."""
         self.tail, self.parser = None, None
 
+    @property
+    def refused(self) -> str | None:
+        """Why the file named cannot be followed (a folder, a named pipe), if it cannot."""
+        return self.tail.refused if self.tail is not None else None
+
     def poll(self, now: float) -> list[Observation]:
-        """Observations from what was appended since the last poll (reads the file)."""
+        """Observations from what was appended since the last poll (reads the file).
+
+        An entry of a shape the parser does not expect is skipped and counted
+        (:attr:`bad_entries`): a file the agent (or anyone) wrote never stops tether."""
         tail, parser = self.tail, self.parser
         if tail is None or parser is None:
             return []
-        return [
-            observation
-            for record, history in tail.poll()
-            for observation in parser.feed(record, now, history=history)
-        ]
+        found: list[Observation] = []
+        for record, history in tail.poll():
+            try:
+                found += parser.feed(record, now, history=history)
+            except Exception:  # a line of any shape: skipped, never fatal
+                self.bad_entries += 1
+        return found

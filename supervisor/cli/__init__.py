@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(parser, name)
     args = parser.parse_args(rest)
     args.command = name
-    if sys.stdout.errors == "strict":  # a non-UTF-8 folder name prints back as its bytes
+    if sys.stdout is not None and sys.stdout.errors == "strict":  # a non-UTF-8 name: its bytes
         try:
             sys.stdout.reconfigure(errors="surrogateescape")
         except (AttributeError, ValueError):  # a replaced stream (tests, pipes in wrappers)

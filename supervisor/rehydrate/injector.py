@@ -135,6 +135,7 @@ class Injector:
         source: str = "supervisor",
         take_checkpoint: TakeCheckpoint | None = None,
         why_waiting: Callable[[], str | None] | None = None,
+        output_stalled: Callable[[], bool] | None = None,
     ) -> None:
         """``take_checkpoint``: how to take the checkpoint before each send
         (:meth:`Supervision.checkpoint` takes it off the event loop); by default, at once."""
@@ -154,6 +155,9 @@ class Injector:
         self.source = source
         self.take_checkpoint = take_checkpoint or self._checkpoint_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
+        # Whether the agent's output is held up before tether (a stopped reader): the
+        # agent is blocked mid-output then, whatever its last screen said.
+        self.output_stalled = output_stalled or (lambda: False)
         self.queue: list[_Request] = []
         self.sending: _Request | None = None  # between asking its checkpoint and the paste
         self.last: _Sent | None = None
@@ -217,7 +221,7 @@ class Injector:
         return SENT
 
     def _can_send(self) -> bool:
-        if self.sending is not None or not self.is_waiting():
+        if self.sending is not None or self.output_stalled() or not self.is_waiting():
             return False
         if self._fresh_waiting or self._last_write is None:
             return True

@@ -101,6 +101,7 @@ class CheckpointList(Widget):
         self._summaries: dict[int, str] = {}
         self._seqs: list[int] = []
         self._previewed: int | None = None  # what the view shows now, if a preview
+        self._diff_asked = 0  # diffs asked for: only the latest is shown when done
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -197,23 +198,28 @@ class CheckpointList(Widget):
         self.post_message(self.Shown(self, "preview", seq))
 
     def diff(self, seq: int, other: int | None) -> None:
-        """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state)."""
-        old = self._load(seq)
-        if old is None:
-            return
-        if other is None:
-            try:
+        """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state),
+        worked out in a thread: notes of megabytes take the diff a while, never the loop."""
+        self._diff_asked += 1
+        self._diff(seq, other, self._diff_asked)
+
+    @work(thread=True, group="diff")
+    def _diff(self, seq: int, other: int | None, asked: int) -> None:
+        try:
+            old = checkpoints.load(self.tether, seq)
+            if other is None:
                 new = checkpoints.live(self.tether)
-            except TetherError as error:
-                self._show("live state", Text(str(error), style="red"))
-                return
-        else:
-            loaded = self._load(other)
-            if loaded is None:
-                return
-            old, new = (old, loaded) if seq < other else (loaded, old)
-        title = f"diff {old.label} → {new.label}"
-        self._show(title, render_diff(checkpoints.diff(old, new)))
+            else:
+                loaded = checkpoints.load(self.tether, other)
+                old, new = (old, loaded) if seq < other else (loaded, old)
+            title, body = f"diff {old.label} → {new.label}", render_diff(checkpoints.diff(old, new))
+        except TetherError as error:
+            title, body = f"diff of #{seq}", Text(str(error), style="red")
+        self.app.call_from_thread(self._diff_done, title, body, seq, other, asked)
+
+    def _diff_done(self, title: str, body: Text, seq: int, other: int | None, asked: int) -> None:
+        if asked == self._diff_asked:  # a diff asked for later is the one to show
+            self._show(title, body)
         self.post_message(self.Shown(self, "diff", seq, other))
 
     # -- actions -----------------------------------------------------------------------------
