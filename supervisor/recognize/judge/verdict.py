@@ -1,0 +1,432 @@
+"""The verdict on one pinned decision against another text: kept, degraded, lost or changed.
+
+Each decision is compared with the sentences of the other text that speak of its
+subject (they share its specifics or its words), not with the whole text: a
+number counts only as a whole token of the same quantity, where the decision's
+subject is. A specific found with another value there is *changed*; a rule whose
+items come back on the other side of a negation is *reversed* (changed too). The
+words of a clause that holds no typed specific (the mechanism, the reason) are
+kept when enough of their stems come back anywhere in the text: paraphrase
+swaps words, and the values are what a summary really loses.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from supervisor.recognize.judge import libraries, matching
+from supervisor.recognize.judge.polarity import PERMISSIVE, Polarity, rule_word
+from supervisor.recognize.judge.specifics import (
+    IDENTIFIER,
+    NAME,
+    NUMBER,
+    QUANTITY,
+    QUOTED,
+    Specific,
+    extract,
+)
+from supervisor.recognize.judge.text import (
+    STOPWORDS,
+    Prepared,
+    clauses,
+    content_stems,
+    prepare,
+    sentences,
+    words,
+)
+
+KEPT = "kept"
+DEGRADED = "degraded"
+LOST = "lost"
+CHANGED = "changed"
+
+WORDS = "words"
+REASON = "reason"
+
+_REASON_CUE = re.compile(
+    r"(?:\bbecause\b|\bsince\b(?!\s+\d)|\bso\s+that\b|\bdue\s+to\b|\bgiven\s+that\b"
+    r"|\bas\s+otherwise\b|\bto\s+avoid\b|\bto\s+keep\b|\bto\s+prevent\b|\botherwise\b"
+    r"|\bthat'?s\s+why\b|\bwhich\s+is\s+why\b|,\s*so\b|\s[-–—]+\s|—|--\s)",
+    re.IGNORECASE,
+)
+_WORDS_KEPT = 1 / 3  # share of a clause's stems that keeps its words
+_REASON_KEPT = 0.5
+# Distinctive kinds are looked for in the whole text; numbers only where the subject is.
+_ANYWHERE = (IDENTIFIER, NAME, QUOTED)
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    pinned: str
+    now: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One decision judged: its status, what is missing and what changed, as written."""
+
+    decision: str
+    status: str
+    terms: tuple[str, ...]
+    missing: tuple[str, ...] = ()
+    changed: tuple[Changed, ...] = ()
+
+    def to_dict(self, number: int) -> dict[str, object]:
+        return {
+            "number": number,
+            "decision": self.decision,
+            "status": self.status,
+            "missing": list(self.missing),
+            "changed": [{"pinned": c.pinned, "now": c.now} for c in self.changed],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Soft:
+    """A clause of the decision with no typed specific: its mechanism or its reason."""
+
+    kind: str
+    text: str
+    stems: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Reading:
+    """A text read once: prepared, its specifics, sentences, stems and negations."""
+
+    prepared: Prepared
+    specifics: list[Specific]
+    sentence_spans: list[tuple[int, int]]
+    sentence_stems: list[frozenset[str]]
+    stems: frozenset[str]
+    polarity: Polarity
+    _by_sentence: list[list[Specific]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, written: str) -> Reading:
+        prepared = prepare(written)
+        text = prepared.text
+        spans = sentences(text)
+        found = extract(prepared)
+        stems = [frozenset(content_stems(text[s:e])) for s, e in spans]
+        reading = cls(prepared, found, spans, stems, frozenset(content_stems(text)), Polarity(text))
+        reading._by_sentence = [[x for x in found if s <= x.start < e] for s, e in spans]
+        return reading
+
+    def in_sentences(self, indexes: Sequence[int]) -> list[Specific]:
+        return [x for i in indexes for x in self._by_sentence[i]]
+
+    def sentence_span(self, position: int) -> tuple[int, int]:
+        index = self.sentence_of(position)
+        return self.sentence_spans[index] if index >= 0 else (position, position + 1)
+
+    def sentence_of(self, position: int) -> int:
+        for index, (start, end) in enumerate(self.sentence_spans):
+            if start <= position < end:
+                return index
+        return -1
+
+
+@dataclass(slots=True)
+class Decision:
+    """A pinned decision read once: its typed specifics, its clauses of words, its rule."""
+
+    written: str
+    reading: Reading
+    specifics: list[Specific]
+    soft: list[Soft]
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, written: str) -> Decision:
+        return _decision(written)
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(s.text for s in self.specifics) + tuple(s.text for s in self.soft)
+
+
+@functools.lru_cache(maxsize=256)
+def _decision(written: str) -> Decision:
+    """A decision read once per process: the pins are judged again and again."""
+    reading = Reading.of(written)
+    return Decision(written, reading, reading.specifics, _soft(reading), reading.stems)
+
+
+def _soft(reading: Reading) -> list[Soft]:
+    """The clauses of the decision that hold no typed specific, as mechanism or reason."""
+    text = reading.prepared.text
+    reason_at = _reason_start(text)
+    found: list[Soft] = []
+    for start, end in clauses(text):
+        if any(start <= s.start < end for s in reading.specifics):
+            continue
+        kind = REASON if reason_at is not None and start >= reason_at else WORDS
+        stems = tuple(dict.fromkeys(content_stems(text[start:end])))
+        if not stems:
+            continue
+        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems))
+    return found
+
+
+def _reason_start(text: str) -> int | None:
+    match = _REASON_CUE.search(text)
+    return match.start() if match else None
+
+
+_LEADING = re.compile(
+    r"^(?:(?:because|since|so\s+that|so|due\s+to|given\s+that|and|but|or|then|which|as"
+    r"|otherwise|that'?s\s+why)\b\s*)+",
+    re.IGNORECASE,
+)
+
+
+def _trim(clause: str) -> str:
+    return _LEADING.sub("", clause.strip(" \t\n.,;:—-")).strip(" \t\n.,;:—-")
+
+
+def judge(
+    decision: Decision | str, other: Reading | str, *, claimed: frozenset[str] = frozenset()
+) -> Verdict:
+    """The verdict on ``decision`` against the ``other`` text.
+
+    ``claimed``: the keys of every pinned decision's specifics; a value another pin
+    holds is no change of this one's."""
+    pin = decision if isinstance(decision, Decision) else Decision.of(decision)
+    text = other if isinstance(other, Reading) else Reading.of(other)
+    claimed = claimed | frozenset(s.key for s in pin.specifics)
+    relevant = _relevant_sentences(pin, text)
+    near = text.in_sentences(relevant)
+    touching = _touching_sentences(pin, text)
+    missing: list[str] = []
+    changed: list[Changed] = []
+    kept_any = False
+    for specific in pin.specifics:
+        if _kept(specific, text, near):
+            kept_any = True
+            continue
+        instead = _instead(specific, pin, text, touching, claimed)
+        if instead is not None:
+            changed.append(Changed(specific.text, instead.text))
+        else:
+            missing.append(specific.text)
+    for soft in pin.soft:
+        share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
+        present = sum(stem in text.stems for stem in soft.stems)
+        if present >= max(1, math.ceil(share * len(soft.stems) - 1e-9)):
+            kept_any = True
+        else:
+            missing.append(soft.text)
+    reversal = _reversal(pin, text, relevant)
+    if reversal is not None:
+        changed.insert(0, reversal)
+    if changed:
+        status = CHANGED
+    elif not missing:
+        status = KEPT
+    elif not kept_any and not relevant:
+        status = LOST
+    else:
+        status = DEGRADED if kept_any or relevant else LOST
+    return Verdict(pin.written, status, pin.terms, tuple(missing), tuple(changed))
+
+
+def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences of ``text`` that speak of the decision's subject."""
+    scores: list[float] = []
+    for index, stems in enumerate(text.sentence_stems):
+        shared = len(pin.stems & stems)
+        values = sum(
+            1
+            for specific in pin.specifics
+            if any(matching.same(specific, other) for other in text._by_sentence[index])
+        )
+        scores.append(shared + 2 * values)
+    need = 2 if len(pin.stems) + len(pin.specifics) > 2 else 1
+    strong = [index for index, score in enumerate(scores) if score >= need]
+    if strong or not scores or max(scores) < 1:
+        return strong
+    return [index for index, score in enumerate(scores) if score == max(scores)]
+
+
+def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences that share at least one stem or value with the decision."""
+    return [
+        index
+        for index, stems in enumerate(text.sentence_stems)
+        if pin.stems & stems
+        or any(matching.same(s, o) for s in pin.specifics for o in text._by_sentence[index])
+    ]
+
+
+def _kept(specific: Specific, text: Reading, near: list[Specific]) -> bool:
+    if any(matching.same(specific, other) for other in near):
+        return True
+    if specific.kind in _ANYWHERE:
+        if any(matching.same(specific, other) for other in text.specifics):
+            return True
+        return matching.search_written(specific, text.prepared.text)
+    if specific.kind == QUOTED:
+        return False
+    if specific.kind == QUANTITY:  # the same value with its unit, anywhere
+        return any(
+            other.kind == QUANTITY and matching.same(specific, other) for other in text.specifics
+        )
+    if specific.kind != NUMBER:
+        return any(matching.same(specific, other) for other in text.specifics)
+    return False
+
+
+def _instead(
+    specific: Specific,
+    pin: Decision,
+    text: Reading,
+    relevant: list[int],
+    claimed: frozenset[str],
+) -> Specific | None:
+    """What the text says in place of ``specific``, where the decision's subject is."""
+    context = _context_stems(pin, specific)
+    for index in relevant:
+        for other in text._by_sentence[index]:
+            if other.key in claimed or not matching.replaces(specific, other):
+                continue
+            if any(matching.same(p, other) for p in pin.specifics):
+                continue
+            if specific.kind in (QUANTITY, NUMBER) and not _same_context(
+                context, text, other, index
+            ):
+                continue
+            return other
+    return None
+
+
+def _context_stems(pin: Decision, specific: Specific) -> frozenset[str]:
+    """The stems of the clause of the decision that holds ``specific``."""
+    text = pin.reading.prepared.text
+    for start, end in clauses(text):
+        if start <= specific.start < end:
+            return frozenset(content_stems(text[start:end]))
+    return frozenset()
+
+
+def _same_context(context: frozenset[str], text: Reading, other: Specific, index: int) -> bool:
+    """Whether ``other`` is said of what ``specific`` was: a stem of the decision's clause
+    is in the words around it ("access tokens: 30 min" for "access tokens expire after
+    15 minutes"), within its sentence."""
+    if not context:
+        return True
+    start, end = text.sentence_spans[index]
+    whole = text.prepared.text
+    before = whole[max(start, other.start - _CONTEXT_BEFORE) : other.start]
+    after = whole[other.end : min(end, other.end + _CONTEXT_AFTER)]
+    return bool(context & frozenset(content_stems(before + " " + after)))
+
+
+_CONTEXT_BEFORE = 48
+_CONTEXT_AFTER = 32
+
+
+def _reversal(pin: Decision, text: Reading, relevant: list[int]) -> Changed | None:
+    """A rule said the other way round: its items on the other side of a negation."""
+    pin_text = pin.reading.prepared.text
+    polarity = pin.reading.polarity
+    items = _items(pin)
+    negative = [(item, at) for item, at in items if polarity.negation_at(at)]
+    flipped: list[tuple[str, str]] = []
+    agreeing = 0
+    wanted = negative if negative else items
+    for item, at in wanted:
+        places = _occurrences(item, pin, at, text, relevant)
+        if not places:
+            continue
+        pin_negated = polarity.negation_at(at) is not None
+        sides = []
+        for place in places:
+            cue = text.polarity.negation_at(place)
+            if pin_negated:
+                sentence = text.sentence_span(place)
+                if cue is None and not text.polarity.any_negation(*sentence):
+                    allow = text.polarity.allowance_at(place) or _affirmed(text, place)
+                    sides.append(allow)
+                else:
+                    sides.append(None)
+            else:
+                sides.append(cue)
+        if all(side for side in sides):
+            flipped.append((item, sides[0] or ""))
+        else:
+            agreeing += 1
+    if not flipped or (not negative and len(flipped) <= agreeing):
+        return None
+    if negative and agreeing:
+        return None
+    if negative:
+        pinned = polarity.negation_at(negative[0][1]) or ""
+    else:
+        pinned = rule_word(pin_text) or _written_item(pin, flipped[0][0], items)
+    return Changed(pinned, flipped[0][1])
+
+
+def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str:
+    """An item of the decision as written (the word itself, not its stem)."""
+    at = next(start for key, start in items if key == item)
+    for _word, start, end in words(pin.reading.prepared.text):
+        if start == at:
+            return pin.reading.prepared.original(start, end)
+    return item.removeprefix("stem:")
+
+
+def _affirmed(text: Reading, place: int) -> str:
+    """The clause that states, unnegated, what the pin negated."""
+    whole = text.prepared.text
+    for start, end in text.polarity._clauses:
+        if start <= place < end:
+            return text.prepared.original(start, end).strip()
+    return whole[place : place + 40]
+
+
+def _items(pin: Decision) -> list[tuple[str, int]]:
+    """What a rule is about: its typed specifics (by key) and the stems of its words."""
+    items: list[tuple[str, int]] = [(s.key, s.start) for s in pin.specifics]
+    text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics]
+    for word, start, _end in words(text):
+        if len(word) < 3 or word in STOPWORDS or any(s <= start < e for s, e in taken):
+            continue
+        if PERMISSIVE.fullmatch(word):
+            continue
+        items.append(("stem:" + libraries.stem(word), start))
+    return items
+
+
+def _occurrences(
+    item: str, pin: Decision, at: int, text: Reading, relevant: list[int]
+) -> list[int]:
+    """Where ``item`` appears in the relevant sentences of ``text``."""
+    places: list[int] = []
+    if item.startswith("stem:"):
+        stem = item[5:]
+        for index in relevant:
+            start, end = text.sentence_spans[index]
+            for word, s, _e in words(text.prepared.text[start:end]):
+                if len(word) >= 3 and libraries.stem(word) == stem:
+                    places.append(start + s)
+        return places
+    specific = next(s for s in pin.specifics if s.key == item and s.start == at)
+    for index in relevant:
+        for other in text._by_sentence[index]:
+            if matching.same(specific, other):
+                places.append(other.start)
+    return places
+
+
+def judge_all(decisions: Sequence[str], text: str) -> list[Verdict]:
+    """Every decision judged against one text (a summary, or a restatement not numbered)."""
+    pins = [Decision.of(d) for d in decisions]
+    reading = Reading.of(text)
+    claimed = frozenset(s.key for pin in pins for s in pin.specifics)
+    return [judge(pin, reading, claimed=claimed) for pin in pins]
