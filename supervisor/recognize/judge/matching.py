@@ -27,6 +27,9 @@ def same(pinned: Specific, other: Specific) -> bool:
     kinds = {pinned.kind, other.kind}
     if kinds <= {QUANTITY, NUMBER}:
         return _same_amount(pinned, other)
+    if kinds == {NUMBER, VERSION}:  # "drop Node 16 and 18": 18 is Node 18
+        number = pinned if pinned.kind == NUMBER else other
+        return not number.dimension and pinned.number == other.number
     if kinds == {VERSION}:
         return _same_version(pinned, other)
     if kinds <= {IDENTIFIER, QUOTED, NAME}:
@@ -46,7 +49,16 @@ def _same_amount(pinned: Specific, other: Specific) -> bool:
         return pinned.number == other.number and _SIZE_PREFIX[0] <= ratio <= _SIZE_PREFIX[1]
     # a number said without its unit is the pinned value when the number is the same
     # ("max-age=60" and "60 s", "periodSeconds: 5" and "5 seconds")
-    return pinned.number is not None and pinned.number == other.number
+    if pinned.number is not None and pinned.number == other.number:
+        return True
+    share = pinned if pinned.kind == QUANTITY else other
+    plain = other if share is pinned else pinned
+    # "10%" and "a tenth"
+    return (
+        share.dimension == "dimensionless"
+        and share.base is not None
+        and (plain.number is not None and abs(share.base - plain.number) < 1e-9)
+    )
 
 
 def _same_version(pinned: Specific, other: Specific) -> bool:
@@ -87,7 +99,7 @@ def replaces(pinned: Specific, other: Specific) -> bool:
     if pinned.kind == QUANTITY:
         if other.kind == QUANTITY:
             return pinned.dimension == other.dimension
-        return other.kind == NUMBER and not other.dimension.startswith("count:")
+        return other.kind == NUMBER and other.dimension.startswith("key:")
     if pinned.kind == NUMBER:
         if other.kind not in (NUMBER, QUANTITY):
             return False

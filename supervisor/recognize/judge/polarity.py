@@ -23,7 +23,7 @@ FORWARD = re.compile(
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
     r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|against|instead\s+of|rather\s+than"
-    r"|reject(?:s|ed|ing)?|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
+    r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,
 )

@@ -81,7 +81,10 @@ def _unit_pattern() -> str:
 
 
 _UNIT = _unit_pattern()
-_NUM = r"(?<![\w.#])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?(?:/\d+)?)"
+_NUM = (
+    r"(?<![\w.#])(?<![A-Za-z]-)"
+    r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?[eE]-?\d+|\d+(?:\.\d+)?(?:/\d+)?)"
+)
 _QUANTITY = re.compile(
     _NUM + r"(k|K)?(?:(?<=/\d)\s+(?:of\s+)?an?\s+|\s*-\s*|\s?)"
     r"(" + _UNIT + r")(?![A-Za-z0-9])(?:-(?:long|old|wide))?"
@@ -93,7 +96,11 @@ _KEYED = re.compile(
     r"|_seconds|_secs|_sec|_ms|_millis|_minutes|_mins|_hours|_days|_bytes|_mb|_gb)"
     r"[\"']?\s*[:=]\s*(\d+(?:\.\d+)?)\b"
 )
-_KEY_VALUE = re.compile(r"(?<![\w-])([A-Za-z_][\w.-]*)\s?=\s?(\d+(?:\.\d+)?)\b")
+_KEY_VALUE = re.compile(
+    r"(?<![\w-])([A-Za-z_][\w.-]*)\s?=\s?(\d+(?:\.\d+)?)\b"
+    r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)"
+    r"[\"']?:\s?(\d+(?:\.\d+)?)\b"
+)
 _PLAIN = re.compile(_NUM + r"(k|K)?(?![\w]|\.\d)")
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
@@ -106,8 +113,12 @@ _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 _ISSUE = re.compile(r"(?<![\w])#\d+\b")
 _GLUED = re.compile(r"\b([A-Za-z]{2,})(\d+(?:\.\d+)*)\b")  # PG16, EC2, ES2022
+_PRODUCTS = frozenset(
+    "node python postgres postgresql pg go java ruby rust php perl redis kafka mysql ubuntu"
+    " debian react vue angular django rails kubernetes k8s terraform helm".split()
+)
 _VERSIONED = re.compile(
-    r"\b([A-Z][A-Za-z+#]*|[a-z]+\.js|node|python|postgres|postgresql|pg|go|java|ruby|rust"
+    r"\b([A-Za-z]+\.js|[A-Z][A-Za-z+#]*|node|python|postgres|postgresql|pg|go|java|ruby|rust"
     r"|php|perl|redis|kafka|mysql|ubuntu|debian|react|vue|angular|django|rails)"
     r"\s?v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))"
 )
@@ -130,9 +141,11 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*#>]+\s*|\d+[.)]\s+)*|[
 _GENERIC_ACRONYMS = frozenset(
     """
     OK TODO FIXME NOTE API APIS ID IDS UI UX CI CD PR PRS DB URL URLS HTTP HTTPS JSON YAML
-    TOML CSV SQL CLI OS IO AM PM UTC EOF N A I
+    TOML CSV SQL CLI OS IO AM PM UTC EOF N A I TTL JWT SLA SLO SLI RPO RTO MFA SSO ORM CDN
+    DNS TLS SSL VPC RBAC CORS CSRF XSS SDK UUID ETL ML LLM GPU CPU RAM SSD PII GDPR KPI
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
+_ARTICLES = frozenset({"one", "a", "an"})
 # One product, several names (a version of one is a version of the others).
 _ALIASES = {
     "postgresql": "postgres",
@@ -223,7 +236,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     def add(kind: str, start: int, end: int, key: str, **values: object) -> None:
         if not claims.free(start, end):
             return
-        claims.take(start, end)
+        if kind != QUOTED:  # what a quote holds is read too: `--timeout 10m` has 10 minutes
+            claims.take(start, end)
         written = prepared.original(start, end).strip()
         found.append(Specific(kind, written, key, start, end, **values))  # type: ignore[arg-type]
 
@@ -266,9 +280,10 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _ENV.finditer(text):
         add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0).strip("${}")))
     for match in _KEY_VALUE.finditer(text):
-        value = _number(match.group(2))
+        key, number = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        value = _number(number)
         add(NUMBER, match.start(), match.end(), f"n:{number_text(value or 0)}", number=value,
-            dimension="key:" + match.group(1).lower())  # fmt: skip
+            dimension="key:" + key.lower())  # fmt: skip
     for match in _SEMVER.finditer(text):
         add(VERSION, match.start(), match.end(), "v:" + match.group(0).lower().lstrip("v"),
             number=_number(match.group(0).lstrip("vV").split("-")[0].split(".")[0]))  # fmt: skip
@@ -290,6 +305,8 @@ def extract(prepared: Prepared) -> list[Specific]:
         value = _number(match.group(1), match.group(2))
         if value is None:
             continue
+        if prepared.original(match.start(), match.end()).strip().lower() in _ARTICLES:
+            continue  # "one release", "a single one": a word, not a value
         noun = _noun_after(text, match.end())
         add(NUMBER, match.start(), match.end(), f"n:{number_text(value)}", number=value,
             dimension=("count:" + libraries.stem(noun)) if noun else "")  # fmt: skip
@@ -315,6 +332,8 @@ def extract(prepared: Prepared) -> list[Specific]:
 def _looks_like_ratio(value: str) -> bool:
     """``and/or``, ``read/write``, ``24/7``: a slash between words is no path."""
     parts = value.split("/")
+    if parts[0].replace(".", "").isdigit():  # 20/instance, 1/2-minute, 24/7
+        return True
     return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts)
 
 
@@ -370,6 +389,8 @@ def _is_identifier(word: str) -> bool:
     """``us-east-2``, ``tf-locks``, ``orders-dlq`` name a thing; ``read-only`` and
     ``single-use`` are words: a part with a digit or no vowel makes an identifier."""
     parts = word.lower().split("-")
+    if parts[0].replace(".", "").isdigit() and all(p.isalpha() for p in parts[1:]):
+        return False  # 2000-step, 3-day: a count, read as a number
     return any(any(c.isdigit() for c in p) or not (set(p) & _VOWELS) for p in parts)
 
 

@@ -15,8 +15,10 @@ _CARDINAL = (
     r"|eighty|ninety|hundred|thousand|million|billion|quarter|half|dozen"
 )
 # A run of number words (the article only before a word that takes one: "a quarter").
+_FRACTION = r"thirds?|quarters?|fifths?|tenths?|hundredths?|halves"
 _NUMBER_WORDS = re.compile(
-    rf"\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
+    rf"\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
+    rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
     re.IGNORECASE,
 )

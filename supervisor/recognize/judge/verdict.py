@@ -321,9 +321,17 @@ def _same_context(context: frozenset[str], text: Reading, other: Specific, index
         return True
     start, end = text.sentence_spans[index]
     whole = text.prepared.text
-    before = whole[max(start, other.start - _CONTEXT_BEFORE) : other.start]
-    after = whole[other.end : min(end, other.end + _CONTEXT_AFTER)]
-    return bool(context & frozenset(content_stems(before + " " + after)))
+    # the words around it, without the names and paths there ("values-prod.yaml: replicas 4"
+    # says nothing of helm)
+    chars = list(
+        whole[max(start, other.start - _CONTEXT_BEFORE) : min(end, other.end + _CONTEXT_AFTER)]
+    )
+    offset = max(start, other.start - _CONTEXT_BEFORE)
+    for specific in text._by_sentence[index]:
+        if specific.kind in (IDENTIFIER, QUOTED) or specific is other:
+            for at in range(max(specific.start, offset), min(specific.end, offset + len(chars))):
+                chars[at - offset] = " "
+    return bool(context & frozenset(content_stems("".join(chars))))
 
 
 _CONTEXT_BEFORE = 48
@@ -338,7 +346,8 @@ def _reversal(pin: Decision, text: Reading, relevant: list[int]) -> Changed | No
     negative = [(item, at) for item, at in items if polarity.negation_at(at)]
     flipped: list[tuple[str, str]] = []
     agreeing = 0
-    wanted = negative if negative else items
+    # a positive rule's values are not its direction: "limited to 7" is "rejects more than 7"
+    wanted = negative if negative else [(i, at) for i, at in items if not _amount(i)]
     for item, at in wanted:
         places = _occurrences(item, pin, at, text, relevant)
         if not places:
@@ -378,6 +387,10 @@ def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str
         if start == at:
             return pin.reading.prepared.original(start, end)
     return item.removeprefix("stem:")
+
+
+def _amount(item: str) -> bool:
+    return item.startswith(("n:", "q:", "t:", "v:")) or item[:1].isdigit()
 
 
 def _affirmed(text: Reading, place: int) -> str:
