@@ -22,7 +22,7 @@ FORWARD = re.compile(
     rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
-    r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|against|instead\s+of|rather\s+than"
+    r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than|drop"
     r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,
@@ -30,7 +30,8 @@ FORWARD = re.compile(
 BACKWARD = re.compile(
     r"\b(?:forbidden|disallowed|prohibited|banned|rejected|ruled\s+out|off[- ]limits"
     r"|off\s+the\s+table|not\s+allowed|not\s+permitted|never\s+allowed|deprecated|abandoned"
-    r"|dropped|vetoed|declined|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option)\b",
+    r"|dropped|discarded|vetoed|declined|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option"
+    r"|disabled|turned\s+off|switched\s+off|(?:is|are|stays?|kept|left)\s+off|excluded|removed)\b",
     re.IGNORECASE,
 )
 PERMISSIVE = re.compile(

@@ -55,4 +55,5 @@ def judge_restatement(
             verdicts[number] = whole[number - 1]
             continue
         verdicts[number] = judge(decisions[number - 1], Reading.of(item), claimed=claimed)
+
     return verdicts

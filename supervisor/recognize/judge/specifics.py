@@ -101,6 +101,21 @@ _KEY_VALUE = re.compile(
     r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)"
     r"[\"']?:\s?(\d+(?:\.\d+)?)\b"
 )
+# "a year", "every hour", "daily": one of the unit, with no digit
+_ONE_UNIT = re.compile(
+    r"\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
+    r"|\b(hourly|daily|nightly|weekly|monthly|yearly|annually|quarterly)\b",
+    re.IGNORECASE,
+)
+_ADVERB_UNITS = {
+    "hourly": "hour",
+    "daily": "day",
+    "nightly": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+}
 _PLAIN = re.compile(_NUM + r"(k|K)?(?![\w]|\.\d)")
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
@@ -133,7 +148,9 @@ _DATE = re.compile(
     rf"|\b{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b"
     r"|\b\d{1,2}/\d{1,2}/\d{4}\b"
 )
-_TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)")
+_TIME = re.compile(
+    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?\b|Z\b|\b)|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)"
+)
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+s?\b")
 _TITLE = re.compile(r"\b[A-Z][a-z]+\b")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*#>]+\s*|\d+[.)]\s+)*|[(\"“]\s*)$")
@@ -269,6 +286,12 @@ def extract(prepared: Prepared) -> list[Specific]:
         if measured:
             add(QUANTITY, match.start(), match.end(), _qkey(measured), number=value,
                 dimension=measured[0], base=measured[1])  # fmt: skip
+    for match in _ONE_UNIT.finditer(text):
+        unit = match.group(1) or _ADVERB_UNITS.get(match.group(2).lower(), "")
+        measured = quantity(1.0, unit) if unit else None
+        if measured:
+            add(QUANTITY, match.start(), match.end(), _qkey(measured), number=1.0,
+                dimension=measured[0], base=measured[1])  # fmt: skip
     for match in _QUANTITY.finditer(text):
         value = _number(match.group(1), match.group(2))
         measured = quantity(value, match.group(3)) if value is not None else None
@@ -290,7 +313,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _VERSIONED.finditer(text):
         _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _GLUED.finditer(text):
-        _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
+        if alias(match.group(1)) in _PRODUCTS or match.group(1).lower() in _PRODUCTS:
+            _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _DOTTED.finditer(text):
         value = match.group(0)
         if value.lower() not in ("e.g", "i.e", "etc", "vs"):
@@ -307,7 +331,7 @@ def extract(prepared: Prepared) -> list[Specific]:
             continue
         if prepared.original(match.start(), match.end()).strip().lower() in _ARTICLES:
             continue  # "one release", "a single one": a word, not a value
-        noun = _noun_after(text, match.end())
+        noun = _noun_after(text, match.end()) or _range_noun(text, match.end())
         add(NUMBER, match.start(), match.end(), f"n:{number_text(value)}", number=value,
             dimension=("count:" + libraries.stem(noun)) if noun else "")  # fmt: skip
     for match in _ACRONYM.finditer(text):
@@ -389,12 +413,23 @@ def _is_identifier(word: str) -> bool:
     """``us-east-2``, ``tf-locks``, ``orders-dlq`` name a thing; ``read-only`` and
     ``single-use`` are words: a part with a digit or no vowel makes an identifier."""
     parts = word.lower().split("-")
+    if re.fullmatch(r"\d+(?:\.\d+)?e", parts[0]) and len(parts) == 2 and parts[1].isdigit():
+        return False  # 3e-4: a number
     if parts[0].replace(".", "").isdigit() and all(p.isalpha() for p in parts[1:]):
         return False  # 2000-step, 3-day: a count, read as a number
     return any(any(c.isdigit() for c in p) or not (set(p) & _VOWELS) for p in parts)
 
 
 _NOUN = re.compile(r"\s*(?:-\s*)?([a-z][a-z]{2,})\b")
+_RANGE = re.compile(r"\s*(?:and|to|or|-|–)\s*\d[\d.,]*\s*(?:-\s*)?([a-z][a-z]{2,})\b")
+
+
+def _range_noun(text: str, end: int) -> str | None:
+    """The noun of a range: "between 3 and 20 replicas" counts replicas from 3."""
+    match = _RANGE.match(text, end)
+    if match and match.group(1) not in STOPWORDS:
+        return match.group(1)
+    return None
 
 
 def _noun_after(text: str, end: int) -> str | None:

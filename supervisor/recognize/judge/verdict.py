@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from supervisor.recognize.judge import libraries, matching
+from supervisor.recognize.judge.binding import VALUES, Pinned, Place, bind, context
 from supervisor.recognize.judge.polarity import PERMISSIVE, Polarity, rule_word
 from supervisor.recognize.judge.specifics import (
     IDENTIFIER,
@@ -189,15 +190,72 @@ def _trim(clause: str) -> str:
     return _LEADING.sub("", clause.strip(" \t\n.,;:—-")).strip(" \t\n.,;:—-")
 
 
+@dataclass(frozen=True, slots=True)
+class Bindings:
+    """The values of the other text, each bound to the pinned value it speaks of."""
+
+    places: tuple[Place, ...]
+    bound: dict[int, Pinned | None]
+
+    @classmethod
+    def of(cls, pins: Sequence[Decision], text: Reading) -> Bindings:
+        pinned = [
+            Pinned(owner, s, _label(pin.reading, s))
+            for owner, pin in enumerate(pins)
+            for s in pin.specifics
+            if s.kind in VALUES
+        ]
+        places = tuple(Place(o, _label(text, o)) for o in text.specifics if o.kind in VALUES)
+        return cls(places, bind(places, pinned))
+
+    def said_of(self, owner: int, specific: Specific) -> list[Specific]:
+        """The values of the text bound to this pinned value."""
+        return [
+            self.places[i].specific
+            for i, target in self.bound.items()
+            if target is not None and target.owner == owner and target.specific is specific
+        ]
+
+    def bound_elsewhere(self, owner: int, specific: Specific) -> bool:
+        """Whether every value of the text equal to this one speaks of another pinned value."""
+        equal = [
+            i for i, place in enumerate(self.places) if matching.same(specific, place.specific)
+        ]
+        return bool(equal) and all(
+            self.bound[i] is not None
+            and (self.bound[i].owner, self.bound[i].specific) != (owner, specific)  # type: ignore[union-attr]
+            for i in equal
+        )
+
+    def free(self, specific: Specific) -> bool:
+        for i, place in enumerate(self.places):
+            if place.specific is specific:
+                return self.bound[i] is None
+        return True
+
+
+def _label(reading: Reading, specific: Specific) -> dict[str, float]:
+    span = reading.sentence_span(specific.start)
+    return context(reading.prepared.text, specific, span, reading.specifics)
+
+
 def judge(
-    decision: Decision | str, other: Reading | str, *, claimed: frozenset[str] = frozenset()
+    decision: Decision | str,
+    other: Reading | str,
+    *,
+    claimed: frozenset[str] = frozenset(),
+    bindings: Bindings | None = None,
+    owner: int = 0,
 ) -> Verdict:
     """The verdict on ``decision`` against the ``other`` text.
 
     ``claimed``: the keys of every pinned decision's specifics; a value another pin
-    holds is no change of this one's."""
+    holds is no change of this one's. ``bindings``: the text's values bound among all
+    the pins judged together (``owner`` is this decision's index among them)."""
     pin = decision if isinstance(decision, Decision) else Decision.of(decision)
     text = other if isinstance(other, Reading) else Reading.of(other)
+    if bindings is None:
+        bindings, owner = Bindings.of([pin], text), 0
     claimed = claimed | frozenset(s.key for s in pin.specifics)
     relevant = _relevant_sentences(pin, text)
     near = text.in_sentences(relevant)
@@ -206,10 +264,16 @@ def judge(
     changed: list[Changed] = []
     kept_any = False
     for specific in pin.specifics:
-        if _kept(specific, text, near):
+        said = bindings.said_of(owner, specific) if specific.kind in VALUES else []
+        if any(matching.same(specific, o) for o in said):
             kept_any = True
             continue
-        instead = _instead(specific, pin, text, touching, claimed)
+        instead = next((o for o in said if matching.replaces(specific, o)), None)
+        if instead is None and not bindings.bound_elsewhere(owner, specific):
+            if _kept(specific, text, [o for o in near if bindings.free(o)]):
+                kept_any = True
+                continue
+            instead = _instead(specific, pin, text, touching, claimed, bindings)
         if instead is not None:
             changed.append(Changed(specific.text, instead.text))
         else:
@@ -221,7 +285,7 @@ def judge(
             kept_any = True
         else:
             missing.append(soft.text)
-    reversal = _reversal(pin, text, relevant)
+    reversal = _reversal(pin, text, _strong_sentences(pin, text))
     if reversal is not None:
         changed.insert(0, reversal)
     if changed:
@@ -231,7 +295,7 @@ def judge(
     elif not kept_any and not relevant:
         status = LOST
     else:
-        status = DEGRADED if kept_any or relevant else LOST
+        status = DEGRADED
     return Verdict(pin.written, status, pin.terms, tuple(missing), tuple(changed))
 
 
@@ -251,6 +315,21 @@ def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
     if strong or not scores or max(scores) < 1:
         return strong
     return [index for index, score in enumerate(scores) if score == max(scores)]
+
+
+def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences that clearly speak of the decision (two stems or a value shared)."""
+    found = []
+    for index, stems in enumerate(text.sentence_stems):
+        shared = len(pin.stems & stems)
+        values = sum(
+            1
+            for specific in pin.specifics
+            if any(matching.same(specific, o) for o in text._by_sentence[index])
+        )
+        if shared + 2 * values >= 2:
+            found.append(index)
+    return found
 
 
 def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
@@ -287,12 +366,16 @@ def _instead(
     text: Reading,
     relevant: list[int],
     claimed: frozenset[str],
+    bindings: Bindings,
 ) -> Specific | None:
-    """What the text says in place of ``specific``, where the decision's subject is."""
+    """What the text says in place of ``specific``, where the decision's subject is: a
+    value of the same kind near the words of its clause, that no pinned value holds."""
     context = _context_stems(pin, specific)
     for index in relevant:
         for other in text._by_sentence[index]:
             if other.key in claimed or not matching.replaces(specific, other):
+                continue
+            if not bindings.free(other):
                 continue
             if any(matching.same(p, other) for p in pin.specifics):
                 continue
@@ -338,46 +421,50 @@ _CONTEXT_BEFORE = 48
 _CONTEXT_AFTER = 32
 
 
-def _reversal(pin: Decision, text: Reading, relevant: list[int]) -> Changed | None:
-    """A rule said the other way round: its items on the other side of a negation."""
-    pin_text = pin.reading.prepared.text
+def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """A rule said the other way round: most of its items that come back come back on
+    the other side of a negation ("must never use --no-verify" -> "may use --no-verify";
+    "rotate the keys" -> "decided against rotating them")."""
+    if not strong:
+        return None
     polarity = pin.reading.polarity
-    items = _items(pin)
-    negative = [(item, at) for item, at in items if polarity.negation_at(at)]
-    flipped: list[tuple[str, str]] = []
+    sides_in_pin: dict[str, set[bool]] = {}
+    for item, at in _items(pin):
+        sides_in_pin.setdefault(item, set()).add(polarity.negation_at(at) is not None)
+    flipped: list[tuple[str, str, int]] = []
     agreeing = 0
-    # a positive rule's values are not its direction: "limited to 7" is "rejects more than 7"
-    wanted = negative if negative else [(i, at) for i, at in items if not _amount(i)]
-    for item, at in wanted:
-        places = _occurrences(item, pin, at, text, relevant)
+    allowed = False
+    for item, at in _items(pin):
+        sides = sides_in_pin.get(item)
+        if sides is None or len(sides) != 1:
+            continue  # said both ways in the pin ("squash-merge; no merge commits")
+        del sides_in_pin[item]
+        negated = next(iter(sides))
+        if not negated and _amount(item):
+            continue  # "limited to 7" is "rejects more than 7": a value is no direction
+        places = _occurrences(item, pin, at, text, strong)
         if not places:
             continue
-        pin_negated = polarity.negation_at(at) is not None
-        sides = []
-        for place in places:
-            cue = text.polarity.negation_at(place)
-            if pin_negated:
-                sentence = text.sentence_span(place)
-                if cue is None and not text.polarity.any_negation(*sentence):
-                    allow = text.polarity.allowance_at(place) or _affirmed(text, place)
-                    sides.append(allow)
-                else:
-                    sides.append(None)
-            else:
-                sides.append(cue)
-        if all(side for side in sides):
-            flipped.append((item, sides[0] or ""))
+        cues = [text.polarity.negation_at(place) for place in places]
+        if negated and all(cue is None for cue in cues):
+            allowance = next(
+                (a for a in map(text.polarity.allowance_at, places) if a is not None), None
+            )
+            allowed = allowed or allowance is not None
+            now = allowance or _affirmed(text, places[0])
+            flipped.append((item, now, at))
+        elif not negated and all(cue is not None for cue in cues):
+            flipped.append((item, str(cues[0]), at))
         else:
             agreeing += 1
-    if not flipped or (not negative and len(flipped) <= agreeing):
+    if not flipped or len(flipped) <= agreeing:
         return None
-    if negative and agreeing:
-        return None
-    if negative:
-        pinned = polarity.negation_at(negative[0][1]) or ""
-    else:
-        pinned = rule_word(pin_text) or _written_item(pin, flipped[0][0], items)
-    return Changed(pinned, flipped[0][1])
+    from_negative = [f for f in flipped if polarity.negation_at(f[2])]
+    if from_negative and not allowed and len(flipped) < 2:
+        return None  # one word said without its "never" is no permission
+    item, now, at = flipped[0]
+    pinned = polarity.negation_at(at) or rule_word(pin.reading.prepared.text)
+    return Changed(pinned or _written_item(pin, item, [(item, at)]), now)
 
 
 def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str:
@@ -442,4 +529,8 @@ def judge_all(decisions: Sequence[str], text: str) -> list[Verdict]:
     pins = [Decision.of(d) for d in decisions]
     reading = Reading.of(text)
     claimed = frozenset(s.key for pin in pins for s in pin.specifics)
-    return [judge(pin, reading, claimed=claimed) for pin in pins]
+    bindings = Bindings.of(pins, reading)
+    return [
+        judge(pin, reading, claimed=claimed, bindings=bindings, owner=owner)
+        for owner, pin in enumerate(pins)
+    ]

@@ -1,0 +1,144 @@
+"""Which pinned value a value of the other text speaks of: its label decides.
+
+"staging in us-west-2 and prod in us-east-2" holds both pinned regions, each said of
+the other cluster; "3 partitions, replication factor 12" both pinned numbers, swapped.
+So a value is bound by the words around it (the label before it, the noun after it,
+the words of its key) to the pinned value whose words match best: the nearest words
+weigh most. A value whose words match no pinned value's is free: it keeps a pinned
+value it equals, and changes none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from supervisor.recognize.judge import libraries, matching
+from supervisor.recognize.judge.specifics import (
+    DATE,
+    IDENTIFIER,
+    NUMBER,
+    QUANTITY,
+    TIME,
+    VERSION,
+    Specific,
+)
+from supervisor.recognize.judge.text import STOPWORDS, words
+
+VALUES = (QUANTITY, NUMBER, VERSION, DATE, TIME, IDENTIFIER)
+_BEFORE_WORDS = 3
+_AFTER_WEIGHT = 0.6
+_SAME_BONUS = 0.5
+_CONJUNCTION = re.compile(r"\s*(?:,|/|&|and|or|to|-|–|,\s*and|,\s*or)\s*", re.IGNORECASE)
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+Context = dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A value where it was said: its sentence's text and the other values there."""
+
+    specific: Specific
+    context: Context
+
+
+def context(
+    text: str, specific: Specific, span: tuple[int, int], others: Sequence[Specific]
+) -> Context:
+    """The words that label ``specific`` in ``text[span]``: up to three content words
+    before it, the word right after it (its noun), and the words of its key. A value
+    in a list ("SEV1 and SEV2", "between 3 and 20") shares the label of the first."""
+    start, end = span
+    first = specific
+    # do not reach past another value of the same kind: its label is its own, unless
+    # only a conjunction stands between them
+    for other in sorted(others, key=lambda o: -o.start):
+        if other is specific or other.kind != first.kind or not start <= other.end <= first.start:
+            continue
+        if _CONJUNCTION.fullmatch(text[other.end : first.start]):
+            first = other
+            continue
+        start = max(start, other.end)
+        break
+    for other in others:
+        if other is not specific and other.kind == specific.kind and specific.end <= other.start:
+            end = min(end, other.start)
+    taken = [(o.start, o.end) for o in others]
+    found: Context = {}
+    before = [w for w, s, _e in words(text[start : first.start]) if _content(w, start + s, taken)]
+    for word in before[-_BEFORE_WORDS:]:
+        _add(found, word, 1.0)
+    after = re.match(r"\s*(?:-\s*)?([A-Za-z][A-Za-z0-9]*)", text[specific.end : end])
+    if after and _content(after.group(1).lower(), specific.end + after.start(1), taken):
+        _add(found, after.group(1).lower(), _AFTER_WEIGHT)
+    if specific.dimension.startswith(("count:", "key:")):
+        for part in re.split(r"[^A-Za-z]+", specific.dimension.split(":", 1)[1]):
+            if len(part) >= 3:
+                _add(found, part.lower(), 1.0)
+    if specific.kind in (QUANTITY, NUMBER):
+        key_part = re.match(r"[A-Za-z_][\w.-]*?(?=\s*[:=])", specific.text)
+        if key_part:
+            for part in _CAMEL.findall(key_part.group(0).replace("_", " ")):
+                if len(part) >= 3 and part.lower() not in STOPWORDS:
+                    _add(found, part.lower(), 1.0)
+    return found
+
+
+def _content(word: str, at: int, taken: list[tuple[int, int]]) -> bool:
+    if len(word) < 3 or word in STOPWORDS or word.isdigit():
+        return False
+    return not any(s <= at < e for s, e in taken)
+
+
+def _add(found: Context, word: str, weight: float) -> None:
+    stem = libraries.stem(word)
+    found[stem] = max(found.get(stem, 0.0), weight)
+
+
+def affinity(a: Context, b: Context) -> float:
+    """How well two labels match: the weights of the stems they share (a stem matches one
+    it begins, of four letters or more: "lock" and "lockout")."""
+    total = 0.0
+    for stem, weight in a.items():
+        best = 0.0
+        for other, other_weight in b.items():
+            if stem == other or (
+                min(len(stem), len(other)) >= 4
+                and (stem.startswith(other) or other.startswith(stem))
+            ):
+                best = max(best, other_weight)
+        total += weight * best
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class Pinned:
+    """A pinned value with its label, and the decision it belongs to."""
+
+    owner: int
+    specific: Specific
+    context: Context
+
+
+def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned | None]:
+    """For each place (by index), the pinned value it speaks of, or None when it is free."""
+    bound: dict[int, Pinned | None] = {}
+    for index, place in enumerate(places):
+        best: tuple[float, Pinned] | None = None
+        for candidate in pinned:
+            same = matching.same(candidate.specific, place.specific)
+            if not same and not matching.replaces(candidate.specific, place.specific):
+                continue
+            label = affinity(place.context, candidate.context)
+            if label <= 0 and not same:
+                continue
+            score = label + (_SAME_BONUS if same else 0.0)
+            if best is None or score > best[0]:
+                best = (score, candidate)
+        # a value bound by its equality alone, with no label, is free
+        if best is not None and affinity(place.context, best[1].context) <= 0:
+            best = None
+        bound[index] = best[1] if best else None
+    return bound
