@@ -29,7 +29,8 @@ from supervisor.recognize.judge.text import STOPWORDS, words
 VALUES = (QUANTITY, NUMBER, VERSION, DATE, TIME, IDENTIFIER)
 _BEFORE_WORDS = 3
 _AFTER_WEIGHT = 0.6
-_SAME_BONUS = 0.5
+_TIE = 0.01
+_SHARED_BONUS = 5.0
 _CONJUNCTION = re.compile(r"\s*(?:,|/|&|and|or|to|-|–|,\s*and|,\s*or)\s*", re.IGNORECASE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -42,14 +43,16 @@ class Place:
 
     specific: Specific
     context: Context
+    shared: bool = False  # its label is the first value's of a list ("SEV1 and SEV2")
 
 
 def context(
     text: str, specific: Specific, span: tuple[int, int], others: Sequence[Specific]
-) -> Context:
+) -> tuple[Context, bool]:
     """The words that label ``specific`` in ``text[span]``: up to three content words
     before it, the word right after it (its noun), and the words of its key. A value
-    in a list ("SEV1 and SEV2", "between 3 and 20") shares the label of the first."""
+    in a list ("SEV1 and SEV2", "between 3 and 20") shares the label of the first (and
+    says so: the second of the pair)."""
     start, end = span
     first = specific
     # do not reach past another value of the same kind: its label is its own, unless
@@ -60,7 +63,9 @@ def context(
         if _CONJUNCTION.fullmatch(text[other.end : first.start]):
             first = other
             continue
-        start = max(start, other.end)
+        # past the other value and its noun ("12 partitions and a replication factor of 3")
+        noun = re.match(r"\s*(?:-\s*)?[A-Za-z]+", text[other.end : first.start])
+        start = max(start, other.end + (noun.end() if noun else 0))
         break
     for other in others:
         if other is not specific and other.kind == specific.kind and specific.end <= other.start:
@@ -83,7 +88,7 @@ def context(
             for part in _CAMEL.findall(key_part.group(0).replace("_", " ")):
                 if len(part) >= 3 and part.lower() not in STOPWORDS:
                     _add(found, part.lower(), 1.0)
-    return found
+    return found, first is not specific
 
 
 def _content(word: str, at: int, taken: list[tuple[int, int]]) -> bool:
@@ -123,22 +128,35 @@ class Pinned:
 
 
 def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned | None]:
-    """For each place (by index), the pinned value it speaks of, or None when it is free."""
-    bound: dict[int, Pinned | None] = {}
-    for index, place in enumerate(places):
-        best: tuple[float, Pinned] | None = None
+    """For each place (by index), the pinned value it speaks of, or None when it is free.
+
+    A place goes to the pinned value its label matches best (on a tie, the one it
+    equals). It speaks of a pinned value it does not equal only when that value is not
+    said, under its own label, elsewhere in the text: "lock_timeout of 5s" after "a
+    900-second statement timeout" does not change the 15 minutes said there."""
+    owners: list[tuple[Pinned, bool] | None] = []
+    for place in places:
+        best: tuple[float, Pinned, bool] | None = None
         for candidate in pinned:
             same = matching.same(candidate.specific, place.specific)
             if not same and not matching.replaces(candidate.specific, place.specific):
                 continue
-            label = affinity(place.context, candidate.context)
-            if label <= 0 and not same:
+            score = affinity(place.context, candidate.context)
+            if place.shared and same:
+                score += _SHARED_BONUS  # a list shares one label: its values go by equality
+            if score <= 0:
                 continue
-            score = label + (_SAME_BONUS if same else 0.0)
+            score += _TIE if same else 0.0
             if best is None or score > best[0]:
-                best = (score, candidate)
-        # a value bound by its equality alone, with no label, is free
-        if best is not None and affinity(place.context, best[1].context) <= 0:
-            best = None
-        bound[index] = best[1] if best else None
+                best = (score, candidate, same)
+        owners.append((best[1], best[2]) if best else None)
+    anchored = {id(owner[0]) for owner in owners if owner is not None and owner[1]}
+    bound: dict[int, Pinned | None] = {}
+    for index, owner in enumerate(owners):
+        if owner is None:
+            bound[index] = None
+        elif owner[1] or id(owner[0]) not in anchored:
+            bound[index] = owner[0]
+        else:
+            bound[index] = None  # the value it would change is said, and labelled, elsewhere
     return bound

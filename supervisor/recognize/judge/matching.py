@@ -51,6 +51,11 @@ def _same_amount(pinned: Specific, other: Specific) -> bool:
     # ("max-age=60" and "60 s", "periodSeconds: 5" and "5 seconds")
     if pinned.number is not None and pinned.number == other.number:
         return True
+    setting = pinned if pinned.dimension.startswith("key:") else other
+    measured = other if setting is pinned else pinned
+    if setting.dimension.startswith("key:") and measured.kind == QUANTITY:
+        # "max-age=600" for "10 minutes": a setting's number in a usual unit of the quantity
+        return _in_usual_unit(setting.number, measured)
     share = pinned if pinned.kind == QUANTITY else other
     plain = other if share is pinned else pinned
     # "10%" and "a tenth"
@@ -59,6 +64,21 @@ def _same_amount(pinned: Specific, other: Specific) -> bool:
         and share.base is not None
         and (plain.number is not None and abs(share.base - plain.number) < 1e-9)
     )
+
+
+_USUAL_UNITS = {
+    "[time]": (1.0, 1e-3, 60.0, 3600.0),  # seconds, milliseconds, minutes, hours
+    "bit": (8.0, 8e3, 8 * 1024.0, 8e6, 8 * 1024.0**2, 8e9, 8 * 1024.0**3),
+}
+
+
+def _in_usual_unit(number: float | None, measured: Specific) -> bool:
+    if number is None or measured.base is None:
+        return False
+    for size in _USUAL_UNITS.get(measured.dimension, ()):
+        if abs(measured.base / size - number) <= 1e-9 * max(number, 1.0):
+            return True
+    return False
 
 
 def _same_version(pinned: Specific, other: Specific) -> bool:

@@ -22,16 +22,19 @@ FORWARD = re.compile(
     rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
-    r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than|drop"
+    r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than"
+    r"|(?P<state>drop|remove|disable|turn\s+off|switch\s+off)"
     r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,
 )
 BACKWARD = re.compile(
     r"\b(?:forbidden|disallowed|prohibited|banned|rejected|ruled\s+out|off[- ]limits"
-    r"|off\s+the\s+table|not\s+allowed|not\s+permitted|never\s+allowed|deprecated|abandoned"
-    r"|dropped|discarded|vetoed|declined|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option"
-    r"|disabled|turned\s+off|switched\s+off|(?:is|are|stays?|kept|left)\s+off|excluded|removed)\b",
+    r"|off\s+the\s+table|not\s+allowed|not\s+permitted|never\s+allowed|vetoed|declined"
+    r"|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option"
+    # a state, not a rule: what is off is negative, but saying it otherwise reverses nothing
+    r"|(?P<state>deprecated|abandoned|dropped|discarded|disabled|turned\s+off|switched\s+off"
+    r"|(?:is|are|stays?|kept|left)\s+off|excluded|removed))\b",
     re.IGNORECASE,
 )
 PERMISSIVE = re.compile(
@@ -61,13 +64,18 @@ class Polarity:
         self._negated: list[tuple[int, int, str]] = []
         self._permissive: list[tuple[int, int, str]] = []
         self._clauses = clauses(text)
+        self._states: set[tuple[int, int]] = set()
         for start, end in self._clauses:
             clause = text[start:end]
             backward = BACKWARD.search(clause)
             if backward:
                 self._negated.append((start, end, backward.group(0)))
+                if backward.group("state"):
+                    self._states.add((start, end))
             for match in FORWARD.finditer(clause):
                 self._negated.append((start + match.start(), end, match.group(0)))
+                if match.group("state"):
+                    self._states.add((start + match.start(), end))
             allow = PERMISSIVE.search(clause)
             if allow:
                 self._permissive.append((start, end, allow.group(0)))
@@ -80,6 +88,14 @@ class Polarity:
                 return cue
         for start, end, cue in self._headings:
             if start <= position < end:
+                return cue
+        return None
+
+    def rule_negation_at(self, position: int) -> str | None:
+        """The cue that negates ``position`` as a rule does (never, not, forbidden), not as
+        a state (disabled, removed), or None."""
+        for start, end, cue in self._negated:
+            if start <= position < end and (start, end) not in self._states:
                 return cue
         return None
 

@@ -98,12 +98,13 @@ _KEYED = re.compile(
 )
 _KEY_VALUE = re.compile(
     r"(?<![\w-])([A-Za-z_][\w.-]*)\s?=\s?(\d+(?:\.\d+)?)\b"
-    r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)"
-    r"[\"']?:\s?(\d+(?:\.\d+)?)\b"
+    r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
+    r"[\"']?(?::\s?|\s)(\d+(?:\.\d+)?)\b"
+    r"|(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)+)[\"']?:\s?(\d+(?:\.\d+)?)\b"
 )
 # "a year", "every hour", "daily": one of the unit, with no digit
 _ONE_UNIT = re.compile(
-    r"\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
+    r"(?<!times\s)(?<!time\s)\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
     r"|\b(hourly|daily|nightly|weekly|monthly|yearly|annually|quarterly)\b",
     re.IGNORECASE,
 )
@@ -129,8 +130,10 @@ _CAMEL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9
 _ISSUE = re.compile(r"(?<![\w])#\d+\b")
 _GLUED = re.compile(r"\b([A-Za-z]{2,})(\d+(?:\.\d+)*)\b")  # PG16, EC2, ES2022
 _PRODUCTS = frozenset(
-    "node python postgres postgresql pg go java ruby rust php perl redis kafka mysql ubuntu"
-    " debian react vue angular django rails kubernetes k8s terraform helm".split()
+    """
+    node python postgres postgresql pg go java ruby rust php perl redis kafka mysql ubuntu
+    debian react vue angular django rails kubernetes k8s terraform helm
+    """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _VERSIONED = re.compile(
     r"\b([A-Za-z]+\.js|[A-Z][A-Za-z+#]*|node|python|postgres|postgresql|pg|go|java|ruby|rust"
@@ -149,7 +152,8 @@ _DATE = re.compile(
     r"|\b\d{1,2}/\d{1,2}/\d{4}\b"
 )
 _TIME = re.compile(
-    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?\b|Z\b|\b)|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)"
+    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?\b|Z\b|\b)|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)",
+    re.IGNORECASE,
 )
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+s?\b")
 _TITLE = re.compile(r"\b[A-Z][a-z]+\b")
@@ -303,7 +307,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _ENV.finditer(text):
         add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0).strip("${}")))
     for match in _KEY_VALUE.finditer(text):
-        key, number = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        key = match.group(1) or match.group(3) or match.group(5)
+        number = match.group(2) or match.group(4) or match.group(6)
         value = _number(number)
         add(NUMBER, match.start(), match.end(), f"n:{number_text(value or 0)}", number=value,
             dimension="key:" + key.lower())  # fmt: skip
@@ -325,7 +330,7 @@ def extract(prepared: Prepared) -> list[Specific]:
     for pattern in (_SNAKE, _CAMEL, _ISSUE):
         for match in pattern.finditer(text):
             add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
-    for match in _PLAIN.finditer(text):
+    for match in _free_matches(_PLAIN, text, claims):
         value = _number(match.group(1), match.group(2))
         if value is None:
             continue
@@ -351,6 +356,22 @@ def extract(prepared: Prepared) -> list[Specific]:
         add(NAME, match.start(), match.end(), "name:" + alias(word))
     found.sort(key=lambda s: s.start)
     return found
+
+
+def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[re.Match[str]]:
+    """The matches of ``pattern`` in spans no specific took: a match over a taken span is
+    tried again from its next character ("Node 16/18": 18 after Node 16)."""
+    found = []
+    position = 0
+    while True:
+        match = pattern.search(text, position)
+        if match is None:
+            return found
+        if claims.free(match.start(), match.end()):
+            found.append(match)
+            position = max(match.end(), position + 1)
+        else:
+            position = match.start() + 1
 
 
 def _looks_like_ratio(value: str) -> bool:

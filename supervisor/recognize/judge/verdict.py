@@ -200,12 +200,12 @@ class Bindings:
     @classmethod
     def of(cls, pins: Sequence[Decision], text: Reading) -> Bindings:
         pinned = [
-            Pinned(owner, s, _label(pin.reading, s))
+            Pinned(owner, s, _label(pin.reading, s)[0])
             for owner, pin in enumerate(pins)
             for s in pin.specifics
             if s.kind in VALUES
         ]
-        places = tuple(Place(o, _label(text, o)) for o in text.specifics if o.kind in VALUES)
+        places = tuple(Place(o, *_label(text, o)) for o in text.specifics if o.kind in VALUES)
         return cls(places, bind(places, pinned))
 
     def said_of(self, owner: int, specific: Specific) -> list[Specific]:
@@ -234,7 +234,7 @@ class Bindings:
         return True
 
 
-def _label(reading: Reading, specific: Specific) -> dict[str, float]:
+def _label(reading: Reading, specific: Specific) -> tuple[dict[str, float], bool]:
     span = reading.sentence_span(specific.start)
     return context(reading.prepared.text, specific, span, reading.specifics)
 
@@ -269,10 +269,12 @@ def judge(
             kept_any = True
             continue
         instead = next((o for o in said if matching.replaces(specific, o)), None)
+        if not bindings.bound_elsewhere(owner, specific) and _kept(
+            specific, text, [o for o in near if bindings.free(o)]
+        ):
+            kept_any = True
+            continue
         if instead is None and not bindings.bound_elsewhere(owner, specific):
-            if _kept(specific, text, [o for o in near if bindings.free(o)]):
-                kept_any = True
-                continue
             instead = _instead(specific, pin, text, touching, claimed, bindings)
         if instead is not None:
             changed.append(Changed(specific.text, instead.text))
@@ -422,24 +424,56 @@ _CONTEXT_AFTER = 32
 
 
 def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
-    """A rule said the other way round: most of its items that come back come back on
-    the other side of a negation ("must never use --no-verify" -> "may use --no-verify";
-    "rotate the keys" -> "decided against rotating them")."""
+    """A rule said the other way round, clause by clause of the decision: most of a
+    clause's items that come back come back on the other side of a negation ("must never
+    use --no-verify" -> "may use --no-verify"; "rotate the keys" -> "decided against
+    rotating them"; "HS256 is not allowed" -> "signed with HS256")."""
     if not strong:
         return None
     polarity = pin.reading.polarity
+    pin_text = pin.reading.prepared.text
+    items = _items(pin)
+    for clause_start, clause_end in _rule_clauses(pin_text):
+        found = _clause_reversal(
+            pin, text, strong, [(i, at) for i, at in items if clause_start <= at < clause_end]
+        )
+        if found is not None:
+            item, now, at = found
+            pinned = polarity.negation_at(at) or rule_word(pin_text[clause_start:clause_end])
+            return Changed(pinned or _written_item(pin, item, [(item, at)]), now)
+    return None
+
+
+def _rule_clauses(text: str) -> list[tuple[int, int]]:
+    """The parts of a decision that each state a rule: its sentences and ;-parts."""
+    spans, position = [], 0
+    for match in re.finditer(r"[;.!?](?=\s|$)|\n", text):
+        spans.append((position, match.start()))
+        position = match.end()
+    spans.append((position, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+_WHOLE_RULE = 0.75  # share of a negated clause's items said plainly that reverses it
+
+
+def _clause_reversal(
+    pin: Decision, text: Reading, strong: list[int], items: list[tuple[str, int]]
+) -> tuple[str, str, int] | None:
+    polarity = pin.reading.polarity
     sides_in_pin: dict[str, set[bool]] = {}
-    for item, at in _items(pin):
+    for item, at in items:
         sides_in_pin.setdefault(item, set()).add(polarity.negation_at(at) is not None)
     flipped: list[tuple[str, str, int]] = []
+    plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
     agreeing = 0
-    allowed = False
-    for item, at in _items(pin):
-        sides = sides_in_pin.get(item)
+    negated_items = 0
+    for item, at in items:
+        sides = sides_in_pin.pop(item, None)
         if sides is None or len(sides) != 1:
             continue  # said both ways in the pin ("squash-merge; no merge commits")
-        del sides_in_pin[item]
         negated = next(iter(sides))
+        negated_items += negated
         if not negated and _amount(item):
             continue  # "limited to 7" is "rejects more than 7": a value is no direction
         places = _occurrences(item, pin, at, text, strong)
@@ -450,21 +484,20 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
             allowance = next(
                 (a for a in map(text.polarity.allowance_at, places) if a is not None), None
             )
-            allowed = allowed or allowance is not None
-            now = allowance or _affirmed(text, places[0])
-            flipped.append((item, now, at))
+            if allowance is not None:
+                flipped.append((item, allowance, at))
+            elif polarity.rule_negation_at(at):
+                plain.append((item, _affirmed(text, places[0]), at))
         elif not negated and all(cue is not None for cue in cues):
             flipped.append((item, str(cues[0]), at))
         else:
             agreeing += 1
+    # a negated rule said plainly, most of what it negated and nothing of it negated
+    if plain and not agreeing and len(plain) >= _WHOLE_RULE * negated_items:
+        flipped += plain
     if not flipped or len(flipped) <= agreeing:
         return None
-    from_negative = [f for f in flipped if polarity.negation_at(f[2])]
-    if from_negative and not allowed and len(flipped) < 2:
-        return None  # one word said without its "never" is no permission
-    item, now, at = flipped[0]
-    pinned = polarity.negation_at(at) or rule_word(pin.reading.prepared.text)
-    return Changed(pinned or _written_item(pin, item, [(item, at)]), now)
+    return flipped[0]
 
 
 def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str:
