@@ -117,7 +117,7 @@ _ADVERB_UNITS = {
     "yearly": "year",
     "annually": "year",
 }
-_PLAIN = re.compile(_NUM + r"(k|K)?(?![\w]|\.\d)")
+_PLAIN = re.compile(_NUM + r"(k|K)?(?:x|×)?(?![\w]|\.\d)")
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
 _PATH = re.compile(r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.@*-]+/)+[\w.@*-]*")
@@ -297,6 +297,8 @@ def extract(prepared: Prepared) -> list[Specific]:
             add(QUANTITY, match.start(), match.end(), _qkey(measured), number=1.0,
                 dimension=measured[0], base=measured[1])  # fmt: skip
     for match in _QUANTITY.finditer(text):
+        if len(match.group(3)) == 1 and "-" in text[match.end(1) : match.start(3)]:
+            continue  # "1536-d": a suffix, not a unit
         value = _number(match.group(1), match.group(2))
         measured = quantity(value, match.group(3)) if value is not None else None
         if measured and value is not None:
@@ -402,6 +404,9 @@ def _keyed_quantity(match: re.Match[str], add: object) -> None:
 def _version(name: str, number: str, start: int, end: int, add: object, text: str) -> None:
     if name.lower() in STOPWORDS or (name.isupper() and len(name) == 1):
         return
+    titled = name[:1].isupper() and name[1:].islower()
+    if titled and name.lower() not in _PRODUCTS and "." not in number:
+        return  # "Return 429", "Chunking 800": a word and a count; "Terraform 1.7" a version
     product = alias(name)
     value = _number(number.split(".")[0] if number.count(".") > 1 else number)
     add(VERSION, start, end, f"v:{product}:{number}", number=value, dimension=product)  # type: ignore[operator]

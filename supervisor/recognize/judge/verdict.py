@@ -166,6 +166,8 @@ def _soft(reading: Reading) -> list[Soft]:
     for start, end in clauses(text):
         if any(start <= s.start < end for s in reading.specifics):
             continue
+        if text[end : end + 1] == ":":
+            continue  # "Rate limit: 100 rpm": a label names the subject, it is no specific
         kind = REASON if reason_at is not None and start >= reason_at else WORDS
         stems = tuple(dict.fromkeys(content_stems(text[start:end])))
         if not stems:
@@ -264,6 +266,9 @@ def judge(
     changed: list[Changed] = []
     kept_any = False
     for specific in pin.specifics:
+        if specific.kind == NAME and _acronym_kept(specific, pin, text):
+            kept_any = True
+            continue
         said = bindings.said_of(owner, specific) if specific.kind in VALUES else []
         if any(matching.same(specific, o) for o in said):
             kept_any = True
@@ -299,6 +304,25 @@ def judge(
     else:
         status = DEGRADED
     return Verdict(pin.written, status, pin.terms, tuple(missing), tuple(changed))
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)+\b")
+
+
+def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
+    """ "Firebase Cloud Messaging" said as FCM, or FCM as "Firebase Cloud Messaging"."""
+    pin_text = pin.reading.prepared.text
+    for run in _CAPITALISED_RUN.finditer(pin_text):
+        if run.start() <= specific.start < run.end():
+            initials = "".join(word[0] for word in run.group(0).split())
+            if re.search(rf"\b{initials}s?\b", text.prepared.text):
+                return True
+    word = specific.text
+    if word.isupper() and len(word) >= 2:
+        for run in _CAPITALISED_RUN.finditer(text.prepared.text):
+            if "".join(w[0] for w in run.group(0).split()) == word:
+                return True
+    return False
 
 
 def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
@@ -444,6 +468,22 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
     return None
 
 
+def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, place: int) -> bool:
+    """Whether the text's clause at ``place`` also holds what the pin itself negates: the
+    negation there is the pin's own, moved ("the client never sees flag rules" -> "flag
+    rules are never shipped to the client")."""
+    polarity = pin.reading.polarity
+    negated = {item for item, at in items if polarity.negation_at(at)}
+    for start, end in text.polarity._clauses:
+        if start <= place < end:
+            return any(
+                start <= other < end
+                for item in negated
+                for other in _occurrences_in(item, pin, text, (start, end))
+            )
+    return False
+
+
 def _rule_clauses(text: str) -> list[tuple[int, int]]:
     """The parts of a decision that each state a rule: its sentences and ;-parts."""
     spans, position = [], 0
@@ -488,7 +528,11 @@ def _clause_reversal(
                 flipped.append((item, allowance, at))
             elif polarity.rule_negation_at(at):
                 plain.append((item, _affirmed(text, places[0]), at))
-        elif not negated and all(cue is not None for cue in cues):
+        elif (
+            not negated
+            and all(cue is not None for cue in cues)
+            and not any(_holds_negated(pin, items, text, place) for place in places)
+        ):
             flipped.append((item, str(cues[0]), at))
         else:
             agreeing += 1
@@ -534,6 +578,24 @@ def _items(pin: Decision) -> list[tuple[str, int]]:
             continue
         items.append(("stem:" + libraries.stem(word), start))
     return items
+
+
+def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, int]) -> list[int]:
+    """Where ``item`` appears in ``text[span]``."""
+    start, end = span
+    if item.startswith("stem:"):
+        stem = item[5:]
+        return [
+            start + s
+            for word, s, _e in words(text.prepared.text[start:end])
+            if len(word) >= 3 and libraries.stem(word) == stem
+        ]
+    specifics = [s for s in pin.specifics if s.key == item]
+    return [
+        o.start
+        for o in text.specifics
+        if start <= o.start < end and any(matching.same(s, o) for s in specifics)
+    ]
 
 
 def _occurrences(
