@@ -75,9 +75,20 @@ def context(
     before = [w for w, s, _e in words(text[start : first.start]) if _content(w, start + s, taken)]
     for word in before[-_BEFORE_WORDS:]:
         _add(found, word, 1.0)
-    after = re.match(r"\s*(?:-\s*)?([A-Za-z][A-Za-z0-9]*)", text[specific.end : end])
+    rest = text[specific.end : end]
+    after = re.match(r"\s*(?:-\s*)?([A-Za-z][A-Za-z0-9]*)(?:\s+per\s+([A-Za-z]+))?", rest)
     if after and _content(after.group(1).lower(), specific.end + after.start(1), taken):
         _add(found, after.group(1).lower(), _AFTER_WEIGHT)
+        if after.group(2) and _content(
+            after.group(2).lower(), specific.end + after.start(2), taken
+        ):
+            _add(found, after.group(2).lower(), _AFTER_WEIGHT)
+    if not before:
+        # "Node 20 is the minimum runtime": the label follows, up to the clause's end
+        clause = re.split(r"[,;:()\[\]]|\s[-–—]\s", rest, maxsplit=1)[0]
+        following = [w for w, s, _e in words(clause) if _content(w, specific.end + s, taken)]
+        for word in following[:_BEFORE_WORDS]:
+            _add(found, word, 1.0)
     if specific.dimension.startswith(("count:", "key:")):
         for part in re.split(r"[^A-Za-z]+", specific.dimension.split(":", 1)[1]):
             if len(part) >= 3:
@@ -139,9 +150,13 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
         best: tuple[float, Pinned, bool] | None = None
         for candidate in pinned:
             same = matching.same(candidate.specific, place.specific)
-            if not same and not matching.replaces(candidate.specific, place.specific):
-                continue
             score = affinity(place.context, candidate.context)
+            if not (
+                same
+                or matching.replaces(candidate.specific, place.specific)
+                or (score >= 1 and matching.shaped_like(candidate.specific, place.specific))
+            ):
+                continue
             if place.shared and same:
                 score += _SHARED_BONUS  # a list shares one label: its values go by equality
             if score <= 0:

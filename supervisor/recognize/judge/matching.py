@@ -159,6 +159,17 @@ def _similar_identifier(pinned: str, other: str) -> bool:
     return differing == 1 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.5
 
 
+def shaped_like(pinned: Specific, other: Specific) -> bool:
+    """Two identifiers of one shape (``us-west-2`` and ``eu-west-1``): a label that names
+    the same thing makes one the other's replacement."""
+    if pinned.kind != IDENTIFIER or other.kind != IDENTIFIER or same(pinned, other):
+        return False
+    a, b = _bare(pinned.key), _bare(other.key)
+    return re.sub(r"[a-z]+", "a", re.sub(r"\d+", "0", a)) == re.sub(
+        r"[a-z]+", "a", re.sub(r"\d+", "0", b)
+    ) and bool(re.search(r"[-_./]", a))
+
+
 def search_written(pinned: Specific, text: str) -> bool:
     """Whether a name, identifier or quoted string of ``pinned`` is in ``text`` as written
     (any case; a flag without its dashes; a path's last parts)."""

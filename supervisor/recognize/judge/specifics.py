@@ -99,8 +99,9 @@ _KEYED = re.compile(
 _KEY_VALUE = re.compile(
     r"(?<![\w-])([A-Za-z_][\w.-]*)\s?=\s?(\d+(?:\.\d+)?)\b"
     r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
-    r"[\"']?(?::\s?|\s)(\d+(?:\.\d+)?)\b"
+    r"[\"']?(?::\s?|\s)(\d+(?:\.\d+)?)\b(?!\s*-?\s*[A-Za-z])"
     r"|(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)+)[\"']?:\s?(\d+(?:\.\d+)?)\b"
+    r"(?!\s*-?\s*[A-Za-z])"
 )
 # "a year", "every hour", "daily": one of the unit, with no digit
 _ONE_UNIT = re.compile(

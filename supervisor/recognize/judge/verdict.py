@@ -27,6 +27,7 @@ from supervisor.recognize.judge.specifics import (
     NUMBER,
     QUANTITY,
     QUOTED,
+    VERSION,
     Specific,
     extract,
 )
@@ -273,7 +274,7 @@ def judge(
         if any(matching.same(specific, o) for o in said):
             kept_any = True
             continue
-        instead = next((o for o in said if matching.replaces(specific, o)), None)
+        instead = next((o for o in said if not matching.same(specific, o)), None)
         if not bindings.bound_elsewhere(owner, specific) and _kept(
             specific, text, [o for o in near if bindings.free(o)]
         ):
@@ -405,7 +406,7 @@ def _instead(
                 continue
             if any(matching.same(p, other) for p in pin.specifics):
                 continue
-            if specific.kind in (QUANTITY, NUMBER) and not _same_context(
+            if specific.kind in (QUANTITY, NUMBER, VERSION) and not _same_context(
                 context, text, other, index
             ):
                 continue
