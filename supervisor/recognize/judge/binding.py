@@ -102,6 +102,16 @@ def context(
     return found, first is not specific
 
 
+def _bare_count(pinned: Specific, other: Specific) -> bool:
+    """ "iOS 15+" for "iOS 16 and newer": a number without its noun, under the same label."""
+    return (
+        pinned.kind == NUMBER
+        and other.kind == NUMBER
+        and not other.dimension
+        and not matching.same(pinned, other)
+    )
+
+
 def _content(word: str, at: int, taken: list[tuple[int, int]]) -> bool:
     if len(word) < 3 or word in STOPWORDS or word.isdigit():
         return False
@@ -145,6 +155,7 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
     equals). It speaks of a pinned value it does not equal only when that value is not
     said, under its own label, elsewhere in the text: "lock_timeout of 5s" after "a
     900-second statement timeout" does not change the 15 minutes said there."""
+    said = {id(p) for p in pinned if any(matching.same(p.specific, pl.specific) for pl in places)}
     owners: list[tuple[Pinned, bool] | None] = []
     for place in places:
         best: tuple[float, Pinned, bool] | None = None
@@ -155,6 +166,11 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
                 same
                 or matching.replaces(candidate.specific, place.specific)
                 or (score >= 1 and matching.shaped_like(candidate.specific, place.specific))
+                or (
+                    score >= 1
+                    and id(candidate) not in said
+                    and _bare_count(candidate.specific, place.specific)
+                )
             ):
                 continue
             if place.shared and same:

@@ -34,9 +34,11 @@ BACKWARD = re.compile(
     r"|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option"
     # a state, not a rule: what is off is negative, but saying it otherwise reverses nothing
     r"|(?P<state>deprecated|abandoned|dropped|discarded|disabled|turned\s+off|switched\s+off"
-    r"|(?:is|are|stays?|kept|left)\s+off|excluded|removed))\b",
+    r"|(?:is|are|stays?|kept|left)\s+off|excluded|removed|(?:phased|is|are|now)\s+out"
+    r"|out(?=\s*$)))\b",
     re.IGNORECASE,
 )
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+$", re.IGNORECASE)
 PERMISSIVE = re.compile(
     r"\b(?:may|can|could|allowed|permitted|fine|ok|okay|optional(?:ly)?|free\s+to|acceptable"
     r"|is\s+allowed|are\s+allowed|go\s+ahead|feel\s+free|whenever)\b",
@@ -73,7 +75,10 @@ class Polarity:
                 if backward.group("state"):
                     self._states.add((start, end))
             for match in FORWARD.finditer(clause):
-                self._negated.append((start + match.start(), end, match.group(0)))
+                # "floats are never used": a passive negates its subject too
+                passive = _PASSIVE.search(clause[: match.start()])
+                begin = start if passive else start + match.start()
+                self._negated.append((begin, end, match.group(0)))
                 if match.group("state"):
                     self._states.add((start + match.start(), end))
             allow = PERMISSIVE.search(clause)

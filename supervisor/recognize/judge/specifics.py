@@ -137,7 +137,7 @@ _PRODUCTS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _VERSIONED = re.compile(
-    r"\b([A-Za-z]+\.js|[A-Z][A-Za-z+#]*|node|python|postgres|postgresql|pg|go|java|ruby|rust"
+    r"\b([A-Za-z]+\.js|[A-Z][A-Za-z+#]*|[a-z]+[A-Z][A-Za-z]*|node|python|postgres|postgresql|pg|go|java|ruby|rust"
     r"|php|perl|redis|kafka|mysql|ubuntu|debian|react|vue|angular|django|rails)"
     r"\s?v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))"
 )

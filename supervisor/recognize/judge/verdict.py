@@ -478,7 +478,7 @@ def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, p
     for start, end in text.polarity._clauses:
         if start <= place < end:
             return any(
-                start <= other < end
+                start <= other < end and text.polarity.negation_at(other) is not None
                 for item in negated
                 for other in _occurrences_in(item, pin, text, (start, end))
             )
@@ -501,13 +501,15 @@ _WHOLE_RULE = 0.75  # share of a negated clause's items said plainly that revers
 def _clause_reversal(
     pin: Decision, text: Reading, strong: list[int], items: list[tuple[str, int]]
 ) -> tuple[str, str, int] | None:
+    """The first item of one clause of the decision found on the other side, when more of
+    what the clause negates (or of what it affirms) is found reversed than kept."""
     polarity = pin.reading.polarity
     sides_in_pin: dict[str, set[bool]] = {}
     for item, at in items:
         sides_in_pin.setdefault(item, set()).add(polarity.negation_at(at) is not None)
-    flipped: list[tuple[str, str, int]] = []
+    flipped = {True: [], False: []}  # type: dict[bool, list[tuple[str, str, int]]]
+    agreeing = {True: 0, False: 0}
     plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
-    agreeing = 0
     negated_items = 0
     for item, at in items:
         sides = sides_in_pin.pop(item, None)
@@ -526,7 +528,7 @@ def _clause_reversal(
                 (a for a in map(text.polarity.allowance_at, places) if a is not None), None
             )
             if allowance is not None:
-                flipped.append((item, allowance, at))
+                flipped[True].append((item, allowance, at))
             elif polarity.rule_negation_at(at):
                 plain.append((item, _affirmed(text, places[0]), at))
         elif (
@@ -534,15 +536,23 @@ def _clause_reversal(
             and all(cue is not None for cue in cues)
             and not any(_holds_negated(pin, items, text, place) for place in places)
         ):
-            flipped.append((item, str(cues[0]), at))
+            flipped[False].append((item, str(cues[0]), at))
         else:
-            agreeing += 1
-    # a negated rule said plainly, most of what it negated and nothing of it negated
-    if plain and not agreeing and len(plain) >= _WHOLE_RULE * negated_items:
-        flipped += plain
-    if not flipped or len(flipped) <= agreeing:
-        return None
-    return flipped[0]
+            agreeing[negated] += 1
+    # a negated rule said plainly: most of what it negated, and nothing of it negated; but
+    # "X instead of Y" with X kept says Y only to say it was replaced
+    contrast = any(
+        re.match(r"instead|rather", polarity.negation_at(at) or "", re.IGNORECASE)
+        for _i, _n, at in plain
+    )
+    if contrast and agreeing[False]:
+        plain = []
+    if plain and not agreeing[True] and len(plain) >= _WHOLE_RULE * negated_items:
+        flipped[True] += plain
+    for side in (True, False):
+        if flipped[side] and len(flipped[side]) > agreeing[side]:
+            return flipped[side][0]
+    return None
 
 
 def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str:
