@@ -144,3 +144,42 @@ def rule_word(text: str) -> str | None:
     """The word that states the rule's direction, as written (``never``, ``must``)."""
     match = RULE_WORDS.search(text)
     return match.group(0) if match else None
+
+
+# The families of a rule's direction, and the words that carry each in other wording.
+_DIRECTIONS = (
+    (
+        re.compile(r"\bonly\b", re.IGNORECASE),
+        re.compile(
+            r"\b(?:only|exclusively|solely|sole|just|nothing\s+but|no\s+other|nowhere\s+else"
+            r"|single|alone|limited\s+to|restricted\s+to|\+)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        re.compile(r"\b(?:must|always|required?)\b", re.IGNORECASE),
+        re.compile(
+            r"\b(?:must|always|require[ds]?|mandatory|have\s+to|has\s+to|needs?\s+to|shall"
+            r"|enforced?|every|all|each)\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+def directions(text: str) -> list[str]:
+    """The words of ``text`` that state its rule's direction, as written: its negations
+    (never, no, decided against...), "only", "must"."""
+    found = [m.group(0) for m in FORWARD.finditer(text)]
+    found += [m.group(0) for m in BACKWARD.finditer(text) if not m.group("state")]
+    for word, _carriers in _DIRECTIONS:
+        found += [m.group(0) for m in word.finditer(text)]
+    return found
+
+
+def carried(direction: str, text: str) -> bool:
+    """Whether ``text`` says the direction ``direction`` in any of its usual words."""
+    for word, carriers in _DIRECTIONS:
+        if word.fullmatch(direction):
+            return bool(carriers.search(text))
+    return bool(FORWARD.search(text) or BACKWARD.search(text))

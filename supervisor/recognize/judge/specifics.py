@@ -98,7 +98,7 @@ _KEYED = re.compile(
 )
 _KEY_VALUE = re.compile(
     r"(?<![\w-])([A-Za-z_][\w.-]*)\s?=\s?(\d+(?:\.\d+)?)\b"
-    r"|(?<![\w-])([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
+    r"|(?<![\w-])([a-z]{2,}[A-Z][a-z]+[A-Za-z0-9]*|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)"
     r"[\"']?(?::\s?|\s)(\d+(?:\.\d+)?)\b(?!\s*-?\s*[A-Za-z])"
     r"|(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)+)[\"']?:\s?(\d+(?:\.\d+)?)\b"
     r"(?!\s*-?\s*[A-Za-z])"
@@ -121,7 +121,7 @@ _ADVERB_UNITS = {
 _PLAIN = re.compile(_NUM + r"(k|K)?(?:x|×)?(?![\w]|\.\d)")
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
-_PATH = re.compile(r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.@*-]+/)+[\w.@*-]*")
+_PATH = re.compile(r"(?<![\w/.<>-])(?:~|\.{1,2})?/?(?:[\w.@*<>-]+/)+[\w.@*<>-]*")
 _FLAG = re.compile(r"(?<![\w-])(?:--[A-Za-z0-9][\w-]*(?:=[^\s,;)]+)?|-[A-Za-z]\b(?!-))")
 _ENV = re.compile(r"\$\{?[A-Za-z_]\w*\}?")
 _DOTTED = re.compile(r"\b[A-Za-z_][\w-]*(?:\.[\w-]+)+\b")
@@ -168,6 +168,8 @@ _GENERIC_ACRONYMS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as words)
 )
 _ARTICLES = frozenset({"one", "a", "an"})
+_LIST_MARK = re.compile(r"\d{1,2}[.)](?:\s|$)")
+_LINE_START = re.compile(r"(?:^|\n)[ \t>*#-]*$")
 # One product, several names (a version of one is a version of the others).
 _ALIASES = {
     "postgresql": "postgres",
@@ -323,6 +325,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _GLUED.finditer(text):
         if alias(match.group(1)) in _PRODUCTS or match.group(1).lower() in _PRODUCTS:
             _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
+        elif match.group(1).lower() not in STOPWORDS:
+            add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))  # bf16, SEV1
     for match in _DOTTED.finditer(text):
         value = match.group(0)
         if value.lower() not in ("e.g", "i.e", "etc", "vs"):
@@ -337,8 +341,11 @@ def extract(prepared: Prepared) -> list[Specific]:
         value = _number(match.group(1), match.group(2))
         if value is None:
             continue
-        if prepared.original(match.start(), match.end()).strip().lower() in _ARTICLES:
-            continue  # "one release", "a single one": a word, not a value
+        if _LIST_MARK.match(text, match.start()) and _LINE_START.search(text[: match.start()]):
+            continue  # "2. Key Technical Concepts": a list's number, not a value
+        written = prepared.original(match.start(), match.end()).strip().lower()
+        if written in _ARTICLES and not _noun_after(text, match.end()):
+            continue  # "one of them": a word, not a value; "one release" is a count
         noun = _noun_after(text, match.end()) or _range_noun(text, match.end())
         add(NUMBER, match.start(), match.end(), f"n:{number_text(value)}", number=value,
             dimension=("count:" + libraries.stem(noun)) if noun else "")  # fmt: skip

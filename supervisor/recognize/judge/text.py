@@ -25,6 +25,8 @@ _NUMBER_WORDS = re.compile(
 _HYPHENS = str.maketrans(
     {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a0": " ", "\u2019": "'", "\u2018": "'"}
 )
+# "a single release" is one release (kept the same length: positions map one to one)
+_SINGLE = re.compile(r"\b(?:a|one)\s+single\b|\bsingle\b(?=\s+[a-z])", re.IGNORECASE)
 _EN_DASH_RANGE = re.compile(r"(?<=\d)\u2013(?=\d)")
 
 # Words that say nothing of a decision's subject: grammar and the verbs of any clause.
@@ -82,6 +84,7 @@ def prepare(written: str) -> Prepared:
     """``written`` with number words replaced by digits (``fifteen-minute`` ->
     ``15-minute``) and odd hyphens made plain, keeping a map back to the written text."""
     source = _EN_DASH_RANGE.sub("-", written.translate(_HYPHENS))
+    source = _SINGLE.sub(lambda m: " " * (len(m.group(0)) - 1) + "1", source)
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []

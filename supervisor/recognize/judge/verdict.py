@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 
 from supervisor.recognize.judge import libraries, matching
 from supervisor.recognize.judge.binding import VALUES, Pinned, Place, bind, context
-from supervisor.recognize.judge.polarity import PERMISSIVE, Polarity, rule_word
+from supervisor.recognize.judge.polarity import (
+    PERMISSIVE,
+    Polarity,
+    carried,
+    directions,
+    rule_word,
+)
 from supervisor.recognize.judge.specifics import (
     IDENTIFIER,
     NAME,
@@ -164,7 +170,18 @@ def _soft(reading: Reading) -> list[Soft]:
     text = reading.prepared.text
     reason_at = _reason_start(text)
     found: list[Soft] = []
-    for start, end in clauses(text):
+    spans = clauses(text)
+    if reason_at is not None:  # "... 15 minutes because the client can't revoke them"
+        spans = [
+            part
+            for start, end in spans
+            for part in (
+                ((start, reason_at), (reason_at, end))
+                if start < reason_at < end
+                else ((start, end),)
+            )
+        ]
+    for start, end in spans:
         if any(start <= s.start < end for s in reading.specifics):
             continue
         if text[end : end + 1] == ":":
@@ -293,9 +310,16 @@ def judge(
             kept_any = True
         else:
             missing.append(soft.text)
-    reversal = _reversal(pin, text, _strong_sentences(pin, text))
+    strong = _strong_sentences(pin, text)
+    reversal = _reversal(pin, text, strong)
     if reversal is not None:
         changed.insert(0, reversal)
+    elif missing:
+        # a decision that lost specifics may have lost its direction too: say so
+        said = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
+        for word in dict.fromkeys(directions(pin.reading.prepared.text)):
+            if not carried(word, said):
+                missing.append(word)
     if changed:
         status = CHANGED
     elif not missing:
