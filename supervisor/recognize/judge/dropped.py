@@ -42,8 +42,7 @@ class DroppedTerm:
 
 def _listed(specific: Specific) -> bool:
     if specific.kind == NUMBER:
-        # a count ("3 retries") or a setting ("max-age=60") is a value; a bare number is not
-        return specific.dimension.startswith(("count:", "key:"))
+        return True  # a count ("3 retries"), a setting ("max-age=60"), a measured number
     if specific.kind == IDENTIFIER and len(specific.text.lstrip("-")) < 2:
         return False  # "-k" alone says nothing
     return specific.kind in _LISTED
