@@ -186,7 +186,13 @@ def search_written(pinned: Specific, text: str) -> bool:
         candidates.append(value.rstrip("s"))
     if pinned.kind == IDENTIFIER and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value):
         candidates.append(re.sub(r"[-_]", " ", value))  # orders_dlq said as "orders dlq"
+    tail = r"(?![\w])(?!-\w)" if pinned.kind == IDENTIFIER else r"(?![\w])"
     for candidate in candidates:
-        if candidate and re.search(rf"(?<![\w]){re.escape(candidate)}(?![\w])(?!-\w)", lowered):
+        if candidate and re.search(rf"(?<![\w]){re.escape(candidate)}{tail}", lowered):
             return True
+    if pinned.kind == NAME and len(value) >= 4:
+        # Dockerfile and Docker, Postgres and postgresql: one name holds the other
+        for word in re.findall(r"[a-z][a-z0-9]{3,}", lowered):
+            if value.startswith(word) or word.startswith(value):
+                return True
     return False
