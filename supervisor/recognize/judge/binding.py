@@ -64,7 +64,10 @@ def context(
             first = other
             continue
         # past the other value and its noun ("12 partitions and a replication factor of 3")
-        noun = re.match(r"\s*(?:-\s*)?[A-Za-z]+", text[other.end : first.start])
+        noun = re.match(
+            r"\s*(?:-\s*)?(?:(?:for|of|on|in)\s+(?:the\s+)?)?[A-Za-z]+",
+            text[other.end : first.start],
+        )
         start = max(start, other.end + (noun.end() if noun else 0))
         break
     for other in others:
@@ -76,7 +79,11 @@ def context(
     for word in before[-_BEFORE_WORDS:]:
         _add(found, word, 1.0)
     rest = text[specific.end : end]
-    after = re.match(r"\s*(?:-\s*)?([A-Za-z][A-Za-z0-9]*)(?:\s+per\s+([A-Za-z]+))?", rest)
+    after = re.match(
+        r"\s*(?:-\s*)?(?:(?:for|of|on|in)\s+(?:the\s+)?)?([A-Za-z][A-Za-z0-9]*)"
+        r"(?:\s+per\s+([A-Za-z]+))?",
+        rest,
+    )
     if after and _content(after.group(1).lower(), specific.end + after.start(1), taken):
         _add(found, after.group(1).lower(), _AFTER_WEIGHT)
         if after.group(2) and _content(

@@ -28,14 +28,18 @@ def same(pinned: Specific, other: Specific) -> bool:
     if kinds <= {QUANTITY, NUMBER}:
         return _same_amount(pinned, other)
     if kinds == {NUMBER, VERSION}:  # "drop Node 16 and 18": 18 is Node 18
-        number = pinned if pinned.kind == NUMBER else other
-        return not number.dimension and pinned.number == other.number
+        number, version = (pinned, other) if pinned.kind == NUMBER else (other, pinned)
+        return not number.dimension and _version_text(version.key) == _plain_number(number)
     if kinds == {VERSION}:
         return _same_version(pinned, other)
     if kinds <= {IDENTIFIER, QUOTED, NAME}:
         return _same_name(pinned.key, other.key)
     if kinds == {DATE}:
         return _same_date(pinned.key, other.key)
+    if kinds == {TIME}:  # 14:00 and 2 PM; 14:00 UTC is not 14:00 CET
+        clock_a, _, zone_a = pinned.key.partition("@")
+        clock_b, _, zone_b = other.key.partition("@")
+        return clock_a == clock_b and (not zone_a or not zone_b or zone_a == zone_b)
     return False
 
 
@@ -87,6 +91,13 @@ def _same_version(pinned: Specific, other: Specific) -> bool:
     return _version_text(pinned.key) == _version_text(other.key)
 
 
+def _plain_number(specific: Specific) -> str:
+    value = specific.number
+    if value is None:
+        return ""
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
 def _version_text(key: str) -> str:
     return key.rsplit(":", 1)[-1]
 
@@ -131,7 +142,6 @@ def replaces(pinned: Specific, other: Specific) -> bool:
     if pinned.kind == VERSION:
         return (
             other.kind == VERSION
-            and bool(pinned.dimension)
             and (other.dimension == pinned.dimension)
         )
     if pinned.kind in (DATE, TIME):

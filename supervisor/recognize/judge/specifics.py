@@ -103,6 +103,12 @@ _KEY_VALUE = re.compile(
     r"|(?<![\w-])([A-Za-z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)+)[\"']?:\s?(\d+(?:\.\d+)?)\b"
     r"(?!\s*-?\s*[A-Za-z])"
 )
+# "100 requests per minute", "3 times a day": a rate
+_RATE = re.compile(
+    _NUM + r"(k|K)?\s+(?:[a-z]+\s+){0,2}?(?:(?:per|an?|every|each)\s+|/\s*)"
+    r"(second|sec|s|minute|min|m|hour|hr|h|day|d|week|month)\b",
+    re.IGNORECASE,
+)
 # "a year", "every hour", "daily": one of the unit, with no digit
 _ONE_UNIT = re.compile(
     r"(?<!times\s)(?<!time\s)\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
@@ -153,7 +159,8 @@ _DATE = re.compile(
     r"|\b\d{1,2}/\d{1,2}/\d{4}\b"
 )
 _TIME = re.compile(
-    r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?\b|Z\b|\b)|\b\d{1,2}\s?[ap]\.?m\.?(?!\w)",
+    r"(?:\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?\b|(?=Z\b)|\b)|\b\d{1,2}\s?[ap]\.?m\.?(?!\w))"
+    r"(?:\s?(?P<zone>Z|UTC|GMT|[A-Z][A-Z]?[SD]?T|CET|CEST|EET|EEST|IST|JST|AEST|AEDT)\b)?",
     re.IGNORECASE,
 )
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+s?\b")
@@ -277,6 +284,9 @@ def extract(prepared: Prepared) -> list[Specific]:
             add(DATE, match.start(), match.end(), key)
     for match in _TIME.finditer(text):
         key = _time_key(match.group(0))
+        if key and match.group("zone"):
+            zone = match.group("zone").upper()
+            key += "@" + ("UTC" if zone in ("Z", "GMT") else zone)
         if key:
             add(TIME, match.start(), match.end(), key)
     for match in _PATH.finditer(text):
@@ -307,6 +317,14 @@ def extract(prepared: Prepared) -> list[Specific]:
         if measured and value is not None:
             add(QUANTITY, match.start(), match.end(), _qkey(measured), number=value,
                 dimension=measured[0], base=measured[1])  # fmt: skip
+    for match in _RATE.finditer(text):
+        value = _number(match.group(1), match.group(2))
+        measured = quantity(1.0, match.group(3)) if value is not None else None
+        if measured and value is not None and measured[0] == "[time]":
+            per = libraries.quantity_in_base(value / measured[1], "1/second")
+            if per:
+                add(QUANTITY, match.start(), match.end(), _qkey(per), number=value,
+                    dimension=per[0], base=per[1])  # fmt: skip
     for match in _FLAG.finditer(text):
         add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
     for match in _ENV.finditer(text):
