@@ -30,6 +30,9 @@ VALUES = (QUANTITY, NUMBER, VERSION, DATE, TIME, IDENTIFIER)
 _BEFORE_WORDS = 3
 _AFTER_WEIGHT = 0.6
 _TIE = 0.01
+_FOLLOWING_WEIGHT = 0.5
+# a value said of another pinned value than the one it equals needs a clearly better label
+_DIFF_MARGIN = 0.9
 _SHARED_BONUS = 5.0
 _CONJUNCTION = re.compile(r"\s*(?:,|/|&|and|or|to|-|–|,\s*and|,\s*or)\s*", re.IGNORECASE)
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -95,7 +98,7 @@ def context(
         clause = re.split(r"[,;:()\[\]]|\s[-–—]\s", rest, maxsplit=1)[0]
         following = [w for w, s, _e in words(clause) if _content(w, specific.end + s, taken)]
         for word in following[:_BEFORE_WORDS]:
-            _add(found, word, 1.0)
+            _add(found, word, _FOLLOWING_WEIGHT)
     if specific.dimension.startswith(("count:", "key:")):
         for part in re.split(r"[^A-Za-z]+", specific.dimension.split(":", 1)[1]):
             if len(part) >= 3:
@@ -166,6 +169,7 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
     owners: list[tuple[Pinned, bool] | None] = []
     for place in places:
         best: tuple[float, Pinned, bool] | None = None
+        any_same = any(matching.same(c.specific, place.specific) for c in pinned)
         for candidate in pinned:
             same = matching.same(candidate.specific, place.specific)
             score = affinity(place.context, candidate.context)
@@ -182,11 +186,15 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
                 continue
             if place.shared and same:
                 score += _SHARED_BONUS  # a list shares one label: its values go by equality
-            if score <= 0:
+            if score <= 0 and not same:
                 continue
-            score += _TIE if same else 0.0
+            score += _TIE if same else -_DIFF_MARGIN if any_same else 0.0
+            if score <= 0 and not same:
+                continue
             if best is None or score > best[0]:
                 best = (score, candidate, same)
+        if best is not None and best[2] and affinity(place.context, best[1].context) <= 0:
+            best = None  # bound by its equality alone: free
         owners.append((best[1], best[2]) if best else None)
     anchored = {id(owner[0]) for owner in owners if owner is not None and owner[1]}
     bound: dict[int, Pinned | None] = {}

@@ -140,10 +140,7 @@ def replaces(pinned: Specific, other: Specific) -> bool:
             return other.dimension == pinned.dimension
         return other.kind == NUMBER and not other.dimension
     if pinned.kind == VERSION:
-        return (
-            other.kind == VERSION
-            and (other.dimension == pinned.dimension)
-        )
+        return other.kind == VERSION and (other.dimension == pinned.dimension)
     if pinned.kind in (DATE, TIME):
         return other.kind == pinned.kind
     if pinned.kind == IDENTIFIER:

@@ -407,6 +407,8 @@ def _looks_like_ratio(value: str) -> bool:
     parts = value.split("/")
     if parts[0].replace(".", "").isdigit():  # 20/instance, 1/2-minute, 24/7
         return True
+    if len(parts) == 2 and all(re.fullmatch(r"[A-Z0-9-]+", p) for p in parts):
+        return True  # SEV1/SEV2: a pair, not a path
     return len(parts) == 2 and all(p.isalpha() and p.islower() for p in parts)
 
 
