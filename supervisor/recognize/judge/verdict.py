@@ -311,7 +311,7 @@ def judge(
         else:
             missing.append(soft.text)
     strong = _strong_sentences(pin, text)
-    reversal = _reversal(pin, text, strong)
+    reversal = _reversal(pin, text, strong) or _swapped_modifier(pin, text, strong)
     if reversal is not None:
         changed.insert(0, reversal)
     elif missing:
@@ -481,6 +481,9 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
         return None
     polarity = pin.reading.polarity
     pin_text = pin.reading.prepared.text
+    lifted = _lifted(pin_text, text, strong)
+    if lifted is not None:
+        return lifted
     items = _items(pin)
     for clause_start, clause_end in _rule_clauses(pin_text):
         found = _clause_reversal(
@@ -491,6 +494,82 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
             pinned = polarity.negation_at(at) or rule_word(pin_text[clause_start:clause_end])
             return Changed(pinned or _written_item(pin, item, [(item, at)]), now)
     return None
+
+
+_RESTRICTION = re.compile(r"\b(?:only|must|always|required|exclusively)\b", re.IGNORECASE)
+# "no longer need to", "no longer enforced": a rule lifted
+_NO_LONGER = re.compile(
+    r"\bno\s+longer\s+(?:\w+\s+){0,2}?(?:needs?|required?|enforced|mandatory|applies|apply"
+    r"|holds?|has\s+to|have\s+to|must)\b[^.;\n]*",
+    re.IGNORECASE,
+)
+# "any team member may", "from any acme.io address": an "only" opened to all
+_ANY = re.compile(
+    r"\b(?:any|anyone|anybody|everyone|everybody|whoever|whichever)\b[^.;,\n]*", re.IGNORECASE
+)
+_ONLY = re.compile(r"\b(?:only|exclusively|solely|just)\b", re.IGNORECASE)
+
+
+def _lifted(pin_text: str, text: Reading, strong: list[int]) -> Changed | None:
+    """A restriction (only, must) the text says is lifted or opened to all."""
+    rule = _RESTRICTION.search(pin_text)
+    if rule is None:
+        return None
+    for index in strong:
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        lifted = _NO_LONGER.search(sentence)
+        if lifted:
+            return Changed(rule.group(0), lifted.group(0).strip())
+        opened = _ANY.search(sentence)
+        if opened and rule.group(0).lower() == "only" and not _ONLY.search(sentence):
+            return Changed(rule.group(0), opened.group(0).strip())
+    return None
+
+
+def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "transaction mode" said as "session mode": the pin's word before a noun is gone from
+    the text, and another word stands before that noun where the decision is spoken of."""
+    pin_text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics]
+    pin_words = [
+        (w, s, e)
+        for w, s, e in words(pin_text)
+        if _plain_word(w) and not any(a <= s < b for a, b in taken)
+    ]
+    for (a, a_start, a_end), (b, b_start, b_end) in zip(pin_words, pin_words[1:], strict=False):
+        if pin_text[a_end:b_start].strip(" -") or libraries.stem(a) in text.stems:
+            continue
+        if re.search(r"(?:ed|ing)$", b):
+            continue  # "minimum supported": a verb's form is no noun to qualify
+        head = libraries.stem(b)
+        for index in strong:
+            start, end = text.sentence_spans[index]
+            sentence = text.prepared.text[start:end]
+            found = words(sentence)
+            lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
+            for (c, _cs, c_end), (d, d_start, _de) in zip(found, found[1:], strict=False):
+                if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
+                    continue
+                if (
+                    _cs in lowercase  # "Argo Rollouts" names a product, not a kind of rollout
+                    and _plain_word(c)
+                    and _modifier(a)
+                    and _modifier(c)
+                    and libraries.stem(c) not in pin.stems
+                    and c[:4] != a[:4]  # grads for gradient: the same word cut short
+                ):
+                    before = pin.reading.prepared.original(a_start, b_end)
+                    return Changed(before, f"{c} {d}")
+    return None
+
+
+def _modifier(word: str) -> bool:
+    """A word that can name a kind of its noun ("transaction" mode), not a verb's form."""
+    return not re.search(r"(?:ed|ing|s)$", word)
+
+
+def _plain_word(word: str) -> bool:
+    return len(word) >= 4 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
 
 
 def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, place: int) -> bool:
