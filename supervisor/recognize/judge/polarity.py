@@ -23,7 +23,7 @@ FORWARD = re.compile(
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
     r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than"
-    r"|(?P<state>drop|remove|disable|turn\s+off|switch\s+off)"
+    r"|(?P<state>drop|remove|disable|skip|turn\s+off|switch\s+off)"
     r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,

@@ -105,7 +105,7 @@ _KEY_VALUE = re.compile(
 )
 # "100 requests per minute", "3 times a day": a rate
 _RATE = re.compile(
-    _NUM + r"(k|K)?\s+(?:[a-z]+\s+){0,2}?(?:(?:per|an?|every|each)\s+|/\s*)"
+    _NUM + r"(k|K)?\s+(?:[a-z]+\s+){0,2}?(?:(?:per|every|each)\s+|an?\s+(?!second)|/\s*)"
     r"(second|sec|s|minute|min|m|hour|hr|h|day|d|week|month)\b",
     re.IGNORECASE,
 )

@@ -53,7 +53,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?")
 _SENTENCE_END = re.compile(r"\n+|(?<=[.!?])[\"')\]]*\s+|(?<=[;])\s+")
 # Clauses: commas, semicolons, colons, brackets, dashes, and the words that start one.
 _CLAUSE_BREAK = re.compile(
-    r"[.!?](?=\s|$)\s*|\n+|[,;:()\[\]]\s*|\s[-–—]+\s|—|\s(?=(?:but|whereas|although|though|except)\b)",
+    r"[.!?,;:](?=\s|$)\s*|\n+|[()\[\]]\s*|\s[-–—]+\s|—"
+    r"|\s(?=(?:but|whereas|although|though|except)\b)",
     re.IGNORECASE,
 )
 

@@ -13,6 +13,7 @@ swaps words, and the values are what a summary really loses.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -61,7 +62,7 @@ _REASON_CUE = re.compile(
     r"|\bthat'?s\s+why\b|\bwhich\s+is\s+why\b|,\s*so\b|\s[-–—]+\s|—|--\s)",
     re.IGNORECASE,
 )
-_WORDS_KEPT = 1 / 3  # share of a clause's stems that keeps its words
+_WORDS_KEPT = 0.5  # share of a clause's stems that keeps its words
 _REASON_KEPT = 0.5
 # Distinctive kinds are looked for in the whole text; numbers only where the subject is.
 _ANYWHERE = (IDENTIFIER, NAME, QUOTED)
@@ -536,7 +537,7 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
         for w, s, e in words(pin_text)
         if _plain_word(w) and not any(a <= s < b for a, b in taken)
     ]
-    for (a, a_start, a_end), (b, b_start, b_end) in zip(pin_words, pin_words[1:], strict=False):
+    for (a, a_start, a_end), (b, b_start, b_end) in itertools.pairwise(pin_words):
         if pin_text[a_end:b_start].strip(" -") or libraries.stem(a) in text.stems:
             continue
         if re.search(r"(?:ed|ing)$", b):
@@ -547,7 +548,7 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
             sentence = text.prepared.text[start:end]
             found = words(sentence)
             lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
-            for (c, _cs, c_end), (d, d_start, _de) in zip(found, found[1:], strict=False):
+            for (c, _cs, c_end), (d, d_start, _de) in itertools.pairwise(found):
                 if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
                     continue
                 if (
