@@ -199,10 +199,26 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
     anchored = {id(owner[0]) for owner in owners if owner is not None and owner[1]}
     bound: dict[int, Pinned | None] = {}
     for index, owner in enumerate(owners):
-        if owner is None:
-            bound[index] = None
-        elif owner[1] or id(owner[0]) not in anchored:
-            bound[index] = owner[0]
-        else:
-            bound[index] = None  # the value it would change is said, and labelled, elsewhere
+        if owner is None or owner[1]:
+            bound[index] = owner[0] if owner else None
+            continue
+        # said of another value than it equals: the best-labelled one not said elsewhere
+        # (the value it would change is said, and labelled, elsewhere otherwise)
+        place = places[index]
+        best: tuple[float, Pinned] | None = None
+        for candidate in pinned:
+            if id(candidate) in anchored or matching.same(candidate.specific, place.specific):
+                continue
+            score = affinity(place.context, candidate.context)
+            if score > 0 and id(candidate) not in said:
+                score += _TIE  # on a tie, the value the text does not say at all
+            if score > 0 and (best is None or score > best[0]) and _may_replace(candidate, place):
+                best = (score, candidate)
+        bound[index] = best[1] if best else None
     return bound
+
+
+def _may_replace(candidate: Pinned, place: Place) -> bool:
+    return matching.replaces(candidate.specific, place.specific) or matching.shaped_like(
+        candidate.specific, place.specific
+    )

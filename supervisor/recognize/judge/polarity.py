@@ -23,7 +23,7 @@ FORWARD = re.compile(
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
     r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than"
-    r"|(?P<state>drop|remove|disable|skip|turn\s+off|switch\s+off)"
+    r"|(?P<state>drop|remove|disable|turn\s+off|switch\s+off)"
     r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,
@@ -148,6 +148,13 @@ def rule_word(text: str) -> str | None:
 
 # The families of a rule's direction, and the words that carry each in other wording.
 _DIRECTIONS = (
+    (
+        re.compile(r"\bskip(?:s|ped|ping)?\b", re.IGNORECASE),
+        re.compile(
+            r"\b(?:skip\w*|ignor\w*|exclud\w*|disabl\w*|quarantin\w*|not\s+run|off)\b",
+            re.IGNORECASE,
+        ),
+    ),
     (
         re.compile(r"\bonly\b", re.IGNORECASE),
         re.compile(
