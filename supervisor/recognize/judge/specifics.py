@@ -383,7 +383,15 @@ def extract(prepared: Prepared) -> list[Specific]:
             continue
         add(NAME, match.start(), match.end(), "name:" + alias(word))
     found.sort(key=lambda s: s.start)
-    return found
+    # a quote that holds one specific whole (`retry_budget_ms`) is that specific
+    return [
+        s
+        for s in found
+        if s.kind != QUOTED
+        or not any(
+            o is not s and o.kind != QUOTED and o.start <= s.start and o.end >= s.end for o in found
+        )
+    ]
 
 
 def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[re.Match[str]]:

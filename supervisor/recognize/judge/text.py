@@ -50,10 +50,10 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?")
 # Sentences end at a line break, or at . ! ? followed by a space and not inside a number
 # or a name (E.164, 3.9, src/date.ts): a full stop that ends a path ends the sentence.
-_SENTENCE_END = re.compile(r"\n+|(?<=[.!?])[\"')\]]*\s+|(?<=[;])\s+")
+_SENTENCE_END = re.compile(r"\n+|(?<=[.!?])[\"')\]]*\s+|(?<=[;])\s+|\s[|/]\s")
 # Clauses: commas, semicolons, colons, brackets, dashes, and the words that start one.
 _CLAUSE_BREAK = re.compile(
-    r"[.!?,;:](?=\s|$)\s*|\n+|[()\[\]]\s*|\s[-–—]+\s|—"
+    r"[.!?,;:](?=\s|$)\s*|\n+|[()\[\]]\s*|\s[-–—|/]+\s|—"
     r"|\s(?=(?:but|whereas|although|though|except)\b)",
     re.IGNORECASE,
 )

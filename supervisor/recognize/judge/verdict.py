@@ -182,6 +182,9 @@ def _soft(reading: Reading) -> list[Soft]:
                 else ((start, end),)
             )
         ]
+    # "... with a 15-minute TTL and are rotated on every use": the part after "and" that
+    # holds no value is a mechanism of its own
+    spans = [part for start, end in spans for part in _and_parts(text, start, end, reading)]
     for start, end in spans:
         if any(start <= s.start < end for s in reading.specifics):
             continue
@@ -193,6 +196,22 @@ def _soft(reading: Reading) -> list[Soft]:
             continue
         found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems))
     return found
+
+
+_AND = re.compile(
+    r"\s+and\s+(?=(?:are|is|get|gets|be)\s+\w+ed\b|\w+s?\s+(?:on|at|to|in|every|each)\b)"
+)
+
+
+def _and_parts(text: str, start: int, end: int, reading: Reading) -> list[tuple[int, int]]:
+    if not any(start <= s.start < end for s in reading.specifics):
+        return [(start, end)]
+    parts, position = [], start
+    for match in _AND.finditer(text, start, end):
+        parts.append((position, match.start()))
+        position = match.end()
+    parts.append((position, end))
+    return parts
 
 
 def _reason_start(text: str) -> int | None:
@@ -318,14 +337,15 @@ def judge(
     elif missing:
         # a decision that lost specifics may have lost its direction too: say so
         said = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
-        for word in dict.fromkeys(directions(pin.reading.prepared.text)):
+        rule = pin.reading.prepared.text[: _reason_start(pin.reading.prepared.text)]
+        for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
             if not carried(word, said):
                 missing.append(word)
     if changed:
         status = CHANGED
     elif not missing:
         status = KEPT
-    elif not kept_any and not relevant:
+    elif not kept_any and not strong:
         status = LOST
     else:
         status = DEGRADED
