@@ -474,6 +474,8 @@ _VOWELS = set("aeiouy")
 def _is_identifier(word: str) -> bool:
     """``us-east-2``, ``tf-locks``, ``orders-dlq`` name a thing; ``read-only`` and
     ``single-use`` are words: a part with a digit or no vowel makes an identifier."""
+    if word.isupper() and len(word) > 3:
+        return True  # FAKE-REPLY, PAY-142: a name in capitals
     parts = word.lower().split("-")
     if re.fullmatch(r"\d+(?:\.\d+)?e", parts[0]) and len(parts) == 2 and parts[1].isdigit():
         return False  # 3e-4: a number
