@@ -331,7 +331,7 @@ def judge(
         else:
             missing.append(soft.text)
     strong = _strong_sentences(pin, text)
-    reversal = _reversal(pin, text, strong) or _swapped_modifier(pin, text, strong)
+    reversal = _reversal(pin, text, relevant) or _swapped_modifier(pin, text, strong)
     if reversal is not None:
         changed.insert(0, reversal)
     elif missing:
