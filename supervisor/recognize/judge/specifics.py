@@ -265,6 +265,9 @@ def extract(prepared: Prepared) -> list[Specific]:
     found: list[Specific] = []
 
     def add(kind: str, start: int, end: int, key: str, **values: object) -> None:
+        if kind == IDENTIFIER:  # "src/utils/date.ts." ends a sentence: the stop is not its
+            while end > start + 1 and text[end - 1] in ".,:;!?":
+                end -= 1
         if not claims.free(start, end):
             return
         if kind != QUOTED:  # what a quote holds is read too: `--timeout 10m` has 10 minutes
