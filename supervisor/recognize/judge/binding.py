@@ -205,16 +205,17 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
         # said of another value than it equals: the best-labelled one not said elsewhere
         # (the value it would change is said, and labelled, elsewhere otherwise)
         place = places[index]
-        best: tuple[float, Pinned] | None = None
+        chosen: tuple[float, Pinned] | None = None
         for candidate in pinned:
             if id(candidate) in anchored or matching.same(candidate.specific, place.specific):
                 continue
             score = affinity(place.context, candidate.context)
             if score > 0 and id(candidate) not in said:
                 score += _TIE  # on a tie, the value the text does not say at all
-            if score > 0 and (best is None or score > best[0]) and _may_replace(candidate, place):
-                best = (score, candidate)
-        bound[index] = best[1] if best else None
+            if score > 0 and (chosen is None or score > chosen[0]):
+                if _may_replace(candidate, place):
+                    chosen = (score, candidate)
+        bound[index] = chosen[1] if chosen else None
     return bound
 
 

@@ -27,7 +27,7 @@ def units() -> pint.UnitRegistry:
     """One unit registry for the process (building it takes ~0.2 s)."""
     import pint
 
-    registry = pint.UnitRegistry()
+    registry: pint.UnitRegistry = pint.UnitRegistry()
     for definition in _KUBERNETES_SIZES:
         registry.define(definition)
     return registry
@@ -52,7 +52,7 @@ def quantity_in_base(magnitude: float, unit: str) -> tuple[str, float] | None:
 @functools.lru_cache(maxsize=1024)
 def numerize(words: str) -> str:
     """Number words as digits: ``two thousand`` -> ``2000``, ``a quarter`` -> ``1/4``."""
-    from numerizer import numerize as _numerize
+    from numerizer import numerize as _numerize  # type: ignore[import-untyped]
 
     result: Any = _numerize(words)
     return str(result)
@@ -60,7 +60,7 @@ def numerize(words: str) -> str:
 
 @functools.cache
 def _stemmer() -> Any:
-    import snowballstemmer
+    import snowballstemmer  # type: ignore[import-untyped]
 
     return snowballstemmer.stemmer("english")
 
@@ -77,7 +77,7 @@ def date_key(text: str) -> str | None:
     gives no year, or None when it names no date."""
     from datetime import datetime
 
-    from dateutil import parser
+    from dateutil import parser  # type: ignore[import-untyped]
 
     try:
         first = parser.parse(text, default=datetime(1901, 1, 1))

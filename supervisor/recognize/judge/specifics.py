@@ -293,11 +293,11 @@ def extract(prepared: Prepared) -> list[Specific]:
         if key:
             add(TIME, match.start(), match.end(), key)
     for match in _PATH.finditer(text):
-        value = match.group(0).rstrip(".,:;!?")
-        if "/" in value.strip("/") and not re.fullmatch(r"[\d/]+|\w+/s|\w+/\w+/s", value):
-            if _looks_like_ratio(value):
+        path = match.group(0).rstrip(".,:;!?")
+        if "/" in path.strip("/") and not re.fullmatch(r"[\d/]+|\w+/s|\w+/\w+/s", path):
+            if _looks_like_ratio(path):
                 continue
-            add(IDENTIFIER, match.start(), match.start() + len(value), _ident_key(value))
+            add(IDENTIFIER, match.start(), match.start() + len(path), _ident_key(path))
     for match in _KEYED.finditer(text):
         _keyed_quantity(match, add)
     for match in _FRACTION_UNIT.finditer(text):
@@ -349,9 +349,9 @@ def extract(prepared: Prepared) -> list[Specific]:
         elif match.group(1).lower() not in STOPWORDS:
             add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))  # bf16, SEV1
     for match in _DOTTED.finditer(text):
-        value = match.group(0)
-        if value.lower() not in ("e.g", "i.e", "etc", "vs"):
-            add(IDENTIFIER, match.start(), match.end(), _ident_key(value))
+        dotted = match.group(0)
+        if dotted.lower() not in ("e.g", "i.e", "etc", "vs"):
+            add(IDENTIFIER, match.start(), match.end(), _ident_key(dotted))
     for match in _HYPHENATED.finditer(text):
         if _is_identifier(match.group(0)):
             add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
@@ -400,7 +400,7 @@ def extract(prepared: Prepared) -> list[Specific]:
 def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[re.Match[str]]:
     """The matches of ``pattern`` in spans no specific took: a match over a taken span is
     tried again from its next character ("Node 16/18": 18 after Node 16)."""
-    found = []
+    found: list[re.Match[str]] = []
     position = 0
     while True:
         match = pattern.search(text, position)

@@ -336,10 +336,10 @@ def judge(
         changed.insert(0, reversal)
     elif missing:
         # a decision that lost specifics may have lost its direction too: say so
-        said = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
+        spoken = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
         rule = pin.reading.prepared.text[: _reason_start(pin.reading.prepared.text)]
         for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
-            if not carried(word, said):
+            if not carried(word, spoken):
                 missing.append(word)
     if changed:
         status = CHANGED
