@@ -73,10 +73,11 @@ def test_a_changed_restatement_says_the_change_first(tmp_path) -> None:
 
 
 def test_dropped_not_pinned_from_a_folded_window(tmp_path) -> None:
+    said = "The helpers live in src/utils/date.ts. Build with --max-old-space-size=4096."
     folded = [
-        {"role": "user", "content": "The helpers live in src/utils/date.ts. Build with --max-old-space-size=4096."},
+        {"role": "user", "content": said},
         {"role": "assistant", "content": [{"type": "text", "text": "Tests pass in 412 ms."}]},
-    ]  # fmt: skip
+    ]
     paths = files(
         tmp_path,
         folded=json.dumps(folded),

@@ -150,8 +150,7 @@ def _score_pins(case: dict[str, Any], verdicts: list[dict[str, Any]], figures: F
             kind["changed caught"].add(ok)
             if not ok:
                 figures.changes_missed.append(
-                    f"{where} judged {got['status']} {got['missing']}; expected "
-                    f"{expect['changed']}"
+                    f"{where} judged {got['status']} {got['missing']}; expected {expect['changed']}"
                 )
         for term in expect.get("missing") or []:
             ok = any(same_term(term, reported) for reported in got["missing"])

@@ -66,7 +66,7 @@ def test_a_number_matches_only_as_a_whole_token_of_the_same_quantity() -> None:
             "30 minutes",
         ),
         ("Deploy to us-east-2 only.", "Deploys go to us-west-2.", "us-east-2", "us-west-2"),
-        ("Phone numbers are stored in E.164.", "Phone numbers are stored in E.123.", "E.164", "E.123"),
+        ("Phone numbers are in E.164.", "Phone numbers are in E.123.", "E.164", "E.123"),
         ("Commits must never use --no-verify.", "Commits may use --no-verify.", "never", "may"),
         ("Rotate the signing keys every 90 days.", "We decided against rotating them.", "Rotate",
          "decided against"),

@@ -71,7 +71,10 @@ def test_apostrophes_are_no_quotes() -> None:
 
 def test_a_lost_mechanism_and_reason_are_missing_terms() -> None:
     loss = audit_decision(TEAM, "Refresh tokens live in Redis with a 15-minute TTL.")
-    assert loss.missing == ("are rotated on every use", "the team's mobile client can't persist tokens")
+    assert loss.missing == (
+        "are rotated on every use",
+        "the team's mobile client can't persist tokens",
+    )
     assert loss.status == "degraded"
 
 

@@ -266,8 +266,9 @@ def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
     incident = Incident(5, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
     text = build_payload(tether, profile, incident=incident, budget=0).text
     # the summary still speaks of the retry budget: degraded, not lost
-    lost = [line for line in text.split("\n") if line.startswith("- degraded: decision 1 (missing:")]
-    assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]
+    head = "- degraded: decision 1 (missing:"
+    rows = [line for line in text.split("\n") if line.startswith(head)]
+    assert len(rows) == 1 and "250 ms" in rows[0] and "retry_budget_ms" in rows[0]
 
 
 def test_a_fact_the_summary_changed_comes_first_in_the_loss_audit(tether, profile):

@@ -212,9 +212,9 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
             score = affinity(place.context, candidate.context)
             if score > 0 and id(candidate) not in said:
                 score += _TIE  # on a tie, the value the text does not say at all
-            if score > 0 and (chosen is None or score > chosen[0]):
-                if _may_replace(candidate, place):
-                    chosen = (score, candidate)
+            better = score > 0 and (chosen is None or score > chosen[0])
+            if better and _may_replace(candidate, place):
+                chosen = (score, candidate)
         bound[index] = chosen[1] if chosen else None
     return bound
 
