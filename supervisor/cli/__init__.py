@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
     "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
+    "audit": (
+        "supervisor.cli.audit",
+        "the judge: which pinned specifics a summary or restatement kept, dropped or changed",
+    ),
     "compact": ("supervisor.cli.compact", "compact the running agent now, keeping the pins"),
     "transcript": (
         "supervisor.cli.transcript",
