@@ -25,6 +25,13 @@ the banner is immediate) and adds later sightings to it as sources:
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
   kept for a compaction that follows within the window, or given to the recent
   compaction it was read after (hooks are read a tick after the screen);
+* a sighting of a loss that happened before this run, or before the agent's
+  current process started (``agent_started``: a crash restart with ``claude
+  --continue`` replays its session file, old ``compact_boundary`` and ``/clear``
+  entries with their old times and ids), is history: so is a sighting naming a
+  loss id an incident already holds for its channel (the same entry read
+  twice). Both are told by identity (the entry's own time, its id), recorded as
+  events with ``history`` set, and open nothing;
 * the trigger and the summary are filled in by whichever source knows them;
   with a summary and pinned decisions, the loss audit is computed; with the
   window the transcript saw folded, the specifics the summary dropped that no
@@ -56,6 +63,11 @@ from supervisor.recognize.observations import (
 )
 
 DEFAULT_WINDOW = 10.0
+# The agent may be spawned a moment before tether notes the time (tether run spawns it
+# while the app loads); its own entries are never older than that.
+START_SLACK = 2.0
+# Ids that name one loss only (Claude Code's entry uuids); a Codex turn id may name two.
+UNIQUE_ID = "uuid:"
 # The meter and the agent's state change constantly: the status bar shows them, the
 # event log would drown in them.
 _NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
@@ -80,9 +92,12 @@ class Fusion:
         *,
         window: float = DEFAULT_WINDOW,
         decisions: Callable[[], list[str]] | None = None,
+        agent_started: float | None = None,
     ) -> None:
         """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
-        ``decisions`` returns the pinned decisions for the loss audit when a summary arrives."""
+        ``decisions`` returns the pinned decisions for the loss audit when a summary arrives;
+        ``agent_started``: when this run started its agent (see :meth:`agent_started`)."""
+        self._agent_started = agent_started
         self._tether = tether
         self._window = window
         self._decisions = decisions
@@ -100,6 +115,33 @@ class Fusion:
     def compaction_count(self) -> int:
         return sum(1 for incident in self._incidents if incident.kind == "compaction")
 
+    def agent_started(self, at: float) -> None:
+        """The agent's process (re)started at ``at``: a sighting its source dates before
+        that (a transcript entry's own time) is history, however late it is read."""
+        self._agent_started = at
+
+    def history(self, observation: Observation) -> str | None:
+        """Why a loss sighting is history rather than a loss of this run, or None."""
+        if observation.kind not in INCIDENT_KINDS:
+            return None
+        entry_at = observation.details.get("entry_at")
+        since = self._agent_started
+        if (
+            since is not None
+            and isinstance(entry_at, int | float)
+            and not isinstance(entry_at, bool)
+            and entry_at < since - START_SLACK
+        ):
+            return "written before the agent's process started"
+        ident = _compaction_id(observation)
+        if ident is not None and ident.startswith(UNIQUE_ID):  # a Codex turn may compact twice
+            channel = (observation.source, str(observation.details.get("channel", "")))
+            for incident in self._incidents:
+                number = incident.number
+                if ident in self._ids.get(number, ()) and channel in self._channels[number]:
+                    return f"already seen in incident #{number}"
+        return None
+
     def acknowledge(self, number: int) -> Incident | None:
         """Mark an incident acknowledged (the agent wrote its rehydration summary)."""
         for incident in self._incidents:
@@ -111,8 +153,14 @@ class Fusion:
 
     def observe(self, observation: Observation) -> IncidentChange | None:
         """Record one observation; return the incident it opened or joined, if any."""
+        history = self.history(observation)
         if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
-            self._record(observation.kind, source=observation.source, **observation.to_event())
+            fields = observation.to_event()
+            if history is not None:
+                fields["history"] = history
+            self._record(observation.kind, source=observation.source, **fields)
+        if history is not None:
+            return None
         if observation.kind == COMPACTION_STARTED:
             if not observation.trigger:
                 return None

@@ -164,7 +164,8 @@ class ClaudeTranscript:
         if kind == "user":
             text = _text_of((record.get("message") or {}).get("content"))
             if "<command-name>/clear</command-name>" in text:
-                return [Observation(WIPE, TRANSCRIPT, at, details={**details, "channel": "clear"})]
+                extra = {"channel": "clear", **_identity(record, record.get("uuid"))}
+                return [Observation(WIPE, TRANSCRIPT, at, details={**details, **extra})]
         return []
 
     def _note_window(self, record: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.recognize.agent_state import AgentState, StatusReports
+from supervisor.recognize.fusion import Fusion
 from supervisor.recognize.observations import AGENT_STATE, Observation
 from supervisor.recognize.process_watch import exit_observation
 from supervisor.recognize.screen_detector import ScreenDetector
@@ -67,6 +68,7 @@ class Restarts:
 
     profile: Profile
     state: AgentState
+    fusion: Fusion
     screen: ScreenDetector
     status_reports: StatusReports
     clock: Callable[[], float]
@@ -100,6 +102,7 @@ class Restarts:
         self.state.restart(needs_cue=needs_cue(self.profile))
         self.restarts += 1
         self.transcript.forget()
+        self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.session.start(argv=argv)
         self._note_agent_pid()
         event = self.tether.record_event("agent_restart", "supervisor", argv=argv)

@@ -85,7 +85,9 @@ class Supervision(Restarts, Recovery):
         self._last_timer_checkpoint = time.monotonic()
         self._stopping = False
 
-        self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
+        self.fusion = Fusion(
+            self.tether, decisions=self._pinned_decisions, agent_started=self.started_at
+        )
         self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
         self.status_reports = StatusReports()
         self.state = AgentState(needs_cue=needs_cue(self.profile))
