@@ -151,6 +151,7 @@ class Supervision(Restarts, Recovery):
             why_waiting=self.wait_reason,
         )
         self.injector.listeners.append(self._injection_changed)
+        self.injector.sent_listeners.append(self.transcript.own_words.add)
         self.enforce_invariant()
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)

@@ -1,0 +1,169 @@
+"""Issue 26, items 1 and 2, with the real agents: an incident is made only by a loss that
+happened in this run.
+
+A resize after a /compact or a /clear makes the agent redraw its screen, old notices
+included; a SIGKILL and F6's restart (`claude --continue`, `codex resume --last`) replays
+the session's history, on the screen and in its session file. Neither is a new loss: the
+incidents stay those of the losses the user made, and the restart's old entries are
+recorded as history.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from tests.e2e.agents import CLAUDE_MARKERS as CM
+from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.test_codex_hooks import converse, prompt_and_reply
+from tests.e2e.test_scenarios import (
+    _claude_conversation,
+    _codex_payload_request,
+    _rehydrate_with_f6,
+)
+from tests.e2e.tether_driver import (
+    TetherRun,
+    Timer,
+    tether_run_fixture,  # noqa: F401  (the tether_run fixture)
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def resize(run: TetherRun, width: int, height: int) -> None:
+    """The user's terminal changes size; wait until the agent's screen has its new rows."""
+    rows = len(run.agent_screen().split("\n"))
+    run.tm.tmux("resize-window", "-t", run.tm.name, "-x", str(width), "-y", str(height))
+    run.poll(
+        lambda: len(run.agent_screen().split("\n")) not in (rows, 1),
+        timeout=15,
+        what=f"the agent's screen resized with the window ({width}x{height})",
+    )
+
+
+def losses(run: TetherRun) -> list[str]:
+    return [i["type"] for i in run.incidents().values()]
+
+
+def history_event(run: TetherRun, kind: str) -> dict:
+    """The restart replayed an old loss: recorded, as history."""
+    return run.wait_event(kind, where=lambda e: bool(e.get("history")), timeout=30)
+
+
+# --------------------------------------------------------------------------- Claude Code
+
+
+def _claude_compact(run: TetherRun) -> None:
+    _claude_conversation(run)
+    run.type_line("/compact", enter_delay=1.0)
+    run.wait_screen(CM["compacted"], timeout=30)
+    run.wait_incident("compaction", where=lambda i: "transcript" in i.get("sources", []))
+    run.wait_screen(CM["ready"])
+    _rehydrate_with_f6(run)
+
+
+def _claude_clear(run: TetherRun) -> None:
+    _claude_conversation(run)
+    run.type_line("/clear", enter_delay=1.0)
+    run.wait_incident("wipe", what="a wipe incident")
+    run.wait_screen(CM["ready"])
+    _rehydrate_with_f6(run)
+
+
+def _claude_prompt(run: TetherRun, text: str) -> None:
+    run.wait_screen(CM["ready"])
+    run.type_line(text)
+    run.wait_screen(rf"ack '{text}'", timeout=30)
+
+
+@pytest.mark.parametrize("loss", ["compact", "clear"])
+def test_claude_resized_after_a_loss_makes_no_new_incident(
+    loss, make_claude_env, fake_server, tether_run
+):
+    with Timer(f"claude /{loss}, resize"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        (_claude_compact if loss == "compact" else _claude_clear)(run)
+        made = losses(run)
+        resize(run, 160, 48)
+        _claude_prompt(run, "after the first resize")
+        resize(run, 120, 40)
+        _claude_prompt(run, "after the second resize")
+        assert losses(run) == made, run.incidents()
+
+
+@pytest.mark.parametrize("loss", ["compact", "clear"])
+def test_claude_restarted_after_a_crash_replays_its_losses_as_history(
+    loss, make_claude_env, fake_server, tether_run
+):
+    with Timer(f"claude /{loss}, SIGKILL, F6 restart"):
+        run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
+        (_claude_compact if loss == "compact" else _claude_clear)(run)
+        made = losses(run)
+        pid = run.wait_agent_pid()
+        os.kill(pid, signal.SIGKILL)
+        run.wait_incident("crash", what="a crash incident")
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+        run.press("F6")
+        run.wait_event("injection", reason="restart after crash", timeout=45)
+        if loss == "compact":  # the resumed session file holds the old compact_boundary
+            replayed = history_event(run, "compaction")
+            assert replayed["source"] == "transcript", replayed
+        _claude_prompt(run, "after the restart")
+        assert losses(run) == [*made, "crash"], run.incidents()
+
+
+# --------------------------------------------------------------------------- Codex
+
+
+def _codex_compact(run: TetherRun) -> None:
+    converse(run)
+    run.type_line("/compact", enter_delay=1.0)
+    run.wait_screen(XM["compacted"], timeout=30)
+    run.wait_incident("compaction", where=lambda i: "transcript" in i.get("sources", []))
+    run.wait_screen(XM["ready"])
+    run.mark = run.events()[-1]["at"]
+    _codex_payload_request(run, after=run.last_seq())
+
+
+def _codex_clear(run: TetherRun) -> None:
+    converse(run)
+    run.type_line("/clear", enter_delay=1.0)
+    run.wait_screen(XM["ready"])
+    prompt_and_reply(run, "what now")  # Codex tells of a /clear at the next prompt
+    run.wait_incident("wipe", where=lambda i: "transcript" in i.get("sources", []))
+
+
+@pytest.mark.parametrize("loss", ["compact", "clear"])
+def test_codex_resized_after_a_loss_makes_no_new_incident(
+    loss, make_codex_env, fake_server, tether_run
+):
+    with Timer(f"codex /{loss}, resize"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        (_codex_compact if loss == "compact" else _codex_clear)(run)
+        made = losses(run)
+        resize(run, 160, 48)
+        prompt_and_reply(run, "after the first resize")
+        resize(run, 120, 40)
+        prompt_and_reply(run, "after the second resize")
+        assert losses(run) == made, run.incidents()
+
+
+@pytest.mark.parametrize("loss", ["compact", "clear"])
+def test_codex_restarted_after_a_crash_replays_its_losses_as_history(
+    loss, make_codex_env, fake_server, tether_run
+):
+    with Timer(f"codex /{loss}, SIGKILL, F6 restart"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        (_codex_compact if loss == "compact" else _codex_clear)(run)
+        made = losses(run)
+        pid = run.wait_agent_pid()
+        os.kill(pid, signal.SIGKILL)
+        run.wait_incident("crash", what="a crash incident")
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+        run.press("F6")
+        run.wait_event("injection", reason="restart after crash", timeout=45)
+        run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)
+        prompt_and_reply(run, "after the restart")
+        assert losses(run) == [*made, "crash"], run.incidents()
