@@ -31,6 +31,9 @@ from tests.e2e.tether_driver import (
 
 pytestmark = pytest.mark.e2e
 
+# the model's answer to the restart's payload (Claude Code wraps a long paste in tags)
+PAYLOAD_REPLY = r"FAKE-REPLY \d+: ack '(?:<pasted_content[^>]*> )?Context check from tether"
+
 
 def resize(run: TetherRun, width: int, height: int) -> None:
     """The user's terminal changes size; wait until the agent's screen has its new rows."""
@@ -110,6 +113,7 @@ def test_claude_restarted_after_a_crash_replays_its_losses_as_history(
         if loss == "compact":  # the resumed session file holds the old compact_boundary
             replayed = history_event(run, "compaction")
             assert replayed["source"] == "transcript", replayed
+        run.wait_screen(PAYLOAD_REPLY, timeout=30)
         _claude_prompt(run, "after the restart")
         assert losses(run) == [*made, "crash"], run.incidents()
 
