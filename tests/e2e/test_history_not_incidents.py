@@ -26,6 +26,7 @@ from tests.e2e.test_scenarios import (
 from tests.e2e.tether_driver import (
     TetherRun,
     Timer,
+    cmdline,
     tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
 
@@ -44,6 +45,18 @@ def resize(run: TetherRun, width: int, height: int) -> None:
         timeout=15,
         what=f"the agent's screen resized with the window ({width}x{height})",
     )
+
+
+def kill_agent(run: TetherRun, name: str) -> None:
+    """SIGKILL the agent itself (tether's other child is its PTY reader)."""
+    pid = run.poll(
+        lambda: next((p for p in run.agent_pids() if name in cmdline(p)), None),
+        timeout=15,
+        what=f"the {name} process under tether",
+    )
+    os.kill(pid, signal.SIGKILL)
+    run.wait_incident("crash", what="a crash incident")
+    run.wait_tether_screen(r"F6 restart and rehydrate")
 
 
 def losses(run: TetherRun) -> list[str]:
@@ -104,10 +117,7 @@ def test_claude_restarted_after_a_crash_replays_its_losses_as_history(
         run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
         (_claude_compact if loss == "compact" else _claude_clear)(run)
         made = losses(run)
-        pid = run.wait_agent_pid()
-        os.kill(pid, signal.SIGKILL)
-        run.wait_incident("crash", what="a crash incident")
-        run.wait_tether_screen(r"F6 restart and rehydrate")
+        kill_agent(run, "claude")
         run.press("F6")
         run.wait_event("injection", reason="restart after crash", timeout=45)
         if loss == "compact":  # the resumed session file holds the old compact_boundary
@@ -162,10 +172,7 @@ def test_codex_restarted_after_a_crash_replays_its_losses_as_history(
         run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
         (_codex_compact if loss == "compact" else _codex_clear)(run)
         made = losses(run)
-        pid = run.wait_agent_pid()
-        os.kill(pid, signal.SIGKILL)
-        run.wait_incident("crash", what="a crash incident")
-        run.wait_tether_screen(r"F6 restart and rehydrate")
+        kill_agent(run, "codex")
         run.press("F6")
         run.wait_event("injection", reason="restart after crash", timeout=45)
         run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)

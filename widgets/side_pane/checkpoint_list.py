@@ -120,6 +120,13 @@ class CheckpointList(Widget):
     def on_mount(self) -> None:
         self.reload()
 
+    def on_show(self) -> None:
+        """The tab opens on the newest checkpoint: the list filled while it was hidden kept
+        its highlight on whichever was newest then."""
+        self.reload()
+        if self._seqs and self.highlighted != self._seqs[0]:
+            self.options.highlighted = 0
+
     def focus_list(self) -> None:
         self.options.focus()
 
