@@ -1,0 +1,61 @@
+"""Issue 26, item 7: the shell commands say true things about what they did not do."""
+
+from __future__ import annotations
+
+import pytest
+
+from supervisor.cli import main
+from supervisor.store.tether_dir import TetherDir
+
+DECISIONS = [
+    "refresh tokens live in Redis with a 15 minute TTL, rotated on every use",
+    "the login page keeps its layout because the mobile client scrapes it",
+    "passwords are hashed with argon2id at 64 MiB memory, 3 passes",
+]
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_budget_too_small_for_the_pins_says_they_were_cut(tether_dir, capsys) -> None:
+    for decision in DECISIONS:
+        tether_dir.add_note("decision", decision)
+    work = str(tether_dir.work_dir)
+    code, out, _err = run(capsys, "payload", "--budget", "10", "--dir", work)
+    assert code == 0
+    pinned = out.split("## Pinned decisions", 1)[1].split("\n## ", 1)[0]
+    assert "(none pinned)" not in pinned
+    assert "(all cut for the token budget: see below)" in pinned
+    assert "pinned decisions did not fit; they hold all the same: read them in" in out
+
+
+@pytest.mark.parametrize("budget", ["-5", "0", "ten"])
+def test_a_budget_that_is_no_number_of_tokens_is_refused(tether_dir, capsys, budget) -> None:
+    work = str(tether_dir.work_dir)
+    with pytest.raises(SystemExit) as ended:
+        main(["payload", "--budget", budget, "--dir", work])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert "--budget" in err and ("positive number of tokens" in err or "not a number" in err)
+
+
+def test_a_mistyped_command_gets_a_did_you_mean(capsys) -> None:
+    code, _out, err = run(capsys, "stauts")
+    assert code == 2
+    assert "did you mean `tether status`?" in err
+
+
+@pytest.fixture(name="tether_dir")
+def _tether_dir(tether: TetherDir) -> TetherDir:
+    return tether
+
+
+def test_no_budget_is_asked_for_by_name(tether_dir, capsys) -> None:
+    for decision in DECISIONS:
+        tether_dir.add_note("decision", decision)
+    work = str(tether_dir.work_dir)
+    code, out, _err = run(capsys, "payload", "--budget", "none", "--dir", work)
+    assert code == 0 and all(decision in out for decision in DECISIONS)
