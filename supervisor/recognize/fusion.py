@@ -97,7 +97,10 @@ class Fusion:
         """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
         ``decisions`` returns the pinned decisions for the loss audit when a summary arrives;
         ``agent_started``: when this run started its agent (see :meth:`agent_started`)."""
-        self._agent_started = agent_started
+        # a restart's time is taken just before the spawn: exact; the first spawn may come
+        # a moment before the run notes its start
+        self._agent_started = agent_started - START_SLACK if agent_started is not None else None
+        self._entries: set[tuple[str, str, str, float]] = set()  # (id, source, channel, time)
         self._tether = tether
         self._window = window
         self._decisions = decisions
@@ -130,9 +133,12 @@ class Fusion:
             since is not None
             and isinstance(entry_at, int | float)
             and not isinstance(entry_at, bool)
-            and entry_at < since - START_SLACK
+            and entry_at < since
         ):
             return "written before the agent's process started"
+        entry = _entry(observation)
+        if entry is not None and entry in self._entries:
+            return "the same entry, read again"
         ident = _compaction_id(observation)
         if ident is not None and ident.startswith(UNIQUE_ID):  # a Codex turn may compact twice
             channel = (observation.source, str(observation.details.get("channel", "")))
@@ -234,6 +240,9 @@ class Fusion:
         return best
 
     def _note_id(self, incident: Incident, observation: Observation) -> None:
+        entry = _entry(observation)
+        if entry is not None:
+            self._entries.add(entry)
         ident = _compaction_id(observation)
         if ident is not None:
             self._ids.setdefault(incident.number, set()).add(ident)
@@ -367,6 +376,15 @@ class Fusion:
     def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
+
+
+def _entry(observation: Observation) -> tuple[str, str, str, float] | None:
+    """What names one entry of a session file: its loss id, source, channel and own time."""
+    ident, entry_at = _compaction_id(observation), observation.details.get("entry_at")
+    if ident is None or not isinstance(entry_at, int | float) or isinstance(entry_at, bool):
+        return None
+    channel = str(observation.details.get("channel", ""))
+    return (ident, observation.source, channel, float(entry_at))
 
 
 def _compaction_id(observation: Observation) -> str | None:

@@ -63,6 +63,11 @@ def losses(run: TetherRun) -> list[str]:
     return [i["type"] for i in run.incidents().values()]
 
 
+def assert_losses(run: TetherRun, expected: list[str]) -> None:
+    if losses(run) != expected:
+        run.fail(f"incidents {losses(run)}, expected {expected}: {run.incidents()}")
+
+
 def history_event(run: TetherRun, kind: str) -> dict:
     """The restart replayed an old loss: recorded, as history."""
     return run.wait_event(kind, where=lambda e: bool(e.get("history")), timeout=30)
@@ -106,7 +111,7 @@ def test_claude_resized_after_a_loss_makes_no_new_incident(
         _claude_prompt(run, "after the first resize")
         resize(run, 120, 40)
         _claude_prompt(run, "after the second resize")
-        assert losses(run) == made, run.incidents()
+        assert_losses(run, made)
 
 
 @pytest.mark.parametrize("loss", ["compact", "clear"])
@@ -125,7 +130,7 @@ def test_claude_restarted_after_a_crash_replays_its_losses_as_history(
             assert replayed["source"] == "transcript", replayed
         run.wait_screen(PAYLOAD_REPLY, timeout=30)
         _claude_prompt(run, "after the restart")
-        assert losses(run) == [*made, "crash"], run.incidents()
+        assert_losses(run, [*made, "crash"])
 
 
 # --------------------------------------------------------------------------- Codex
@@ -161,7 +166,7 @@ def test_codex_resized_after_a_loss_makes_no_new_incident(
         prompt_and_reply(run, "after the first resize")
         resize(run, 120, 40)
         prompt_and_reply(run, "after the second resize")
-        assert losses(run) == made, run.incidents()
+        assert_losses(run, made)
 
 
 @pytest.mark.parametrize("loss", ["compact", "clear"])
@@ -177,4 +182,4 @@ def test_codex_restarted_after_a_crash_replays_its_losses_as_history(
         run.wait_event("injection", reason="restart after crash", timeout=45)
         run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)
         prompt_and_reply(run, "after the restart")
-        assert losses(run) == [*made, "crash"], run.incidents()
+        assert_losses(run, [*made, "crash"])

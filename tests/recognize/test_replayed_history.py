@@ -84,3 +84,22 @@ def test_a_compaction_of_the_restarted_process_is_an_incident() -> None:
     for observation in read(ClaudeTranscript(), entries, last_time(entries)):
         fusion.observe(observation)
     assert [i.kind for i in fusion.incidents] == ["compaction"]
+
+
+def test_codex_resume_last_right_after_a_compaction_replays_it_as_history() -> None:
+    """`codex resume --last` appends to the rollout; the restart came a second after the
+    compaction (within any slack a time rule might allow): the entry itself is known."""
+    from supervisor.recognize.transcripts import CodexRollout
+
+    before = records("cx-compact-manual.transcript.jsonl")
+    resumed = records("cx-resume.transcript.jsonl")
+    assert resumed[: len(before)] == before
+    fusion = Fusion(agent_started=first_time(before) - 1)
+    compacted = next(entry_time(r) for r in before if r.get("type") == "compacted")
+    for observation in read(CodexRollout(), before[:20], compacted + 0.2):
+        fusion.observe(observation)
+    assert [i.kind for i in fusion.incidents] == ["compaction"]
+    fusion.agent_started(compacted + 1.0)  # SIGKILL, F6 at once
+    for observation in read(CodexRollout(), resumed, last_time(resumed) + 0.3):
+        assert fusion.observe(observation) is None or observation.kind != "compaction"
+    assert [i.kind for i in fusion.incidents] == ["compaction"]
