@@ -346,6 +346,7 @@ class Fusion:
             return False
         pins = self._decisions() if self._decisions else []
         incident.dropped = tuple(dropped_specifics(observation.folded, summary, pins))
+        incident.fold_audited = True
         return bool(incident.dropped)
 
     def _record_incident(self, incident: Incident) -> int:

@@ -161,6 +161,7 @@ class Incident:
     summary: str | None = None
     audit: LossAudit | None = None
     dropped: tuple[Dropped, ...] = ()  # "dropped, not pinned"
+    fold_audited: bool = False  # the folded window was read and held against the summary
     acknowledged: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
