@@ -59,3 +59,23 @@ def test_no_budget_is_asked_for_by_name(tether_dir, capsys) -> None:
     work = str(tether_dir.work_dir)
     code, out, _err = run(capsys, "payload", "--budget", "none", "--dir", work)
     assert code == 0 and all(decision in out for decision in DECISIONS)
+
+
+def test_status_says_recall_pending_only_while_a_supervisor_runs(tether_dir, capsys) -> None:
+    """Issue 26, item 7: after the supervisor quit, nobody waits for the ack."""
+    from supervisor.store import lock
+
+    work = str(tether_dir.work_dir)
+    tether_dir.add_decisions(["poll every 30 s"], "test")
+    tether_dir.record_event(
+        "injection", "supervisor", reason="rehydrate", incident=1, restate="all"
+    )
+    held = lock.acquire(tether_dir)
+    try:
+        _code, out, _err = run(capsys, "status", "--dir", work)
+        assert "recall:     pending: waiting for `tether ack`" in out
+    finally:
+        held.release()
+    _code, out, _err = run(capsys, "status", "--dir", work)
+    assert "pending" not in out
+    assert "recall:     not checked: the run ended before the agent's `tether ack`" in out
