@@ -37,6 +37,7 @@ from supervisor.errors import TetherError
 MARKER_KINDS: dict[str, str] = {
     "compaction_started": "the agent is compacting (opens no incident by itself)",
     "compaction": "a compaction finished",
+    "compaction_failed": "a compaction was refused or failed (ends its compaction_started)",
     "context_low": "context nearly full; named group `percent` = percent remaining",
     "context_used": "context meter; named group `percent` = percent used",
     "context_full": "the context is full / a prompt was refused for its size",
@@ -172,6 +173,7 @@ class MarkerRules:
 
     compaction_started: tuple[Pattern, ...] = ()
     compaction: tuple[Pattern, ...] = ()
+    compaction_failed: tuple[Pattern, ...] = ()
     context_low: tuple[Pattern, ...] = ()
     context_used: tuple[Pattern, ...] = ()
     context_full: tuple[Pattern, ...] = ()

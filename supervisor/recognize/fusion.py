@@ -22,6 +22,8 @@ the banner is immediate) and adds later sightings to it as sources:
   when the next turn starts, minutes later perhaps) joins the newest incident of
   its kind that lacks its channel, outside the window, if no other incident was
   opened since; otherwise it opens one, as for a /clear nothing else saw;
+* compaction_failed (a /compact refused: "Not enough messages to compact")
+  ends the compaction_started before it: its trigger is not kept for the next;
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
   kept for a compaction that follows within the window, or given to the recent
   compaction it was read after (hooks are read a tick after the screen);
@@ -53,6 +55,7 @@ from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
     COMPACTION,
+    COMPACTION_FAILED,
     COMPACTION_STARTED,
     CONTEXT_USED,
     HOOK,
@@ -166,6 +169,9 @@ class Fusion:
                 fields["history"] = history
             self._record(observation.kind, source=observation.source, **fields)
         if history is not None:
+            return None
+        if observation.kind == COMPACTION_FAILED:  # it ends the start: no trigger carries on
+            self._pending_trigger = None
             return None
         if observation.kind == COMPACTION_STARTED:
             if not observation.trigger:

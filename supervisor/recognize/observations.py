@@ -15,6 +15,7 @@ from supervisor.times import iso
 # Observation kinds. The first four are losses; the rest inform the meter and state.
 COMPACTION_STARTED = "compaction_started"
 COMPACTION = "compaction"
+COMPACTION_FAILED = "compaction_failed"  # refused or failed: ends its compaction_started
 WIPE = "wipe"
 CRASH = "crash"
 UNCLEAN_EXIT = "unclean_exit"

@@ -63,6 +63,7 @@ from supervisor.recognize.observations import (
     AGENT_STATE,
     AUTO,
     COMPACTION,
+    COMPACTION_FAILED,
     COMPACTION_STARTED,
     MANUAL,
     SCREEN,
@@ -191,6 +192,9 @@ class ScreenDetector:
             observation = self._new_match(match, now, again=key in kept)
             if key[0] in LOSS_KINDS and not self._new_by_identity(match, present):
                 observation = None
+            if observation is not None and key[0] == COMPACTION_FAILED:
+                # the start it answers announced nothing: no redrawn notice may take it
+                self._credited = dict.fromkeys(self._accounted, self._starts)
             if observation is not None:
                 observations.append(observation)
                 if key[0] in LOSS_KINDS:

@@ -21,6 +21,7 @@ from typing import Any
 from supervisor.recognize.observations import (
     AUTO,
     COMPACTION,
+    COMPACTION_FAILED,
     MANUAL,
     TRANSCRIPT,
     USAGE,
@@ -130,6 +131,11 @@ class _Window:
         return folded
 
 
+# Claude Code's answer to a /compact it refused, in its local command's output
+_REFUSED_COMPACT = re.compile(
+    r"<local-command-std(?:err|out)>[^<]*(?:No messages|Not enough messages) to compact"
+)
+
 _SUMMARY_BLOCK = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
 
@@ -206,6 +212,13 @@ class ClaudeTranscript:
                     folded=self.window.fold(),
                 )
             ]
+        if kind in ("user", "system"):
+            text = _text_of((record.get("message") or {}).get("content")) or _text_of(
+                record.get("content")
+            )
+            if _REFUSED_COMPACT.search(text):
+                refused = {**details, "channel": "local_command", "said": text.strip()[:200]}
+                return [Observation(COMPACTION_FAILED, TRANSCRIPT, at, details=refused)]
         if kind == "user":
             text = _text_of((record.get("message") or {}).get("content"))
             if "<command-name>/clear</command-name>" in text:
