@@ -11,12 +11,16 @@ recorded as history.
 from __future__ import annotations
 
 import os
+import re
 import signal
+from collections.abc import Callable
 
 import pytest
 
+from supervisor.times import epoch
 from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
+from tests.e2e.fake_server import claude_last_prompt, codex_last_prompt
 from tests.e2e.test_codex_hooks import converse, prompt_and_reply
 from tests.e2e.test_scenarios import (
     _claude_conversation,
@@ -33,6 +37,7 @@ from tests.e2e.tether_driver import (
 pytestmark = pytest.mark.e2e
 
 # the model's answer to the restart's payload (Claude Code wraps a long paste in tags)
+PREAMBLE = "Context check from tether"
 PAYLOAD_REPLY = r"FAKE-REPLY \d+: ack '(?:<pasted_content[^>]*> )?Context check from tether"
 
 
@@ -57,6 +62,20 @@ def kill_agent(run: TetherRun, name: str) -> None:
     os.kill(pid, signal.SIGKILL)
     run.wait_incident("crash", what="a crash incident")
     run.wait_tether_screen(r"F6 restart and rehydrate")
+
+
+def payload_answered(run: TetherRun, after: int, last_prompt: Callable[[dict], str]) -> None:
+    """The restart's payload reached the model (a request after ``after``) and the agent's
+    turn ended (its Stop hook after that request): the composer is the user's again."""
+    request = run.wait_request(
+        lambda e: PREAMBLE in last_prompt(e["body"]), after=after, what="the restart's payload"
+    )
+    sent = float(request["t"])
+    run.wait_event(
+        "hook",
+        where=lambda e: e.get("event") == "Stop" and (epoch(e.get("at")) or 0) > sent,
+        timeout=30,
+    )
 
 
 def losses(run: TetherRun) -> list[str]:
@@ -123,12 +142,13 @@ def test_claude_restarted_after_a_crash_replays_its_losses_as_history(
         (_claude_compact if loss == "compact" else _claude_clear)(run)
         made = losses(run)
         kill_agent(run, "claude")
+        after = run.last_seq()
         run.press("F6")
         run.wait_event("injection", reason="restart after crash", timeout=45)
         if loss == "compact":  # the resumed session file holds the old compact_boundary
             replayed = history_event(run, "compaction")
             assert replayed["source"] == "transcript", replayed
-        run.wait_screen(PAYLOAD_REPLY, timeout=30)
+        payload_answered(run, after, claude_last_prompt)
         _claude_prompt(run, "after the restart")
         assert_losses(run, [*made, "crash"])
 
@@ -178,8 +198,10 @@ def test_codex_restarted_after_a_crash_replays_its_losses_as_history(
         (_codex_compact if loss == "compact" else _codex_clear)(run)
         made = losses(run)
         kill_agent(run, "codex")
+        after = run.last_seq()
         run.press("F6")
         run.wait_event("injection", reason="restart after crash", timeout=45)
-        run.wait_screen(r"FAKE-REPLY \d+: ack 'Context check from tether", timeout=30)
+        payload_answered(run, after, codex_last_prompt)
+        run.wait_screen(XM["ready"])
         prompt_and_reply(run, "after the restart")
         assert_losses(run, [*made, "crash"])
