@@ -11,7 +11,6 @@ recorded as history.
 from __future__ import annotations
 
 import os
-import re
 import signal
 from collections.abc import Callable
 
