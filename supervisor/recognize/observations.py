@@ -150,6 +150,18 @@ class LossAudit:
         }
 
 
+# What a shell's exit status says (bash, sh): the command could not be found or run.
+SHELL_STATUS = {126: "command not executable", 127: "command not found"}
+
+
+def ended_words(exit_code: object, signal: object) -> str:
+    """How the agent ended, truly: a signal is a crash; an exit status is an exit."""
+    if signal or not isinstance(exit_code, int) or isinstance(exit_code, bool):
+        return "Agent crashed"
+    said = SHELL_STATUS.get(exit_code)
+    return f"Agent exited with code {exit_code}" + (f", {said}" if said else "")
+
+
 @dataclass(slots=True)
 class Incident:
     """One context loss, seen by one or more sources; grows as late sources report it."""
@@ -171,7 +183,7 @@ class Incident:
         words = {
             "compaction": "Context compacted",
             "wipe": "Context wiped",
-            "crash": "Agent crashed",
+            "crash": ended_words(self.details.get("exit_code"), self.details.get("signal")),
             "unclean-exit": "tether was stopped uncleanly",
         }[self.kind]
         extra = f", {self.trigger}" if self.trigger else ""

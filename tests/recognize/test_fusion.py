@@ -306,3 +306,18 @@ def test_a_compact_claude_refused_ends_its_start_and_leaves_no_trigger_behind(tm
     assert kinds[-3:] == ["compaction_failed", "compaction", "incident"]
     ended = next(e for e in events if e["kind"] == "compaction_failed")
     assert describe(ended).what.startswith("compaction refused or failed: ⎿  Not enough")
+
+
+def test_a_shell_exiting_127_is_no_crash_but_an_exit_whose_command_was_not_found():
+    """Issue 26, item 7: `bash` ending with status 127 was called "Agent crashed"."""
+    from supervisor.recognize.process_watch import exit_observation
+
+    fusion = Fusion()
+    ended = fusion.observe(exit_observation(127, None, 5.0))
+    assert ended is not None
+    assert ended.incident.title() == "Agent exited with code 127, command not found (#1)"
+    assert ended.incident.details["how"] == "exit code 127 (command not found)"
+    killed = fusion.observe(exit_observation(None, 9, 50.0))
+    assert killed is not None and killed.incident.title() == "Agent crashed (#2)"
+    two = fusion.observe(exit_observation(2, None, 90.0))
+    assert two is not None and two.incident.title() == "Agent exited with code 2 (#3)"
