@@ -79,3 +79,41 @@ def test_status_says_recall_pending_only_while_a_supervisor_runs(tether_dir, cap
     _code, out, _err = run(capsys, "status", "--dir", work)
     assert "pending" not in out
     assert "recall:     not checked: the run ended before the agent's `tether ack`" in out
+
+
+def test_no_to_the_tracked_tether_question_ends_the_run_as_the_readme_says(tmp_path) -> None:
+    """Issue 26, item 7: answering N exits; the prompt and the README now say so."""
+    import os
+    import subprocess
+
+    from ptyprocess import PtyProcessUnicode
+
+    from tests.locations import REPO
+    from tests.tether_process import TETHER
+
+    work = tmp_path / "clone"
+    work.mkdir()
+    env = {**os.environ, "TETHER_CONFIG_DIR": str(tmp_path / "config"), "GIT_AUTHOR_NAME": "t"}
+    env |= {"GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run([*TETHER, "init", "--goal", "g", "--dir", str(work)], env=env, check=True)
+    for git in (["init", "-q"], ["add", ".tether"], ["commit", "-qm", "theirs"]):
+        subprocess.run(["git", *git], cwd=work, env=env, check=True, capture_output=True)
+    child = PtyProcessUnicode.spawn(
+        [*TETHER, "run", "--dir", str(work), "--", "true"], cwd=str(REPO), env=env
+    )
+    said = ""
+    while "[y/N" not in said:
+        said += child.read(4096)
+    assert "N does not start the agent" in said
+    child.write("n\r")
+    while True:
+        try:
+            said += child.read(4096)
+        except EOFError:
+            break
+    child.wait()
+    assert child.exitstatus == 1
+    assert "not started (you answered no)" in said
+    assert not list((work / ".tether" / "sessions").glob("*.cast"))
+    readme = (REPO / "README.md").read_text()
+    assert "Answering no (or Enter) ends `tether run` there" in readme
