@@ -70,6 +70,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "compact_command": (str, 'a string such as "/compact {instructions}"'),
     "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
     "compact_at_break": (bool, "true or false"),
+    "wipe_commands": (list, 'an array of strings such as ["/clear", "/new"]'),
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
@@ -231,6 +232,9 @@ class Profile:
     compact_command: str = ""
     compact_offer_percent: int = 0
     compact_at_break: bool = False
+    # What the user types to wipe the conversation (submitted while the agent waits): seen
+    # when it is sent, before an agent that tells only at its next turn (Codex) says so.
+    wipe_commands: tuple[str, ...] = ()
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -387,6 +391,7 @@ def parse_profile(
         compact_command=data.get("compact_command", ""),
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
+        wipe_commands=tuple(_str_list(check, None, "wipe_commands", data.get("wipe_commands", []))),
     )
 
 

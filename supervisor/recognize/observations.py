@@ -36,7 +36,8 @@ PROCESS = "process"
 LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN)
+TYPED = "typed"  # what the user submitted to the agent (a /clear typed while it waited)
+SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN, TYPED)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {

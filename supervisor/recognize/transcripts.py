@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from supervisor.recognize.observations import (
+    AT_NEXT_TURN,
     AUTO,
     COMPACTION,
     COMPACTION_FAILED,
@@ -338,5 +339,12 @@ class CodexRollout:
         previous, self.session_id = self.session_id, session
         if history or previous is None or previous == session:
             return []
-        details = {"channel": "new_session", "session": session, "previous_session": previous}
+        # written when the first prompt after /clear is submitted, however late: it joins
+        # the wipe already seen (the typed /clear), as Codex's SessionStart(clear) does
+        details = {
+            "channel": "new_session",
+            "session": session,
+            "previous_session": previous,
+            AT_NEXT_TURN: True,
+        }
         return [Observation(WIPE, TRANSCRIPT, at, details=details)]
