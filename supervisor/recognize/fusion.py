@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
@@ -86,18 +87,30 @@ class IncidentChange:
     new: bool
 
 
+class IncidentLog(Protocol):
+    """Where fusion records its incidents and sightings (the store is a layer below)."""
+
+    def claim_incident(
+        self, type_: str, source: str, **how: Any
+    ) -> tuple[dict[str, Any], bool]: ...
+
+    def record_event(self, kind: str, source: str, **details: Any) -> dict[str, Any]: ...
+
+
 class Fusion:
     """Stateful fuser for one supervised session. Not thread-safe: feed it from one place."""
 
     def __init__(
         self,
-        tether: object | None = None,
+        tether: IncidentLog | None = None,
         *,
         window: float = DEFAULT_WINDOW,
         decisions: Callable[[], list[str]] | None = None,
         agent_started: float | None = None,
     ) -> None:
-        """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
+        """``tether``: where incidents and sightings are recorded (a
+        :class:`~supervisor.store.tether_dir.TetherDir`, or the supervisor's event recorder
+        that writes them off the loop; None: no recording);
         ``decisions`` returns the pinned decisions for the loss audit when a summary arrives;
         ``agent_started``: when this run started its agent (see :meth:`agent_started`)."""
         # a restart's time is taken just before the spawn: exact; the first spawn may come
@@ -197,18 +210,18 @@ class Fusion:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
         if changed:
+            found: dict[str, Any] = {}
+            if incident.audit:
+                found["audit"] = incident.audit.to_dict()
+            if incident.dropped:
+                found["dropped_unpinned"] = [d.to_dict() for d in incident.dropped]
             self._record(
                 "incident_update",
                 number=incident.number,
                 trigger=incident.trigger,
                 sources=list(incident.sources),
                 summary=incident.summary,
-                **({"audit": incident.audit.to_dict()} if incident.audit else {}),
-                **(
-                    {"dropped_unpinned": [d.to_dict() for d in incident.dropped]}
-                    if incident.dropped
-                    else {}
-                ),
+                **found,
             )
         return IncidentChange(incident, new=False)
 
@@ -380,7 +393,7 @@ class Fusion:
             self._record("incident_update", number=event["number"], **fields)
         return int(event["number"])
 
-    def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
+    def _record(self, kind: str, source: str = "fusion", **fields: Any) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
 
