@@ -42,6 +42,7 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
+from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
@@ -377,6 +378,12 @@ class Supervision:
         for the screen to show them (see :mod:`supervisor.recognize.decision_capture`)."""
         self.screen.note_input()
         self.gate.keys(data)
+        commands = self.profile.wipe_commands
+        for line in self.decisions.take_submitted() if commands else ():
+            waiting = self.state.said_waiting  # a busy agent may refuse it
+            observation = wipe_command(line, commands, self.clock(), waiting=waiting)
+            if observation is not None:  # before the agent says so (Codex: next turn)
+                self.observe(observation)
 
     # -- the agent's output ---------------------------------------------------------
 
@@ -454,7 +461,9 @@ class Supervision:
                 self._compact_sent = False
                 self._meter_changed()
             self.checkpoint(incident.title(), incident=incident.number)
-        self.attention.incident(incident, compactions=self.fusion.compaction_count())
+        self.attention.incident(
+            incident, compactions=self.fusion.compaction_count(), new=change.new
+        )
         for notify in self.on_incident:
             notify(change)
 
