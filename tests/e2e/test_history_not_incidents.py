@@ -204,3 +204,59 @@ def test_codex_restarted_after_a_crash_replays_its_losses_as_history(
         run.wait_screen(XM["ready"])
         prompt_and_reply(run, "after the restart")
         assert_losses(run, [*made, "crash"])
+
+
+# --------------------------------------------------------------------------- item 4
+
+
+def banner(run: TetherRun) -> str:
+    """tether's banner row (the first row of its screen)."""
+    return run.tm.capture().split("\n", 1)[0]
+
+
+def test_codex_clear_then_f6_sends_a_payload_naming_the_wipe_and_offers_no_second(
+    make_codex_env, fake_server, tether_run
+):
+    with Timer("codex /clear, F6"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        converse(run)
+        run.type_line("/clear", enter_delay=1.0)
+        wipe = run.wait_incident("wipe", what="the wipe, as /clear was sent")
+        run.wait_screen(XM["ready"])
+        after = run.last_seq()
+        run.mark = run.events()[-1]["at"]
+        run.press("F6")
+        injection = run.wait_event("injection", where=lambda e: e["at"] > run.mark)
+        assert injection["incident"] == wipe["number"], (injection, wipe)
+        request = run.wait_request(
+            lambda e: PREAMBLE in codex_last_prompt(e["body"]), after=after, what="the payload"
+        )
+        incident = codex_last_prompt(request["body"]).split("## Incident", 1)[1]
+        assert f"Context wiped (#{wipe['number']}" in incident, incident[:300]
+        run.wait_event(
+            "hook",
+            where=lambda e: e.get("event") == "SessionStart" and e["at"] > run.mark,
+            timeout=30,
+        )
+        run.wait_screen(XM["ready"])
+        assert_losses(run, ["wipe"])
+        run.poll(lambda: "Payload" in banner(run), timeout=10, what="the payload's banner")
+        assert "F6 now" not in banner(run) and "rehydrate" not in banner(run), banner(run)
+        prompt_and_reply(run, "and now")
+        assert "F6 now" not in banner(run), banner(run)
+
+
+def test_codex_compaction_then_f6_banner_says_the_payload_went(
+    make_codex_env, fake_server, tether_run
+):
+    with Timer("codex /compact, F6, banner"):
+        run = tether_run(make_codex_env(), fake_server, "codex", ready=XM["ready"])
+        _codex_compact(run)  # F6 sent the payload
+        run.wait_event(
+            "hook",
+            where=lambda e: e.get("event") == "SessionStart" and e["at"] > run.mark,
+            timeout=30,
+        )
+        run.wait_screen(XM["ready"])
+        run.poll(lambda: "Payload" in banner(run), timeout=10, what="the payload's banner")
+        assert "F6 now" not in banner(run), banner(run)
