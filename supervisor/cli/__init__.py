@@ -116,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"tether: unknown command {name!r}; see `tether --help`", file=sys.stderr)
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f"; did you mean `tether {close[0]}`?" if close else ""
+        print(f"tether: unknown command {name!r}{hint} (see `tether --help`)", file=sys.stderr)
         return 2
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)

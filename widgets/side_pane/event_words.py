@@ -154,6 +154,9 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind in INCIDENT_WORDS or kind in ("unclean_exit", "compaction_started"):
         words = {"unclean_exit": "tether stopped uncleanly", "compaction_started": "compaction"}
         return _observed(INCIDENT_WORDS.get(kind, words.get(kind, kind)), event), "quiet"
+    if kind == "compaction_failed":  # ends the compaction_started before it
+        said = get("marker") or get("said") or ""
+        return f"compaction refused or failed: {said}".rstrip(": "), "warning"
     if kind in ("context_low", "context_used", "context_full", "usage"):
         return f"{kind.replace('_', ' ')} seen {SOURCE_WORDS.get(str(get('source')), '')}", "quiet"
     return kind.replace("_", " ").replace("-", " "), ""
