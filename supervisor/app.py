@@ -30,6 +30,7 @@ from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
+from supervisor.raw_input_driver import RawInput
 from supervisor.recognize.fusion import IncidentChange
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
@@ -130,6 +131,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
+        self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -188,7 +190,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.terminal
+        view = self._view = self.raw_input.target = self.terminal
         self.status_bar.profile = supervision.profile.name
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown

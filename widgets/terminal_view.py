@@ -20,6 +20,7 @@ from rich.style import Style
 from textual import events
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -96,6 +97,22 @@ class TerminalView(Widget, can_focus=True):
 
         cols: int
         rows: int
+
+    class Typed(Message, bubble=False):
+        """What the user typed while the agent had the keys, as their terminal sent it
+        (posted by the raw-input driver: no input parser has rewritten it)."""
+
+        def __init__(self, data: bytes) -> None:
+            super().__init__()
+            self.data = data
+
+    class FocusReported(Message, bubble=False):
+        """The user's terminal gained or lost the focus while the agent had the keys: the
+        agent hears it if it enabled focus reporting."""
+
+        def __init__(self, gained: bool) -> None:
+            super().__init__()
+            self.gained = gained
 
     def __init__(
         self,
@@ -250,6 +267,25 @@ class TerminalView(Widget, can_focus=True):
         if self.scroll_back:
             self.scroll_back = 0
         self.session.send_input(data)
+
+    def takes_keys(self) -> bool:
+        """The agent has the keys: this view has the focus on the screen shown (no dialog
+        above it). Asked by the raw-input driver from its thread (attribute reads only)."""
+        try:
+            return self.app.focused is self
+        except Exception:  # no screen yet, or the app is closing
+            return False
+
+    def on_terminal_view_typed(self, message: Typed) -> None:
+        message.stop()
+        if self.scroll_back:
+            self.scroll_back = 0
+        self.session.send_input(message.data)
+
+    def on_terminal_view_focus_reported(self, message: FocusReported) -> None:
+        message.stop()
+        if self.emulator.modes.focus_events:
+            self.session.send_input(b"\x1b[I" if message.gained else b"\x1b[O")
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
