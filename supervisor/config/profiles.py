@@ -55,6 +55,7 @@ INTEGRATIONS = frozenset(
 # key -> (python type(s), description of the TOML type for messages)
 _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "description": (str, "a string"),
+    "kind": (str, '"agent" or "shell"'),
     "command": (list, "an array of strings"),
     "resume_command": (list, "an array of strings"),
     "context_window": (int, "an integer (tokens, 0 = unknown)"),
@@ -72,6 +73,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
+PROFILE_KINDS = ("agent", "shell")
 
 
 # RE2's own memory cap for one compiled pattern; a pattern needing more is refused at load.
@@ -229,6 +231,9 @@ class Profile:
     compact_command: str = ""
     compact_offer_percent: int = 0
     compact_at_break: bool = False
+    # "shell" (or any program tether knows nothing of): a paste runs its lines as commands,
+    # so tether pastes a payload into it only when the user confirms (injector.py).
+    kind: str = "agent"
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -354,6 +359,10 @@ def parse_profile(
     ):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
+    profile_kind = data.get("kind", "agent")
+    if profile_kind not in PROFILE_KINDS:
+        known = ", ".join(PROFILE_KINDS)
+        raise check.fail(None, "kind", f"must be one of {known}, not {profile_kind!r}")
     submit = data.get("submit_key", "\r")
     if not submit:
         raise check.fail(None, "submit_key", "must not be empty")
@@ -385,6 +394,7 @@ def parse_profile(
         compact_command=data.get("compact_command", ""),
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
+        kind=profile_kind,
     )
 
 
