@@ -25,6 +25,7 @@ from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.raw_runs import (
     RAW_RUN,
+    RawRunNotes,
     before_screen_modes,
     plain_text,
     safe_cut,
@@ -59,6 +60,7 @@ class GhosttyEmulator(PrefilteredScreen):
     ) -> None:
         super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
         self._replies: list[bytes] = []
+        self._raw_notes = RawRunNotes(self._prefilter)  # what runs fed raw say
         self._term = Vt(self.cols, self.rows, HISTORY_ROOM, self._replies.append)
         self._reader = RowReader(self._term.handle)
         self._write(GRAPHEMES_ON)
@@ -101,7 +103,7 @@ class GhosttyEmulator(PrefilteredScreen):
                     cut = utf8_cut(data, pos, end)
                     if cut > pos:
                         run = data[pos:cut]
-                        prefilter.passed_raw(run)
+                        self._raw_notes.passed_raw(run)
                         self._draw(run)
                     if cut < end and end == n:  # a character cut by the read: next feed
                         self._tail = data[cut:]

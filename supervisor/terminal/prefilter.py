@@ -54,7 +54,6 @@ import re
 from dataclasses import dataclass
 
 from supervisor.terminal.emulator import TerminalModes
-from supervisor.terminal.raw_runs import RawRunNotes
 from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
@@ -148,7 +147,7 @@ def _rgb_spec(colour: str) -> str:
     return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
 
 
-class Prefilter(RawRunNotes):
+class Prefilter:
     """Stateful filter from raw child bytes to (clean text | event) segments.
 
     ``modes`` is updated in stream order; share it with the emulator so the key
@@ -176,6 +175,14 @@ class Prefilter(RawRunNotes):
         self._pending = ""  # an incomplete sequence carried to the next feed
         self._discarding = False  # inside a DCS/APC/PM/SOS (or huge OSC) we drop
         self._discard_bel = False  # BEL also ends the string being dropped (an OSC)
+
+    def note_osc(self, body: str) -> None:
+        """An OSC a backend took raw (a title, an OSC 7501 report): noted, never answered."""
+        self._osc_done(body, "", [], [])
+
+    def note_dec_modes(self, params: str, on: bool) -> None:
+        """DEC private modes a backend took raw (``CSI ? params h/l``), noted in order."""
+        self._dec_modes(params, on, [], [])
 
     def take_bell(self) -> bool:
         """Whether BEL was seen since the last call."""
