@@ -63,6 +63,7 @@ __all__ = [
     "HardReset",
     "Prefilter",
     "Reply",
+    "SoftReset",
 ]
 
 DA1_REPLY = b"\x1b[?62;22c"
@@ -109,7 +110,13 @@ class HardReset:
     """RIS ``ESC c``: the emulator leaves the alternate screen and resets."""
 
 
-Event = Reply | CursorQuery | AltScreen | HardReset
+@dataclass(frozen=True, slots=True)
+class SoftReset:
+    """DECSTR ``CSI ! p``: modes, pen and margins reset, the cursor left where it is
+    (:data:`SOFT_RESET` then a move back to where the cursor was)."""
+
+
+Event = Reply | CursorQuery | AltScreen | HardReset | SoftReset
 
 # Everything that is not plain text the backend can take as is: ESC starts a sequence;
 # other C0 controls except BEL..SI, plus DEL and C1, are dropped.
@@ -131,12 +138,24 @@ _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
     r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
     r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
-    r"|\x1b\[[0-9]{0,5}[@A-GIJKLMPSTXZabdeg]"
+    r"|\x1b\[[0-9]{0,5}[@A-HJKPXdg]"
+    r"|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"  # a 0 count is 1: see ZERO_IS_ONE
     r"|\x1b\[\?(?:25|2026)[hl]"  # the modes every Ink frame sets: applied after the run
     r"|\x1b[78])++"
 )
 _SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
-_LONG_NUMBER = re.compile(r"\d{6,}")
+_LONG_NUMBER = re.compile(r"\d{5,}")
+_REP_AT_END = re.compile(r"\x1b\[[0-9]*b\Z")
+# CSI finals whose count 0 means 1, as in xterm; libghostty-vt takes 0 as 0 for these
+# (CHT, IL, DL, SU, SD, CBT, HPR, VPR), so a zero count is sent as the default.
+ZERO_IS_ONE = frozenset("ILMSTZae")
+MAX_PARAM = 65535  # xterm's MAX_I_PARAM: a larger parameter is clamped to it
+SOFT_RESET = "\x1b[0m\x1b[4l\x1b[?6l\x1b[?7h\x1b[r\x1b(B"
+
+
+def _clamped(number: re.Match[str]) -> str:
+    digits = number.group().lstrip("0")  # leading zeros count for nothing, as in xterm
+    return str(MAX_PARAM) if len(digits) > 5 else str(min(int(digits or "0"), MAX_PARAM))
 
 
 def _rgb_spec(colour: str) -> str:
@@ -175,6 +194,7 @@ class Prefilter:
         self._pending = ""  # an incomplete sequence carried to the next feed
         self._discarding = False  # inside a DCS/APC/PM/SOS (or huge OSC) we drop
         self._discard_bel = False  # BEL also ends the string being dropped (an OSC)
+        self._rep_last = False  # the last thing passed was a REP: another repeats nothing
 
     def note_osc(self, body: str) -> None:
         """An OSC a backend took raw (a title, an OSC 7501 report): noted, never answered."""
@@ -273,6 +293,7 @@ class Prefilter:
         chunk = "".join(out)
         out.clear()
         if chunk:
+            self._rep_last = _REP_AT_END.search(chunk) is not None
             if "\x07" in chunk:
                 self.bell = True
             segments.append(chunk)
@@ -386,8 +407,7 @@ class Prefilter:
         if m is None:
             if _CSI_PARTIAL.match(text, i):
                 return self._carry(text, i, MAX_SEQUENCE)
-            # A control or non-ASCII inside the CSI: abandon it, keep what follows.
-            return i + 2 + len(re.match(r"[0-?]*[ -/]*", text[i + 2 :]).group(0))
+            return self._csi_with_controls(text, i, out, segments)
         params, inter, final = m.groups()
         end = m.end()
         lead = ""
@@ -395,8 +415,8 @@ class Prefilter:
             lead, params = params[0], params[1:]
         if not _PARAMS_OK.match(params):
             return end
-        if len(params) > 5 and _LONG_NUMBER.search(params):
-            params = _LONG_NUMBER.sub("99999", params)
+        if len(params) > 4 and _LONG_NUMBER.search(params):
+            params = _LONG_NUMBER.sub(_clamped, params)
         if inter:
             if inter == "$" and final == "p" and lead in ("", "?"):
                 self._decrqm(lead, params, out, segments)
@@ -404,7 +424,7 @@ class Prefilter:
                 self.modes.cursor_visible = True
                 self.modes.app_cursor_keys = False
                 self.modes.app_keypad = False
-                out.append("\x1b[0m\x1b[4l\x1b[?6l\x1b[?7h")
+                self._event(SoftReset(), out, segments)
             return end
         if lead == "?":
             if final in "hl":
@@ -429,9 +449,17 @@ class Prefilter:
             return end
         if ":" in params:
             return end
+        if final == "b" and (  # REP: after a REP it repeats nothing (xterm)
+            (out and _REP_AT_END.search(out[-1])) or (not out and self._rep_last)
+        ):
+            return end
+        if final == "`":  # HPA: the column, as CHA
+            final = "G"
         if final in PASS_FINALS:
             if final == "T" and ";" in params:  # mouse highlight tracking, not scroll down
                 return end
+            if final in ZERO_IS_ONE and params and not params.strip("0;"):
+                params = ""
             keep = 2 if final in "Hfr" else 1
             if params.count(";") >= keep:  # xterm ignores the extra numbers; libghostty-vt
                 params = ";".join(params.split(";")[:keep])  # drops the whole sequence
@@ -451,6 +479,36 @@ class Prefilter:
         elif final in "su" and not params:  # SCOSC / SCORC
             out.append("\x1b7" if final == "s" else "\x1b8")
         return end
+
+    def _csi_with_controls(
+        self, text: str, i: int, out: list[str], segments: list[str | Event]
+    ) -> int:
+        """A CSI with C0 controls inside: as in xterm (vttest 1.4), each control acts where
+        it stands and the sequence goes on without it. CAN and SUB abort it, ESC starts
+        another; a non-ASCII character abandons it. -1 when the read ends inside it."""
+        kept: list[str] = []
+        controls: list[str] = []
+        n = len(text)
+        j = i + 2
+        while j < n:
+            c = text[j]
+            if "0" <= c <= "?" or " " <= c <= "/":
+                kept.append(c)
+            elif "@" <= c <= "~":
+                break
+            elif c in "\x18\x1a":
+                return j + 1
+            elif c == "\x1b" or c > "\x7f":
+                return j
+            elif c != "\x7f":
+                controls.append(c)
+            j += 1
+        else:
+            return self._carry(text, i, MAX_SEQUENCE)
+        out.extend(c for c in controls if "\x07" <= c <= "\x0f")  # BS, HT, LF, CR...
+        sequence = "\x1b[" + "".join(kept) + text[j]
+        self._csi(sequence, 0, out, segments)
+        return j + 1
 
     def _decrqm(self, lead: str, params: str, out: list[str], segments: list[str | Event]) -> None:
         first = params.split(";")[0]

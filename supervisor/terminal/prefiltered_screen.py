@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import time
 
-from supervisor.terminal.emulator import FeedResult, TerminalModes
+from supervisor.terminal.emulator import Cursor, FeedResult, TerminalModes
 from supervisor.terminal.prefilter import (
+    SOFT_RESET,
     AltScreen,
     CursorQuery,
     HardReset,
     Prefilter,
     Reply,
+    SoftReset,
 )
 
 
@@ -75,6 +77,9 @@ class PrefilteredScreen:
                 self._alt_screen(seg)
             elif isinstance(seg, HardReset):
                 self._hard_reset()
+            elif isinstance(seg, SoftReset):  # the margins' reset homes: back to the cursor
+                at = self.cursor  # on the screen, not in the margins (origin mode goes)
+                draw(f"{SOFT_RESET}\x1b[{at.y + 1};{at.x + 1}H")
 
     def _result(self, replies: list[bytes], sync_starts: int) -> FeedResult:
         """What a feed produced; ``sync_starts`` as it was before the feed."""
@@ -127,6 +132,10 @@ class PrefilteredScreen:
     def _sync(self) -> None:
         """Bring ``_dirty`` up to the backend's screen (a backend that marks rows as it
         draws has nothing to do)."""
+
+    @property
+    def cursor(self) -> Cursor:
+        raise NotImplementedError
 
     def _text(self, text: str) -> None:
         raise NotImplementedError

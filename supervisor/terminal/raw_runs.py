@@ -46,7 +46,7 @@ RAW_RUN = re2.compile(
     rb"(?:[\x07-\x0f\x20-\x7e\x80-\xc1\xc3-\xff]|\xc2[\xa0-\xbf]"
     rb"|\x1b\[(?:" + _NUM + rb"[:;]){0,31}" + _NUM + rb"m"
     rb"|\x1b\[" + _NUM + rb"(?:;" + _NUM + rb")?[Hfr]"
-    rb"|\x1b\[" + _NUM + rb"[@A-GIJKLMPSTXZabdeg]"
+    rb"|\x1b\[" + _NUM + rb"[@A-HJKPXdg]|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"
     rb"|\x1b\[\?[0-9;]*[hl]"
     rb"|\x1b\[[<=>][0-9;]*[abd-pr-zA-Z]|\x1b\[[0-9]* q"
     rb"|\x1b[78DEHM]|\x1b[()][0-9A-Za-z]|\x1b#8"
