@@ -8,7 +8,10 @@ can replace avt where the benchmarks demand it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from supervisor.terminal.outer_terminal import OuterTerminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,12 @@ class Emulator(Protocol):
     modes: TerminalModes
     title: str
     agent_status: str  # the last OSC 7501 state report (Codex), "" before any
+    outer: OuterTerminal  # the user's terminal as probed at start (see follow)
+
+    def follow(self, outer: OuterTerminal) -> None:
+        """Count emoji as the user's terminal draws them and answer colour queries with its
+        colours (asked at start, :mod:`~supervisor.terminal.outer_terminal`)."""
+        ...
 
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         """Parse a chunk of output (any split: sequences and UTF-8 carry over).

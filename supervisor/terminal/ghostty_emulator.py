@@ -21,6 +21,7 @@ from typing import Any
 from supervisor.terminal.emulator import Cursor, FeedResult, Row
 from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
 from supervisor.terminal.ghostty_ffi import Vt
+from supervisor.terminal.outer_terminal import adapt_widths
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.raw_runs import (
@@ -79,6 +80,8 @@ class GhosttyEmulator(PrefilteredScreen):
 
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         self._replies.clear()  # libghostty-vt's own answers: tether's policy answers instead
+        if self.outer.adapts_widths:
+            data = adapt_widths(data, self.outer)
         if self._tail:
             data, self._tail = self._tail + data, b""
         prefilter = self._prefilter

@@ -19,8 +19,9 @@ Query policy (what we claim to be)
   point of the stream, after all text before the query was drawn.
 * XTVERSION ``CSI >q`` / ``CSI >0q`` -> ``DCS >|tether(0.1) ST``. Claude Code then
   sends its second probe batch, all of which we answer or drop below.
-* OSC 10/11 ``;?`` -> the configured foreground/background as
-  ``rgb:rrrr/gggg/bbbb``, with the terminator the query used (BEL or ST).
+* OSC 10/11 ``;?`` (and OSC 4 ``;n;?``) -> the user's terminal's own colours, asked
+  at start, else the configured pair (no OSC 4 answer), as ``rgb:rrrr/gggg/bbbb``
+  with the query's terminator (colour_answers.py).
 * DECRQM ``CSI ? Ps $p`` -> ``CSI ?Ps;0$y`` (not recognized) for every mode but
   2026, synchronized output, which we support: ``;1$y`` while it is set, else
   ``;2$y``. ANSI DECRQM ``CSI Ps $p`` -> ``CSI Ps;0$y``.
@@ -33,7 +34,7 @@ Dropped (never printed): every ``CSI <``, ``CSI =``, ``CSI >`` sequence (kitty
 push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other
 than DECRQM/DECSTR (DECSCUSR ``CSI 0 q``...), window ops ``CSI t``, unknown
 finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
-:attr:`Prefilter.title`), 10/11 queries, 7501 (last Codex state kept in
+:attr:`Prefilter.title`), 4/10/11 queries, 7501 (last Codex state kept in
 :attr:`Prefilter.agent_status`); OSC 8 hyperlinks lose the sequence and keep
 their text. C0 controls a backend might draw, DEL and C1 controls are removed.
 
@@ -51,9 +52,18 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
 
+from supervisor.terminal.colour_answers import ColourAnswers
+from supervisor.terminal.csi_controls import controls_inside
 from supervisor.terminal.emulator import TerminalModes
+from supervisor.terminal.prefilter_events import (
+    AltScreen,
+    CursorQuery,
+    Event,
+    HardReset,
+    Reply,
+    SoftReset,
+)
 from supervisor.terminal.sgr import normalize_sgr
 
 __all__ = [
@@ -82,41 +92,6 @@ PASS_FINALS = frozenset("@ABCDEFGHIJKLMPSTXZabdefgr")
 MAX_SEQUENCE = 4096  # a CSI/ESC longer than this is garbage, not a sequence
 MAX_OSC = 65536  # longer OSC strings (clipboard pastes) are discarded unread
 
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Bytes to write back to the child, in query order."""
-
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class CursorQuery:
-    """CPR: the emulator answers with its cursor where the query sat in the stream."""
-
-    private: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class AltScreen:
-    """Switch to (``on``) or back from the alternate screen; ``mode`` 1049 saves the cursor."""
-
-    on: bool
-    mode: int = 1049
-
-
-@dataclass(frozen=True, slots=True)
-class HardReset:
-    """RIS ``ESC c``: the emulator leaves the alternate screen and resets."""
-
-
-@dataclass(frozen=True, slots=True)
-class SoftReset:
-    """DECSTR ``CSI ! p``: modes, pen and margins reset, the cursor left where it is
-    (:data:`SOFT_RESET` then a move back to where the cursor was)."""
-
-
-Event = Reply | CursorQuery | AltScreen | HardReset | SoftReset
 
 # Everything that is not plain text the backend can take as is: ESC starts a sequence;
 # other C0 controls except BEL..SI, plus DEL and C1, are dropped.
@@ -158,14 +133,6 @@ def _clamped(number: re.Match[str]) -> str:
     return str(MAX_PARAM) if len(digits) > 5 else str(min(int(digits or "0"), MAX_PARAM))
 
 
-def _rgb_spec(colour: str) -> str:
-    """``#rrggbb`` -> the X11 ``rgb:rrrr/gggg/bbbb`` form OSC 10/11 replies use."""
-    h = colour.lstrip("#")
-    if not re.fullmatch(r"[0-9a-fA-F]{6}", h):
-        raise ValueError(f"colour must be #rrggbb, got {colour!r}")
-    return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
-
-
 class Prefilter:
     """Stateful filter from raw child bytes to (clean text | event) segments.
 
@@ -188,8 +155,7 @@ class Prefilter:
         # its safety release from the last one. Not an event, as nothing in the
         # stream has to happen at that exact point.
         self.sync_starts = 0
-        self._fg = _rgb_spec(foreground)
-        self._bg = _rgb_spec(background)
+        self.colours = ColourAnswers(foreground, background)  # OSC 10, 11 and 4
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = ""  # an incomplete sequence carried to the next feed
         self._discarding = False  # inside a DCS/APC/PM/SOS (or huge OSC) we drop
@@ -395,12 +361,11 @@ class Prefilter:
         code, _, arg = body.partition(";")
         if code in ("0", "2"):
             self.title = arg
-        elif code in ("10", "11") and arg == "?":
-            spec = self._fg if code == "10" else self._bg
-            reply = f"\x1b]{code};{spec}{term}".encode()
-            self._event(Reply(reply), out, segments)
         elif code == "7501" and arg != "?":
             self.agent_status = arg
+        elif code in ("4", "10", "11"):
+            for reply in self.colours.answer(code, arg, term):
+                self._event(Reply(reply), out, segments)
 
     def _csi(self, text: str, i: int, out: list[str], segments: list[str | Event]) -> int:
         m = _CSI.match(text, i)
@@ -483,32 +448,15 @@ class Prefilter:
     def _csi_with_controls(
         self, text: str, i: int, out: list[str], segments: list[str | Event]
     ) -> int:
-        """A CSI with C0 controls inside: as in xterm (vttest 1.4), each control acts where
-        it stands and the sequence goes on without it. CAN and SUB abort it, ESC starts
-        another; a non-ASCII character abandons it. -1 when the read ends inside it."""
-        kept: list[str] = []
-        controls: list[str] = []
-        n = len(text)
-        j = i + 2
-        while j < n:
-            c = text[j]
-            if "0" <= c <= "?" or " " <= c <= "/":
-                kept.append(c)
-            elif "@" <= c <= "~":
-                break
-            elif c in "\x18\x1a":
-                return j + 1
-            elif c == "\x1b" or c > "\x7f":
-                return j
-            elif c != "\x7f":
-                controls.append(c)
-            j += 1
-        else:
+        """A CSI with C0 controls inside (see :func:`controls_inside`)."""
+        found = controls_inside(text, i)
+        if found is None:
             return self._carry(text, i, MAX_SEQUENCE)
-        out.extend(c for c in controls if "\x07" <= c <= "\x0f")  # BS, HT, LF, CR...
-        sequence = "\x1b[" + "".join(kept) + text[j]
-        self._csi(sequence, 0, out, segments)
-        return j + 1
+        controls, sequence, end = found
+        out.append(controls)
+        if sequence:
+            self._csi(sequence, 0, out, segments)
+        return end
 
     def _decrqm(self, lead: str, params: str, out: list[str], segments: list[str | Event]) -> None:
         first = params.split(";")[0]
@@ -525,7 +473,7 @@ class Prefilter:
         modes = self.modes
         final = "h" if on else "l"
         for p in params.split(";"):
-            if not p.isdigit():
+            if not p.isdigit() or len(p) > 9:  # no mode has that many digits
                 continue
             mode = int(p)
             if mode in SCREEN_PRIVATE_MODES:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 from supervisor.terminal.emulator import Cursor, FeedResult, TerminalModes
+from supervisor.terminal.outer_terminal import OuterTerminal, adapt_widths
 from supervisor.terminal.prefilter import (
     SOFT_RESET,
     AltScreen,
@@ -46,6 +47,7 @@ class PrefilteredScreen:
         self.sync_timeout = sync_timeout
         self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
         self._scrolled: list[str] = []  # plain text of lines that left the top, for FeedResult
+        self.outer = OuterTerminal()  # the user's terminal: its widths and colours (follow)
         self._sync_since = 0.0
 
     @property
@@ -57,7 +59,15 @@ class PrefilteredScreen:
         """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
         return self._prefilter.agent_status
 
+    def follow(self, outer: OuterTerminal) -> None:
+        """Count emoji as the user's terminal draws them, and answer colour queries with
+        its colours (:mod:`~supervisor.terminal.outer_terminal`, asked at start)."""
+        self.outer = outer
+        self._prefilter.colours.follow(outer.foreground, outer.background, outer.palette)
+
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
+        if self.outer.adapts_widths:
+            data = adapt_widths(data, self.outer)
         replies: list[bytes] = []
         sync_starts = self._prefilter.sync_starts
         self._filtered(data, replies)
