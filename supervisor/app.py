@@ -190,7 +190,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.raw_input.target = self.terminal
+        view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.profile = supervision.profile.name
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
@@ -349,9 +349,7 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         if not sequence:
             return
         self.alerts.append(sequence)
-        driver = self._driver
-        if driver is not None and not self.is_headless:
-            driver.write(sequence)  # as App.bell() writes its BEL
+        self.raw_input.write(sequence)  # in turn with the frames, as App.bell() writes its BEL
 
     @_while_running
     def on_engine_link_meter_changed(self, message: EngineLink.MeterChanged) -> None:

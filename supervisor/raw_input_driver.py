@@ -21,6 +21,7 @@ import sys
 import time
 from codecs import getincrementaldecoder
 from collections.abc import Iterable
+from typing import Any
 
 from textual._xterm_parser import XTermParser
 from textual.app import App
@@ -44,6 +45,9 @@ class RawInput:
         names = [*keys, *SCROLL_KEYS]
         self.splitter = InputSplitter(frozenset().union(*(key_sequences(k) for k in names)))
         self.target: TerminalView | None = None
+        self.driver: LinuxDriver | None = None  # ours, once Textual made it (a real terminal)
+        self._cursor = ""  # what was last written of the cursor: "" hidden, else its shape
+        self._at = ""  # the move to the agent's cursor while it is shown (CUP)
 
     @classmethod
     def install(cls, app: App[object], keys: Iterable[str]) -> RawInput:
@@ -54,18 +58,63 @@ class RawInput:
             app.driver_class = _driver_for(raw)
         return raw
 
+    def attach(self, view: TerminalView) -> TerminalView:
+        """The agent's view: its keys, and the real cursor it places (on a real terminal)."""
+        self.target = view
+        if self.driver is not None:
+            view.cursor_out = self
+        return view
+
     def takes_keys(self) -> bool:
         target = self.target
         return target is not None and target.takes_keys()
 
+    def write(self, sequence: str) -> None:
+        """Write to the user's terminal in turn with the frames (the driver's writer thread),
+        as App.bell() writes its BEL; nowhere when the app runs headless."""
+        if self.driver is not None:
+            self.driver.write(sequence)
+
+    def show_cursor(self, x: int, y: int, shape: int) -> None:
+        """The real cursor shown at (``x``, ``y``) of the screen, in the agent's shape
+        (DECSCUSR ``shape``, 0 the terminal's default). Every write ends by moving it
+        back there (:meth:`placed`): the frames Textual writes end where its own
+        ``cursor_position`` is, which the side pane's editor also sets."""
+        at = f"\x1b[{y + 1};{x + 1}H"
+        state = f"\x1b[{shape} q\x1b[?25h"
+        moved, self._at = at != self._at, at
+        if state != self._cursor:
+            self._cursor = state
+            self.write(state)
+        elif moved:
+            self.write("")  # to the agent's cursor now, not after the next frame
+
+    def hide_cursor(self) -> None:
+        self._at = ""
+        if self._cursor:
+            self._cursor = ""
+            self.write("\x1b[?25l")
+
+    def placed(self, data: str) -> str:
+        """``data``, then the move back to the agent's cursor while it is shown."""
+        return data + self._at if self._at else data
+
 
 def _driver_for(raw: RawInput) -> type[LinuxDriver]:
     class RawInputDriver(LinuxDriver):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            raw.driver = self
+
+        def stop_application_mode(self) -> None:
+            super().write("\x1b[0 q")  # the user's own cursor shape back
+            super().stop_application_mode()
+
         def write(self, data: str) -> None:
             # Textual's kitty keyboard push (CSI > flags u): refused, see the module's doc.
             if data.startswith("\x1b[>") and data.endswith("u"):
                 return
-            super().write(data)
+            super().write(raw.placed(data))
 
         def run_input_thread(self) -> None:
             _split_input(self, raw)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from rich.color import Color
 from rich.segment import Segment
@@ -69,6 +70,15 @@ def row_strip(row: Row, width: int) -> Strip:
 
 
 CURSOR_STYLE = Style(reverse=True)
+
+
+class CursorOut(Protocol):
+    """The user's terminal's real cursor (the raw-input driver writes it)."""
+
+    def show_cursor(self, x: int, y: int, shape: int) -> None: ...
+
+    def hide_cursor(self) -> None: ...
+
 
 # Whole-screen repaints come at most this often: a flood's screens are coalesced (nobody
 # reads fifty a second), and the loop keeps its time for the agent's output and the keys.
@@ -134,6 +144,10 @@ class TerminalView(Widget, can_focus=True):
         self._held: set[int] = set()  # rows changed while a whole repaint waits its turn
         self._repainted_whole_at = float("-inf")
         self._clock = time.monotonic
+        # The real cursor, where the terminal can show it: it then sits at the agent's
+        # cursor in the agent's shape (input methods and screen readers follow it), and
+        # no cell is painted reversed. None (headless): the painted cell.
+        self.cursor_out: CursorOut | None = None
 
     # -- painting ----------------------------------------------------------
 
@@ -157,8 +171,25 @@ class TerminalView(Widget, can_focus=True):
             self._pending_paint = True
             self.call_after_refresh(self._paint_changes)
 
+    def on_mount(self) -> None:
+        self.app.screen_change_signal.subscribe(self, lambda _screen: self._place_cursor())
+
+    def _place_cursor(self) -> None:
+        """The real cursor at the agent's, shown while the agent has the keys and shows one."""
+        out = self.cursor_out
+        if out is None:
+            return
+        cursor = self.emulator.cursor
+        if cursor.visible and not self.scroll_back and self.takes_keys():
+            region = self.content_region
+            at = (region.x + cursor.x, region.y + cursor.y)
+            out.show_cursor(*at, self.emulator.modes.cursor_shape)
+        else:
+            out.hide_cursor()
+
     def _paint_changes(self) -> None:
         self._pending_paint = False
+        self._place_cursor()
         emulator = self.emulator
         dirty = self._held | self.session.take_unpainted()
         self._held = set()
@@ -210,7 +241,8 @@ class TerminalView(Widget, can_focus=True):
             self._strips[y] = strip
         cursor = emulator.cursor
         if (
-            not self.scroll_back
+            self.cursor_out is None
+            and not self.scroll_back
             and y == cursor.y
             and cursor.visible
             and self.has_focus
@@ -231,12 +263,15 @@ class TerminalView(Widget, can_focus=True):
     def watch_scroll_back(self) -> None:
         self._strips.clear()
         self.refresh()
+        self._place_cursor()
 
     def on_focus(self) -> None:
         self.refresh()
+        self.call_after_refresh(self._place_cursor)  # app.focused is this view by then
 
     def on_blur(self) -> None:
         self.refresh()
+        self._place_cursor()
 
     # -- size --------------------------------------------------------------
 

@@ -61,6 +61,7 @@ class TerminalModes:
     cursor_visible: bool = True
     app_cursor_keys: bool = False
     app_keypad: bool = False
+    cursor_shape: int = 0  # DECSCUSR: 0 the terminal's default, 1-6 block/underline/bar
 
 
 @dataclass(slots=True)

@@ -32,7 +32,7 @@ Query policy (what we claim to be)
 
 Dropped (never printed): every ``CSI <``, ``CSI =``, ``CSI >`` sequence (kitty
 push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other
-than DECRQM/DECSTR (DECSCUSR ``CSI 0 q``...), window ops ``CSI t``, unknown
+than DECRQM/DECSTR/DECSCUSR (whose shape goes in the modes, for the real cursor), window ops ``CSI t``, unknown
 finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
 :attr:`Prefilter.title`), 4/10/11 queries, 7501 (last Codex state kept in
 :attr:`Prefilter.agent_status`); OSC 8 hyperlinks lose the sequence and keep
@@ -66,15 +66,7 @@ from supervisor.terminal.prefilter_events import (
 )
 from supervisor.terminal.sgr import normalize_sgr
 
-__all__ = [
-    "AltScreen",
-    "CursorQuery",
-    "Event",
-    "HardReset",
-    "Prefilter",
-    "Reply",
-    "SoftReset",
-]
+__all__ = ["AltScreen", "CursorQuery", "Event", "HardReset", "Prefilter", "Reply", "SoftReset"]
 
 DA1_REPLY = b"\x1b[?62;22c"
 DA2_REPLY = b"\x1b[>1;10;0c"
@@ -385,6 +377,9 @@ class Prefilter:
         if inter:
             if inter == "$" and final == "p" and lead in ("", "?"):
                 self._decrqm(lead, params, out, segments)
+            elif inter == " " and final == "q" and not lead and len(params) < 3:
+                if params.isdigit() or not params:  # DECSCUSR: the real cursor's shape
+                    self.modes.cursor_shape = int(params or 0)
             elif inter == "!" and final == "p" and not lead:  # DECSTR soft reset
                 self.modes.cursor_visible = True
                 self.modes.app_cursor_keys = False

@@ -58,6 +58,7 @@ _SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 DEC_MODE_SETS = re.compile(rb"\x1b\[\?([0-9;]*)([hl])")
 _OTHER_DEC_SET = re.compile(rb"\x1b\[\?(?!25[hl]|2026[hl])([0-9;]*)([hl])")
+_CURSOR_SHAPE = re.compile(rb"\x1b\[([0-9]*) q")
 _OSC_BYTES = re.compile(rb"\x1b\]((?:0|2|7501);[^\x00-\x1f\x7f]*)(?:\x07|\x1b\\)")
 MAX_OSC = 65536  # as the pre-filter: longer OSC strings are discarded unread
 
@@ -117,6 +118,10 @@ class RawRunNotes:
                 prefilter.bell = True
         elif b"\x07" in chunk:
             prefilter.bell = True
+        if b" q" in chunk:  # DECSCUSR: the last shape asked for is the cursor's
+            shapes = _CURSOR_SHAPE.findall(chunk)
+            if shapes and len(shapes[-1]) < 3:
+                prefilter.modes.cursor_shape = int(shapes[-1] or 0)
         if b"\x1b[?" not in chunk:
             return
         pos = 0

@@ -34,14 +34,18 @@ def _bars(screen: str) -> dict[str, int]:
     return bars
 
 
-def test_the_bar_lands_where_the_program_put_it_as_in_tmux(tmp_path):
-    env = {
+def _env(home: Path) -> dict[str, str]:
+    return {
         "PATH": os.pathsep.join([str(VENV_BIN), "/usr/bin", "/bin"]),
-        "HOME": str(tmp_path),
+        "HOME": str(home),
         "TERM": "screen-256color",
         "LANG": "C.UTF-8",
-        "TETHER_CONFIG_DIR": str(tmp_path / "cfg"),
+        "TETHER_CONFIG_DIR": str(home / "cfg"),
     }
+
+
+def test_the_bar_lands_where_the_program_put_it_as_in_tmux(tmp_path):
+    env = _env(tmp_path)
     with (
         TmuxSession(width=100, height=20, name="direct") as direct,
         TmuxSession(width=140, height=20, name="tether") as under,
