@@ -31,9 +31,9 @@ Query policy (what we claim to be)
   (DECRQSS, XTGETTCAP) and the kitty graphics APC query are not answered.
 
 Dropped (never printed): every ``CSI <``, ``CSI =``, ``CSI >`` sequence (kitty
-push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other
-than DECRQM/DECSTR/DECSCUSR (whose shape goes in the modes, for the real cursor), window ops ``CSI t``, unknown
-finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
+push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other than
+DECRQM/DECSTR/DECSCUSR (its shape is kept in the modes, for the real cursor), window
+ops ``CSI t``, unknown finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
 :attr:`Prefilter.title`), 4/10/11 queries, 7501 (last Codex state kept in
 :attr:`Prefilter.agent_status`); OSC 8 hyperlinks lose the sequence and keep
 their text. C0 controls a backend might draw, DEL and C1 controls are removed.
