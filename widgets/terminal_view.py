@@ -56,10 +56,13 @@ def rich_style(style: CellStyle) -> Style:
         bold=style.bold or None,
         dim=style.dim or None,
         italic=style.italic or None,
-        underline=style.underline or None,
+        underline=(style.underline and style.underline_style != 2) or None,
+        underline2=style.underline_style == 2 or None,  # double (curly shows single)
         reverse=style.reverse or None,
         strike=style.strike or None,
         blink=style.blink or None,
+        conceal=style.conceal or None,
+        overline=style.overline or None,
     )
 
 

@@ -32,6 +32,10 @@ class CellStyle:
     reverse: bool = False
     strike: bool = False
     blink: bool = False
+    conceal: bool = False  # SGR 8: drawn blank
+    overline: bool = False  # SGR 53
+    underline_style: int = 0  # SGR 4:n: 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
+    underline_color: str | None = None  # SGR 58, as fg and bg
 
 
 DEFAULT_STYLE = CellStyle()

@@ -25,6 +25,7 @@ from supervisor.terminal.outer_terminal import adapt_widths
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.raw_runs import (
+    CONCEALING,
     RAW_RUN,
     RawRunNotes,
     before_screen_modes,
@@ -85,7 +86,7 @@ class GhosttyEmulator(PrefilteredScreen):
         if self._tail:
             data, self._tail = self._tail + data, b""
         prefilter = self._prefilter
-        if prefilter.at_ground() and plain_text(data):  # a log flood: no escape at all
+        if prefilter.at_ground() and not prefilter.concealed and plain_text(data):  # a flood
             cut = utf8_cut(data, 0, len(data))
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
@@ -98,10 +99,12 @@ class GhosttyEmulator(PrefilteredScreen):
         pos, n = 0, len(data)
         raw_run = RAW_RUN.match
         while pos < n:
-            if prefilter.at_ground():
+            if prefilter.at_ground() and not prefilter.concealed:
                 end = raw_run(data, pos).end()
                 if end > pos and data.find(b"\x1b[?", pos, end) >= 0:
                     end = before_screen_modes(data, pos, end)
+                if end > pos and (hidden := CONCEALING.search(data, pos, end)) is not None:
+                    end = hidden.start()  # the pre-filter draws concealed text as blanks
                 if end > pos:
                     cut = utf8_cut(data, pos, end)
                     if cut > pos:

@@ -64,7 +64,7 @@ from supervisor.terminal.prefilter_events import (
     Reply,
     SoftReset,
 )
-from supervisor.terminal.sgr import normalize_sgr
+from supervisor.terminal.sgr import blanked, conceals, normalize_sgr
 
 __all__ = ["AltScreen", "CursorQuery", "Event", "HardReset", "Prefilter", "Reply", "SoftReset"]
 
@@ -103,7 +103,7 @@ _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
 # Matched in one step, so floods skip the loop.
 _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
-    r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
+    r"|\x1b\[(?![0-9;]*58)(?!(?:[0-9]*;)*0*8[;m])[0-9]{0,5}(?:;[0-9]{0,5})*+m"
     r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
     r"|\x1b\[[0-9]{0,5}[@A-HJKPXdg]"
     r"|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"  # a 0 count is 1: see ZERO_IS_ONE
@@ -153,6 +153,11 @@ class Prefilter:
         self._discarding = False  # inside a DCS/APC/PM/SOS (or huge OSC) we drop
         self._discard_bel = False  # BEL also ends the string being dropped (an OSC)
         self._rep_last = False  # the last thing passed was a REP: another repeats nothing
+        self.concealed = False  # SGR 8: text is drawn as blanks (avt keeps no such pen)
+
+    def _shown(self, text: str) -> str:
+        """``text`` as drawn: blanks of its width while SGR 8 conceals it (see sgr.py)."""
+        return blanked(text) if self.concealed else text
 
     def note_osc(self, body: str) -> None:
         """An OSC a backend took raw (a title, an OSC 7501 report): noted, never answered."""
@@ -190,7 +195,7 @@ class Prefilter:
         search = _SPECIAL.search
         verbatim = _VERBATIM_RUN.match
         while pos < n:
-            run = verbatim(text, pos)
+            run = None if self.concealed else verbatim(text, pos)
             if run is not None:
                 chunk = run.group()
                 if "\x1b[?" in chunk:
@@ -201,11 +206,11 @@ class Prefilter:
                     break
             m = search(text, pos)
             if m is None:
-                out.append(text[pos:])
+                out.append(self._shown(text[pos:]))
                 break
             i = m.start()
             if i > pos:
-                out.append(text[pos:i])
+                out.append(self._shown(text[pos:i]))
             if text[i] != "\x1b":
                 pos = _JUNK_RUN.match(text, i).end()
                 continue
@@ -405,6 +410,7 @@ class Prefilter:
         if final == "m":
             if ":" in params or "58" in params:
                 params = normalize_sgr(params)
+            self.concealed = conceals(params, self.concealed)
             out.append(f"\x1b[{params}m")
             return end
         if ":" in params:

@@ -17,6 +17,7 @@ import re2
 from supervisor.terminal.prefilter import Prefilter
 
 __all__ = [
+    "CONCEALING",
     "DEC_MODE_SETS",
     "RAW_RUN",
     "RawRunNotes",
@@ -58,6 +59,8 @@ _SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 DEC_MODE_SETS = re.compile(rb"\x1b\[\?([0-9;]*)([hl])")
 _OTHER_DEC_SET = re.compile(rb"\x1b\[\?(?!25[hl]|2026[hl])([0-9;]*)([hl])")
+# An SGR that may conceal (8, or a colour index 8: the pre-filter tells them apart).
+CONCEALING = re.compile(rb"\x1b\[(?:[0-9]*[;:])*0*8[;m]")
 _CURSOR_SHAPE = re.compile(rb"\x1b\[([0-9]*) q")
 _OSC_BYTES = re.compile(rb"\x1b\]((?:0|2|7501);[^\x00-\x1f\x7f]*)(?:\x07|\x1b\\)")
 MAX_OSC = 65536  # as the pre-filter: longer OSC strings are discarded unread

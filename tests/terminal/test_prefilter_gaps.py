@@ -81,3 +81,14 @@ def test_libghostty_vt_itself_scrolls_on_a_zero_count(final):
     terminal = terminal_type(10, 3)
     terminal.feed(b"l1\r\nl2\r\nl3\x1b[0" + final.encode())
     assert terminal.text() != "l1\nl2\nl3"  # xterm scrolls one line (0 is the default, 1)
+
+
+def test_the_painter_draws_double_underline_overline_and_concealed_text():
+    from supervisor.terminal.emulator import CellStyle
+    from widgets.terminal_view import rich_style
+
+    double = rich_style(CellStyle(underline=True, underline_style=2))
+    assert double.underline2 and not double.underline
+    assert rich_style(CellStyle(underline=True, underline_style=3)).underline  # curly: single
+    assert rich_style(CellStyle(overline=True)).overline
+    assert rich_style(CellStyle(conceal=True)).conceal
