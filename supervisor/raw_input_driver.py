@@ -23,6 +23,7 @@ from codecs import getincrementaldecoder
 from collections.abc import Iterable
 from typing import Any
 
+from textual import events
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
@@ -136,7 +137,11 @@ def _split_input(driver: LinuxDriver, raw: RawInput) -> None:
         for piece in pieces:
             target = raw.target
             if isinstance(piece, ForAgent):
-                if target is not None:
+                if target is None:
+                    continue
+                if piece.pasted:  # in the view's queue with the keys, in their order
+                    target.post_message(events.Paste(piece.data.decode("utf-8", "replace")))
+                else:
                     target.post_message(TerminalView.Typed(piece.data))
                 continue
             for event in parser.feed(decode(piece.data)):

@@ -44,9 +44,12 @@ _REPLY = re.compile(rb"\x1b\[\?[0-9;]*\$?[uy]|\x1b\[[0-9;]*\$y|\x1b\[48;[0-9;]*t
 
 @dataclass(frozen=True, slots=True)
 class ForAgent:
-    """Bytes the agent gets exactly as the user's terminal sent them."""
+    """Bytes the agent gets exactly as the user's terminal sent them; or, ``pasted``, the
+    body of a bracketed paste (without its markers), which the agent gets as a paste:
+    bracketed again only if it asked for that."""
 
     data: bytes
+    pasted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,7 @@ class InputSplitter:
         self._held = b""
         self._in_paste = False
         self._paste_tail = b""  # the end of the paste so far: its end marker may be cut
+        self._paste_body: bytes | None = None  # a paste for the agent, collected whole
 
     def holding(self) -> bool:
         """Whether a sequence cut by a read waits for its end (see :meth:`flush`)."""
@@ -172,7 +176,10 @@ class InputSplitter:
         if token == PASTE_START:
             self._in_paste = True
             self._paste_tail = b""
-            pieces.append(ForTether(token))
+            if passthrough:  # the agent's, in its place among the keys
+                self._paste_body = b""
+            else:
+                pieces.append(ForTether(token))
         elif token in (FOCUS_IN, FOCUS_OUT):
             pieces.append(ForTether(token, focus=token == FOCUS_IN))
         elif (
@@ -185,24 +192,30 @@ class InputSplitter:
             self._add(pieces, token, passthrough)
 
     def _paste(self, data: bytes, pos: int, pieces: list[Piece]) -> int:
-        """Inside a bracketed paste: all of it is tether's, up to and with its end marker."""
+        """Inside a bracketed paste, up to and with its end marker: tether's (its parser
+        makes a Paste of it), or collected for the agent when it began with the keys."""
         window = self._paste_tail + data[pos:]
         found = window.find(PASTE_END)
+        end = len(data) if found < 0 else pos + found - len(self._paste_tail) + len(PASTE_END)
         if found < 0:
             self._paste_tail = window[-(len(PASTE_END) - 1) :]
-            pieces.append(ForTether(data[pos:]))
-            return len(data)
-        end = pos + found - len(self._paste_tail) + len(PASTE_END)
-        self._in_paste = False
-        self._paste_tail = b""
-        pieces.append(ForTether(data[pos:end]))
+        else:
+            self._in_paste = False
+            self._paste_tail = b""
+        if self._paste_body is None:
+            pieces.append(ForTether(data[pos:end]))
+        else:
+            self._paste_body += data[pos:end]
+            if not self._in_paste:
+                body, self._paste_body = self._paste_body[: -len(PASTE_END)], None
+                pieces.append(ForAgent(body, pasted=True))
         return end
 
     @staticmethod
     def _add(pieces: list[Piece], data: bytes, passthrough: bool) -> None:
         """Append ``data`` to the last piece when it goes the same way (fewer writes)."""
         if passthrough:
-            if pieces and isinstance(pieces[-1], ForAgent):
+            if pieces and isinstance(pieces[-1], ForAgent) and not pieces[-1].pasted:
                 pieces[-1] = ForAgent(pieces[-1].data + data)
             else:
                 pieces.append(ForAgent(data))

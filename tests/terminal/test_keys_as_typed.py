@@ -98,18 +98,29 @@ class Pane:
 
 @pytest.fixture(scope="module")
 def panes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pane, Pane]]:
+    yield from _panes(tmp_path_factory, "")
+
+
+@pytest.fixture(scope="module")
+def bracketing_panes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pane, Pane]]:
+    """The logger asks for bracketed paste (2004) and focus reports (1004)."""
+    yield from _panes(tmp_path_factory, "2004;1004")
+
+
+def _panes(tmp_path_factory: pytest.TempPathFactory, modes: str) -> Iterator[tuple[Pane, Pane]]:
     home = tmp_path_factory.mktemp("keys")
     work = home / "work"
     work.mkdir()
     direct_log, tether_log = home / "direct.log", home / "tether.log"
     logger = [sys.executable, str(LOGGER)]
+    extra = [modes] if modes else []
     with (
         TmuxSession(width=120, height=30, name="direct") as direct,
         TmuxSession(width=160, height=40, name="tether") as under,
     ):
-        direct.start([*logger, str(direct_log)], env=_env(home), cwd=work)
+        direct.start([*logger, str(direct_log), *extra], env=_env(home), cwd=work)
         under.start(
-            [str(VENV_BIN / "tether"), "run", "--", *logger, str(tether_log)],
+            [str(VENV_BIN / "tether"), "run", "--", *logger, str(tether_log), *extra],
             env=_env(home),
             cwd=work,
         )
@@ -146,6 +157,29 @@ def test_a_paste_reaches_the_agent_as_typed_text_when_it_did_not_ask_for_bracket
         pasted.append(pane.log.read_bytes()[start : -len(MARK)])
     direct, under_tether = pasted
     assert under_tether == direct == b"one line\ranother line"
+
+
+def test_a_paste_is_bracketed_when_the_agent_asked_for_it(
+    bracketing_panes: tuple[Pane, Pane],
+) -> None:
+    pasted = []
+    for pane in bracketing_panes:
+        pane.session.tmux("set-buffer", "one line\nanother line")
+        start = pane.log.stat().st_size
+        pane.session.tmux("paste-buffer", "-p", "-t", pane.session.target)
+        pane.session.send_keys("-l", MARK.decode())
+        wait_until(lambda p=pane: p.log.read_bytes().endswith(MARK), what="the paste")
+        pasted.append(pane.log.read_bytes()[start : -len(MARK)])
+    direct, under_tether = pasted
+    assert under_tether == direct == b"\x1b[200~one line\ranother line\x1b[201~"
+
+
+def test_keys_reach_an_agent_that_asked_for_paste_and_focus_modes(
+    bracketing_panes: tuple[Pane, Pane],
+) -> None:
+    direct, under_tether = bracketing_panes
+    keys = ["M-Enter", "Escape", ":", "C-h", "F1"]
+    assert under_tether.bytes_for(keys) == direct.bytes_for(keys)
 
 
 def test_tethers_own_keys_stay_with_tether(panes: tuple[Pane, Pane]) -> None:

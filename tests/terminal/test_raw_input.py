@@ -38,13 +38,12 @@ def test_mouse_focus_and_replies_are_tethers() -> None:
     ]
 
 
-def test_a_paste_is_tethers_to_its_end_marker_even_across_reads() -> None:
+def test_a_paste_without_the_keys_is_tethers_to_its_end_marker_even_across_reads() -> None:
     split = splitter()
-    first = split.split(b"\x1b[200~one\x1b[2", passthrough=True)
-    second = split.split(b"01~\x1b\r", passthrough=True)
+    first = split.split(b"\x1b[200~one\x1b[2", passthrough=False)
+    second = split.split(b"01~\x1b\r", passthrough=False)
     assert b"".join(p.data for p in first + second) == b"\x1b[200~one\x1b[201~\x1b\r"
-    assert second[-1] == ForAgent(b"\x1b\r")
-    assert all(isinstance(p, ForTether) for p in first + second[:-1])
+    assert all(isinstance(p, ForTether) for p in first + second)
 
 
 def test_a_sequence_cut_by_a_read_is_held_then_handed_on_whole() -> None:
@@ -78,3 +77,10 @@ def test_function_keys_are_known_in_every_terminals_spelling() -> None:
     assert key_sequences("f3") == {b"\x1bOR", b"\x1b[13~", b"\x1b[[C"}
     assert key_sequences("f6") == {F6}
     assert key_sequences("shift+f6") == {b"\x1b[17;2~"}
+
+
+def test_a_paste_that_began_with_the_keys_is_the_agents_whole_and_in_order() -> None:
+    split = splitter()
+    pieces = split.split(b"a\x1b[200~one\rtwo", passthrough=True)
+    pieces += split.split(b"\x1b[201~b", passthrough=True)
+    assert pieces == [ForAgent(b"a"), ForAgent(b"one\rtwo", pasted=True), ForAgent(b"b")]
