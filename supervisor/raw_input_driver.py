@@ -55,8 +55,9 @@ class RawInput:
         """Split ``app``'s input from its start: its driver becomes ours where Textual would
         use its Linux driver (Linux, macOS). The app sets ``target`` once its view is up."""
         raw = cls(keys)
-        if issubclass(app.driver_class, LinuxDriver) and sys.platform != "win32":
-            app.driver_class = _driver_for(raw)
+        base = app.driver_class
+        if issubclass(base, LinuxDriver) and sys.platform != "win32":
+            app.driver_class = _driver_for(raw, base)
         return raw
 
     def attach(self, view: TerminalView) -> TerminalView:
@@ -71,8 +72,8 @@ class RawInput:
         return target is not None and target.takes_keys()
 
     def write(self, sequence: str) -> None:
-        """Write to the user's terminal in turn with the frames (the driver's writer thread),
-        as App.bell() writes its BEL; nowhere when the app runs headless."""
+        """Write to the user's terminal in turn with the frames (the driver's writer thread);
+        nowhere when the app runs headless."""
         if self.driver is not None:
             self.driver.write(sequence)
 
@@ -101,8 +102,10 @@ class RawInput:
         return data + self._at if self._at else data
 
 
-def _driver_for(raw: RawInput) -> type[LinuxDriver]:
-    class RawInputDriver(LinuxDriver):
+def _driver_for(raw: RawInput, base: type[LinuxDriver]) -> type[LinuxDriver]:
+    """A subclass of ``base`` (Textual's Linux driver, or the app's subclass of it)."""
+
+    class RawInputDriver(base):  # type: ignore[valid-type,misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             raw.driver = self

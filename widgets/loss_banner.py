@@ -39,8 +39,8 @@ class LossBanner(Static):
     tone: reactive[str] = reactive("idle", init=False)
     idle_text: reactive[str] = reactive("tether is watching: no loss of context seen")
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._line: str | None = None  # what the row shows now
 
     def on_mount(self) -> None:

@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args, hangups)
     except Ended as ended:
-        return ended.code
+        return 128 + ended.signum
     finally:
         gc.enable()
 
@@ -169,7 +169,7 @@ def _run(args: argparse.Namespace, hangups) -> int:
             painter = _early_painter(early.session)  # and shows while the UI loads
         from supervisor.app import run_app
 
-        if painter is not None:
+        if painter is not None and early is not None:
             early.session.hand_back(painter.finish())
             painter = None  # the app's driver takes the alternate screen over
         return run_app(config, early, hangups)

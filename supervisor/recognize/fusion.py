@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
@@ -71,17 +72,29 @@ class IncidentChange:
     new: bool
 
 
+class IncidentLog(Protocol):
+    """Where fusion records its incidents and sightings (the store is a layer below)."""
+
+    def claim_incident(
+        self, type_: str, source: str, **how: Any
+    ) -> tuple[dict[str, Any], bool]: ...
+
+    def record_event(self, kind: str, source: str, **details: Any) -> dict[str, Any]: ...
+
+
 class Fusion:
     """Stateful fuser for one supervised session. Not thread-safe: feed it from one place."""
 
     def __init__(
         self,
-        tether: object | None = None,
+        tether: IncidentLog | None = None,
         *,
         window: float = DEFAULT_WINDOW,
         decisions: Callable[[], list[str]] | None = None,
     ) -> None:
-        """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
+        """``tether``: where incidents and sightings are recorded (a
+        :class:`~supervisor.store.tether_dir.TetherDir`, or the supervisor's event recorder
+        that writes them off the loop; None: no recording);
         ``decisions`` returns the pinned decisions for the loss audit when a summary arrives."""
         self._tether = tether
         self._window = window
@@ -137,18 +150,18 @@ class Fusion:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
         if changed:
+            found: dict[str, Any] = {}
+            if incident.audit:
+                found["audit"] = incident.audit.to_dict()
+            if incident.dropped:
+                found["dropped_unpinned"] = [d.to_dict() for d in incident.dropped]
             self._record(
                 "incident_update",
                 number=incident.number,
                 trigger=incident.trigger,
                 sources=list(incident.sources),
                 summary=incident.summary,
-                **({"audit": incident.audit.to_dict()} if incident.audit else {}),
-                **(
-                    {"dropped_unpinned": [d.to_dict() for d in incident.dropped]}
-                    if incident.dropped
-                    else {}
-                ),
+                **found,
             )
         return IncidentChange(incident, new=False)
 
@@ -316,7 +329,7 @@ class Fusion:
             self._record("incident_update", number=event["number"], **fields)
         return int(event["number"])
 
-    def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
+    def _record(self, kind: str, source: str = "fusion", **fields: Any) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
 

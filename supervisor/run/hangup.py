@@ -17,6 +17,7 @@ ignored SIGHUP stays ignored): its reads then end and its writes fail, and
 
 from __future__ import annotations
 
+import asyncio
 import os
 import select
 import signal
@@ -24,7 +25,7 @@ from collections.abc import Callable
 
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 HUNG_UP = "terminal closed (its input and output ended)"
-REASONS = {
+REASONS: dict[int, str] = {
     signal.SIGHUP: "terminal closed (SIGHUP)",
     signal.SIGTERM: "terminated (SIGTERM)",
 }
@@ -78,7 +79,7 @@ class Hangups:
         self.signum = signum
         raise Ended(signum)
 
-    def on_loop(self, loop, end: Callable[[str, int], None]) -> None:
+    def on_loop(self, loop: asyncio.AbstractEventLoop, end: Callable[[str, int], None]) -> None:
         """While ``loop`` runs, call ``end(reason, exit code)`` on it at the first signal;
         :meth:`terminal_gone` watches the terminals from then on."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,31 @@ class NotesDigest:
             return cls()
         document = notes.Document.parse(text)  # once: 0.8 s at 50 MB
         return cls(tuple(notes.decisions_of(document)), instructions_from_document(document))
+
+
+class CurrentNotes:
+    """notes.md as the loop knows it: the tick's last digest, with the pins added since.
+
+    One object that the recovery coordinator, fusion's loss audit and the compaction
+    read, so that notes.md is parsed once per change, off the loop.
+    """
+
+    def __init__(self, digest: NotesDigest | None = None) -> None:
+        self.digest = digest if digest is not None else NotesDigest()
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        return self.digest.pinned
+
+    def decisions(self) -> list[str]:
+        """The pinned decisions, for the loss audit and the re-send of what a recall missed."""
+        return list(self.digest.pinned)
+
+    def add_pins(self, added: list[str]) -> None:
+        """Pins written since the last read (the next read brings the rest)."""
+        pinned = self.digest.pinned
+        pins = pinned + tuple(text for text in added if text not in pinned)
+        self.digest = replace(self.digest, pinned=pins)
 
 
 @dataclass
