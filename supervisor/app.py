@@ -30,6 +30,7 @@ from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
+from supervisor.raw_input_driver import RawInput
 from supervisor.run.attention import Attention
 from supervisor.run.attention_model import AttentionState
 from supervisor.run.hangup import Hangups
@@ -155,6 +156,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
+        self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
 
     def get_driver_class(self) -> type[Driver]:
         return self._terminal_out.remembering(super().get_driver_class())
@@ -216,7 +218,7 @@ class TetherApp(App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.terminal
+        view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
         self._render(supervision.attention.state)

@@ -56,6 +56,7 @@ INTEGRATIONS = frozenset(
 # key -> (python type(s), description of the TOML type for messages)
 _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "description": (str, "a string"),
+    "kind": (str, '"agent" or "shell"'),
     "command": (list, "an array of strings"),
     "resume_command": (list, "an array of strings"),
     "context_window": (int, "an integer (tokens, 0 = unknown)"),
@@ -74,6 +75,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
+PROFILE_KINDS = ("agent", "shell")
 
 
 # RE2's own memory cap for one compiled pattern; a pattern needing more is refused at load.
@@ -235,6 +237,9 @@ class Profile:
     # What the user types to wipe the conversation (submitted while the agent waits): seen
     # when it is sent, before an agent that tells only at its next turn (Codex) says so.
     wipe_commands: tuple[str, ...] = ()
+    # "shell" (or any program tether knows nothing of): a paste runs its lines as commands,
+    # so tether pastes a payload into it only when the user confirms (injector.py).
+    kind: str = "agent"
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -360,6 +365,10 @@ def parse_profile(
     ):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
+    profile_kind = data.get("kind", "agent")
+    if profile_kind not in PROFILE_KINDS:
+        known = ", ".join(PROFILE_KINDS)
+        raise check.fail(None, "kind", f"must be one of {known}, not {profile_kind!r}")
     submit = data.get("submit_key", "\r")
     if not submit:
         raise check.fail(None, "submit_key", "must not be empty")
@@ -392,6 +401,7 @@ def parse_profile(
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
         wipe_commands=tuple(_str_list(check, None, "wipe_commands", data.get("wipe_commands", []))),
+        kind=profile_kind,
     )
 
 
