@@ -126,6 +126,8 @@ def handle(
     tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
+    if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
+        return _record_action(event, fields, work_dir, stderr)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
     try:
@@ -144,4 +146,18 @@ def handle(
     if answer:
         stdout.write(answer)
         stdout.flush()
+    return 0
+
+
+def _record_action(event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO) -> int:
+    """A tool hook: its action into `.tether/ledger.jsonl` (see :mod:`.action_ledger`)."""
+    payload = fields.get("payload")
+    if not isinstance(payload, dict):
+        return 0
+    try:
+        from supervisor.agents.action_ledger import record_tool_hook
+
+        record_tool_hook(event, payload, work_dir)
+    except Exception as problem:  # a full disk or a broken repository must not break the agent
+        print(f"tether hook: action not recorded: {problem}", file=stderr)
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.recognize.observations import Observation
+from supervisor.recognize.tool_reports import Report, ToolReports
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, OwnWords
 from supervisor.store.jsonl_tail import JsonlTail
 
@@ -30,6 +31,8 @@ class TranscriptFollower:
         self.tail: JsonlTail | None = None
         self.parser: ClaudeTranscript | CodexRollout | None = None
         self.bad_entries = 0  # entries the parser could not read
+        self.tools = ToolReports()
+        self.reports: list[Report] = []  # finished tool calls, for the ledger's backfill
 
     @property
     def path(self) -> Path | None:
@@ -74,6 +77,13 @@ class TranscriptFollower:
         for record, history in tail.poll():
             try:
                 found += parser.feed(record, now, history=history)
+                if not history:
+                    self.reports += self.tools.feed(record)
             except Exception:  # a line of any shape: skipped, never fatal
                 self.bad_entries += 1
         return found
+
+    def take_reports(self) -> list[Report]:
+        """The tool calls finished since the last take (the session file's own record)."""
+        reports, self.reports = self.reports, []
+        return reports

@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "supervisor.cli.transcript",
         "a recorded session as plain text (each screen before it was cleared, the last one)",
     ),
+    "ledger": (
+        "supervisor.cli.ledger",
+        "what the agent did: actions, exit codes, verifications and whether they are current",
+    ),
     "hook": ("supervisor.cli.hook", "called by agent hooks: records the event, may answer"),
     "profiles": ("supervisor.cli.profiles", "list agent profiles and where each was loaded from"),
     "demo-agent": ("supervisor.agents.demo_agent", "the scripted demo agent itself"),

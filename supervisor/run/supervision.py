@@ -45,6 +45,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
 from supervisor.run.attention_model import AttentionModel
@@ -635,6 +636,10 @@ class Supervision:
                     self.compact_now(by=str(record.get("source") or "cli"))
                 except TetherError as error:
                     self._problem(str(error))
+            if record.get("kind") == "drift_alarm":  # raised by `tether hook` from the ledger
+                alarm = sanitize(str(record.get("message") or "drift alarm"))
+                self.attention.drift_alarm(alarm)  # the banner
+                self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")

@@ -137,6 +137,8 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
+    if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
+        return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"
     if kind == "agent_exit":
         return f"agent {get('description') or 'exited'}", "warning"
     if kind == "agent_restart":
