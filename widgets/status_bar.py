@@ -16,6 +16,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from supervisor.shown import shown_line
+
 SEPARATOR = " · "
 
 
@@ -52,9 +54,9 @@ class StatusBar(Static):
         line = Text()
         if self.pane_hidden:
             if self.last_incident:
-                line.append(f"⚠ {self.last_incident}", style="bold reverse")
+                line.append(f"⚠ {shown_line(self.last_incident)}", style="bold reverse")
                 line.append(" ")
             line.append(f"{self.pane_key} pane", style="dim")
             line.append(" │ ")
-        line.append(SEPARATOR.join(parts))
+        line.append(shown_line(SEPARATOR.join(parts)))
         return line

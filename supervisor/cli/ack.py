@@ -14,6 +14,7 @@ import sys
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 from supervisor.store.tether_dir import TetherDir
 
 STDIN_LIMIT = 256 * 1024
@@ -48,11 +49,13 @@ def run(args: argparse.Namespace) -> int:
     label = f"incident #{check.incident}" if check.incident is not None else "the recovery"
     if not new:
         print(
-            f"tether ack: recorded; {label} was already checked ({check.result}): "
-            f"{check.describe()}"
+            shown(
+                f"tether ack: recorded; {label} was already checked ({check.result}): "
+                f"{check.describe()}"
+            )
         )
         return 0
-    print(f"tether ack: recall check for {label}: {check.result}: {check.describe()}")
+    print(shown(f"tether ack: recall check for {label}: {check.result}: {check.describe()}"))
     for number, terms in check.missing:
-        print(f"  decision {number}: not restated: {', '.join(terms) or 'all of it'}")
+        print(shown(f"  decision {number}: not restated: {', '.join(terms) or 'all of it'}"))
     return 0 if check.result == COMPLETE else 1

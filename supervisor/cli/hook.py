@@ -55,7 +55,12 @@ def fast_main(words: list[str]) -> int | None:
         try:
             answer = hook_client.ask(event, work_dir, data)
         except OSError as problem:  # sent, so maybe recorded: never handle it twice
-            print(f"tether hook: the supervisor did not answer: {problem}", file=sys.stderr)
+            from supervisor.shown import shown  # only here: the fast path imports no `re`
+
+            print(
+                f"tether hook: the supervisor did not answer: {shown(str(problem))}",
+                file=sys.stderr,
+            )
             return 0
         if answer is not None:
             sys.stdout.buffer.write(answer.stdout)
@@ -73,5 +78,7 @@ def _handle(event: str, work_dir: str, stdin: BinaryIO) -> int:
 
         return handle(event, work_dir, stdin, sys.stdout)
     except Exception as problem:  # the agent's hook must never see a traceback
-        print(f"tether hook: {problem}", file=sys.stderr)
+        from supervisor.shown import shown
+
+        print(f"tether hook: {shown(str(problem))}", file=sys.stderr)
         return 0

@@ -14,6 +14,7 @@ import sys
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import shown_line
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 
@@ -36,9 +37,11 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         found = sessions(tether.sessions)
         if not found:
-            print(f"no recordings in {tether.sessions}; `tether run` records each session")
+            print(
+                shown_line(f"no recordings in {tether.sessions}; `tether run` records each session")
+            )
         for path in found:
-            print(path.stem)
+            print(shown_line(path.stem))
         return 0
     path = find_session(tether.sessions, args.session)
     try:  # a recording is tether's own file: never through a link, never a pipe
@@ -48,6 +51,6 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     with handle:
         for line in render(handle, str(path), default_emulator):
-            out.write(line + "\n")
+            out.write(shown_line(line) + "\n")
     out.flush()
     return 0

@@ -71,7 +71,9 @@ class Checkpoint:
                 "git": data.get("git"),
                 "incident": data.get("incident"),
             }
-        except (KeyError, TypeError, ValueError) as error:
+            if known["git"] is not None and not isinstance(known["git"], dict):
+                raise TypeError(f"git is {type(known['git']).__name__}, not an object")
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
             raise TetherError(
                 f"{where}: not a checkpoint ({error}); move it out of checkpoints/"
             ) from None
