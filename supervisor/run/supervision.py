@@ -166,6 +166,9 @@ class Supervision(Restarts, Recovery):
             )
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
+            return
+        if self.lock is not None:  # `tether transcript` reads this one while we run
+            self.lock.record_recording(self.recorder.cast_path.name)
 
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit)."""

@@ -59,6 +59,7 @@ class LockInfo:
     agent_start: int | None = None
     last_alive: float | None = None
     agent_alive: bool = False
+    recording: str | None = None  # the `.cast` it writes, a file name in sessions/
 
     def describe(self) -> str:
         pid = "unknown pid" if self.pid is None else f"pid {self.pid}"
@@ -145,6 +146,7 @@ def _parse(data: bytes) -> LockInfo | None:
         and not _gone(agent_pid, agent_start)
         and started_by(agent_pid, pid)
     )
+    recording = record.get("recording")
     return LockInfo(
         pid,
         started if isinstance(started, str) else None,
@@ -152,6 +154,7 @@ def _parse(data: bytes) -> LockInfo | None:
         agent_pid=agent_pid,
         agent_start=agent_start,
         agent_alive=agent_alive,
+        recording=recording if isinstance(recording, str) and "/" not in recording else None,
     )
 
 
@@ -259,6 +262,17 @@ class SupervisorLock:
             _write(self._fd, self._record)
         except OSError:
             pass  # the lock still holds; only the orphan check loses its pid
+
+    def record_recording(self, name: str) -> None:
+        """Name the `.cast` this supervisor writes: `tether transcript` reads that one
+        while the lock is held, never a newer-named file a clone shipped."""
+        if self._fd is None:
+            return
+        self._record["recording"] = name
+        try:
+            _write(self._fd, self._record)
+        except OSError:
+            pass  # then `tether transcript` picks the recording written last
 
     def heartbeat(self) -> None:
         """Touch the lock file: its mtime says the supervisor was alive until now."""

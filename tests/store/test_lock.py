@@ -106,8 +106,13 @@ def test_a_planted_lock_cannot_name_a_process_for_f4_to_end(tmp_path, names):
 
 def test_an_agent_whose_environment_names_another_tethers_socket_is_not_ours(tmp_path):
     env = dict(os.environ, TETHER_HOOK_SOCKET=f"{tmp_path}/tether-hook-4242-abcdef/s")
-    agent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], env=env)
+    agent = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"],
+        env=env,
+        stdout=subprocess.PIPE,
+    )
     try:
+        assert agent.stdout.readline() == b"up\n"  # its own environment, once it runs
         assert lock.started_by(agent.pid, 4242) is True  # as the tether with pid 4242 sees it
         assert lock.started_by(agent.pid, 424) is False  # a prefix of the pid is not the pid
         assert lock.started_by(agent.pid, 4243) is False
