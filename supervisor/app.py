@@ -25,6 +25,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
+from textual.notifications import SeverityLevel
 
 from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
@@ -38,6 +39,7 @@ from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
+from supervisor.shown import shown, shown_line
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.key_footer import KeyFooter
@@ -129,6 +131,24 @@ class TetherApp(App[int], inherit_bindings=False):
         Binding(getattr(KEYS, name), action, text, priority=True, id=_binding_id(name))
         for name, (action, text) in ACTIONS.items()
     ]
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (the widgets' too) may quote a file or the agent: shown, as text."""
+        super().notify(
+            shown(message),
+            title=shown_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def __init__(
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None

@@ -140,12 +140,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if name != "hook":  # a hook never fails the agent: it cleans its event name itself
             refuse_undecodable(args)
-        return int(module.run(args) or 0)
+        code = int(module.run(args) or 0)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
+        return code
     except TetherError as error:
-        print(f"tether {name}: {error}", file=sys.stderr)
+        from supervisor.shown import shown  # a message may quote a file's words
+
+        print(f"tether {name}: {shown(str(error))}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `tether transcript | head`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush does not fail again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

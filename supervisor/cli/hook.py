@@ -61,7 +61,12 @@ def fast_main(words: list[str]) -> int | None:
         try:
             answer = hook_client.ask(event, work_dir, read.data)
         except OSError as problem:  # sent, so maybe recorded: never handle it twice
-            _write(sys.stderr, f"tether hook: the supervisor did not answer: {problem}\n".encode())
+            from supervisor.shown import shown  # only here: the fast path imports no `re`
+
+            _write(
+                sys.stderr,
+                f"tether hook: the supervisor did not answer: {shown(str(problem))}\n".encode(),
+            )
             return 0
         if answer is not None:
             _write(sys.stdout, answer.stdout)
@@ -89,5 +94,9 @@ def _handle(event: str, work_dir: str, stdin: StdinRead) -> int:
         err = sys.stderr if sys.stderr is not None else io.StringIO()
         return handle(event, work_dir, stdin, out, err)
     except Exception as problem:  # the agent's hook must never see a traceback
-        _write(sys.stderr, f"tether hook: {problem}\n".encode("utf-8", "backslashreplace"))
+        from supervisor.shown import shown
+
+        _write(
+            sys.stderr, f"tether hook: {shown(str(problem))}\n".encode("utf-8", "backslashreplace")
+        )
         return 0

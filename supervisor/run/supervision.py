@@ -261,6 +261,9 @@ class Supervision:
             )
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
+            return
+        if self.lock is not None:  # `tether transcript` reads this one while we run
+            self.lock.record_recording(self.recorder.cast_path.name)
 
     def _recording_failed(self, failure: RecordingFailed) -> None:
         """The recording stopped on a write error (a full disk): the banner, and an event

@@ -12,11 +12,13 @@ import json
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from supervisor.errors import TetherError
-from supervisor.store import fsio, invariant
+from supervisor.store import fsio, invariant, safe_git
+from supervisor.store import trust as trust_list
 from supervisor.store.tether_dir import Progress, TetherDir
 from supervisor.times import utc_now
 
@@ -71,7 +73,9 @@ class Checkpoint:
                 "git": data.get("git"),
                 "incident": data.get("incident"),
             }
-        except (KeyError, TypeError, ValueError) as error:
+            if known["git"] is not None and not isinstance(known["git"], dict):
+                raise TypeError(f"git is {type(known['git']).__name__}, not an object")
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
             raise TetherError(
                 f"{where}: not a checkpoint ({error}); move it out of checkpoints/"
             ) from None
@@ -127,31 +131,43 @@ def load(tether: TetherDir, seq: int) -> Checkpoint:
     return Checkpoint.from_dict(data, str(path))
 
 
-def git_state(work_dir: os.PathLike[str] | str) -> dict[str, Any] | None:
+def git_state(
+    work_dir: os.PathLike[str] | str, *, trusted: bool | None = None
+) -> dict[str, Any] | None:
     """HEAD and the dirty flag of the git work tree holding ``work_dir``; ``None`` if none.
 
     One ``git status`` call with a short timeout, with optional locks off so it
     never takes ``index.lock`` from under someone committing; `.tether/` itself
-    is left out of the dirty flag because it changes all the time.
+    is left out of the dirty flag because it changes all the time. The folder may
+    be a stranger's clone, so git runs with every setting that could start a
+    program turned off (:mod:`supervisor.store.safe_git`); ``trusted``: whether the
+    user said to trust its `.tether/` (asked of the trust list when not given).
     """
-    command = [
-        "git",
+    if trusted is None:
+        trusted = trust_list.is_trusted(TetherDir.at(work_dir))
+    deadline = time.monotonic() + GIT_TIMEOUT_SECONDS
+    drivers = safe_git.named_drivers(work_dir, trusted=trusted, timeout=GIT_TIMEOUT_SECONDS)
+    if drivers is None:
+        return None
+    command = safe_git.command(
+        work_dir,
         "status",
         "--porcelain=v2",
         "--branch",
         "--untracked-files=normal",
+        "--ignore-submodules=all",
         "--",
         ":/",
         ":!.tether",
-    ]
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+        drivers=drivers,
+    )
     try:
         done = subprocess.run(
             command,
-            cwd=work_dir,
             capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            env=env,
+            timeout=max(0.1, deadline - time.monotonic()),
+            env=safe_git.environment(trusted=trusted),
+            stdin=subprocess.DEVNULL,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):

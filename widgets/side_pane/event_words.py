@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.shown import shown, shown_line
 from supervisor.store.tether_dir import INCIDENT_KIND
 
 INCIDENT_WORDS = {
@@ -77,7 +78,8 @@ def describe(event: dict[str, Any]) -> EventRow:
         number = event.get("incident")
     incident = f"#{number}" if number not in (None, "") else ""
     what, tone = _what(kind, event)
-    return EventRow(when, what, incident, tone)
+    # Every word of an event may come from the file (a clone ships events.jsonl).
+    return EventRow(shown_line(when), shown_line(what), shown_line(incident), tone)
 
 
 def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
@@ -212,9 +214,10 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
 
 
 def fields_text(event: dict[str, Any]) -> str:
-    """Every field of ``event``, one per line, values whole (long text wraps, never cut)."""
+    """Every field of ``event``, one per line, values whole (long text wraps, never cut),
+    control characters shown visibly."""
     lines = []
     for key, value in event.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {shown}")
+        value_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{shown_line(key)}: {shown(value_text)}")
     return "\n".join(lines)
