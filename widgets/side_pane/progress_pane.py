@@ -18,6 +18,7 @@ from textual.widgets import Static
 from supervisor.errors import TetherError
 from supervisor.rehydrate.evidence_section import ClaimCheck, check_claims
 from supervisor.rehydrate.sanitize import sanitize
+from supervisor.shown import shown, shown_line
 from supervisor.store import invariant, notes
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
@@ -139,7 +140,7 @@ def render_progress(
 
     def row(label: str, value: str, style: str = "") -> None:
         text.append(f"{label:<10}", style="bold")
-        text.append(value + "\n", style=style)
+        text.append(shown_line(value) + "\n", style=style)  # progress.json's own words
 
     if progress is not None:
         row("Phase", progress.phase or "—")
@@ -162,8 +163,8 @@ def render_progress(
         style, mark = "bold yellow", "⚠"
     else:
         style, mark = "bold red", "✗"
-    text.append(f"{mark} {TITLES.get(result.kind, result.kind)}\n", style=style)
-    text.append(result.message + "\n", style=style.replace("bold ", ""))
+    text.append(f"{mark} {shown_line(TITLES.get(result.kind, result.kind))}\n", style=style)
+    text.append(shown(result.message) + "\n", style=style.replace("bold ", ""))
     if result.kind in (invariant.CURSOR_AHEAD, invariant.CURSOR_BEHIND, invariant.BAD_PROGRESS):
         text.append(
             f"Disk wins: `tether check --fix` sets the cursor to {result.expected_cursor}.\n",
@@ -172,7 +173,7 @@ def render_progress(
     elif result.kind == invariant.BATCHING:
         text.append("The agent should update progress.json after each artifact.\n", style="italic")
     for warning in result.warnings:
-        text.append(f"⚠ {warning}\n", style="yellow")
+        text.append(f"⚠ {shown_line(warning)}\n", style="yellow")
     if claims:
         text.append("\nClaims of a pass (checked against the ledger)\n", style="bold")
         for claim in claims:
