@@ -99,3 +99,13 @@ def test_a_line_appended_during_a_rollover_is_kept_before_the_carry(repo: Path) 
     view = ledger.view()
     assert [r["command"] for r in view.recent] == ["early", "late"]
     assert "a.py" in view.files
+
+
+def test_the_agent_is_the_profile_the_hooks_process_names(repo: Path) -> None:
+    import io
+
+    from supervisor.agents.hook_command import handle
+
+    stdin = io.BytesIO(json.dumps(claude_bash("ls")).encode())
+    handle("PostToolUse", str(repo), stdin, io.StringIO(), io.StringIO(), profile="codex")
+    assert ledger_lines(repo)[-1]["agent"] == "codex"
