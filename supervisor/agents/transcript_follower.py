@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, OwnWords
 from supervisor.store.jsonl_tail import JsonlTail
 
 NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started is still new
@@ -20,9 +20,13 @@ NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started
 class TranscriptFollower:
     """The tail of one transcript (Claude Code) or rollout (Codex) file and its parser."""
 
-    def __init__(self, *, claude: bool, started_at: float) -> None:
+    def __init__(
+        self, *, claude: bool, started_at: float, own_words: OwnWords | None = None
+    ) -> None:
+        """``own_words``: what tether sent the agent, kept out of the folded window."""
         self.claude = claude
         self.started_at = started_at
+        self.own_words = own_words if own_words is not None else OwnWords()
         self.tail: JsonlTail | None = None
         self.parser: ClaudeTranscript | CodexRollout | None = None
         self.bad_entries = 0  # entries the parser could not read
@@ -44,7 +48,8 @@ class TranscriptFollower:
             new_file = True
         previous = self.parser
         self.tail = JsonlTail(target, start=0 if new_file else "tail")
-        self.parser = ClaudeTranscript() if self.claude else CodexRollout()
+        parser = ClaudeTranscript if self.claude else CodexRollout
+        self.parser = parser(self.own_words)
         if previous is not None:
             self.parser.session_id = getattr(previous, "session_id", None)
 

@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
     "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
+    "audit": (
+        "supervisor.cli.audit",
+        "the judge: which pinned specifics a summary or restatement kept, dropped or changed",
+    ),
     "compact": ("supervisor.cli.compact", "compact the running agent now, keeping the pins"),
     "transcript": (
         "supervisor.cli.transcript",
@@ -112,7 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"tether: unknown command {name!r}; see `tether --help`", file=sys.stderr)
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f"; did you mean `tether {close[0]}`?" if close else ""
+        print(f"tether: unknown command {name!r}{hint} (see `tether --help`)", file=sys.stderr)
         return 2
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)

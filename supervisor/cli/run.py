@@ -112,11 +112,18 @@ def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
             )
         print(f"tether: {warning}.", file=sys.stderr)
         try:
-            answer = input("Trust them and paste them into the agent when it loses context? [y/N] ")
+            answer = input(
+                "Trust them and paste them into the agent when it loses context? "
+                "[y/N; N does not start the agent] "
+            )
         except EOFError:
             answer = ""
         if answer.strip().lower() not in ("y", "yes"):
-            raise TetherError("not started: move .tether/ away or read it first", exit_code=1)
+            raise TetherError(
+                "not started (you answered no): read .tether/ first, or move it away and run "
+                "again for a fresh one; `tether run --trust` starts with it",
+                exit_code=1,
+            )
     trust.trust(tether)
 
 

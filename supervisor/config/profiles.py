@@ -37,6 +37,7 @@ from supervisor.errors import TetherError
 MARKER_KINDS: dict[str, str] = {
     "compaction_started": "the agent is compacting (opens no incident by itself)",
     "compaction": "a compaction finished",
+    "compaction_failed": "a compaction was refused or failed (ends its compaction_started)",
     "context_low": "context nearly full; named group `percent` = percent remaining",
     "context_used": "context meter; named group `percent` = percent used",
     "context_full": "the context is full / a prompt was refused for its size",
@@ -69,6 +70,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "compact_command": (str, 'a string such as "/compact {instructions}"'),
     "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
     "compact_at_break": (bool, "true or false"),
+    "wipe_commands": (list, 'an array of strings such as ["/clear", "/new"]'),
     "markers": (dict, "a table [markers]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
@@ -172,6 +174,7 @@ class MarkerRules:
 
     compaction_started: tuple[Pattern, ...] = ()
     compaction: tuple[Pattern, ...] = ()
+    compaction_failed: tuple[Pattern, ...] = ()
     context_low: tuple[Pattern, ...] = ()
     context_used: tuple[Pattern, ...] = ()
     context_full: tuple[Pattern, ...] = ()
@@ -229,6 +232,9 @@ class Profile:
     compact_command: str = ""
     compact_offer_percent: int = 0
     compact_at_break: bool = False
+    # What the user types to wipe the conversation (submitted while the agent waits): seen
+    # when it is sent, before an agent that tells only at its next turn (Codex) says so.
+    wipe_commands: tuple[str, ...] = ()
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -385,6 +391,7 @@ def parse_profile(
         compact_command=data.get("compact_command", ""),
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
+        wipe_commands=tuple(_str_list(check, None, "wipe_commands", data.get("wipe_commands", []))),
     )
 
 

@@ -19,8 +19,10 @@ import re
 from typing import Any
 
 from supervisor.recognize.observations import (
+    AT_NEXT_TURN,
     AUTO,
     COMPACTION,
+    COMPACTION_FAILED,
     MANUAL,
     TRANSCRIPT,
     USAGE,
@@ -78,15 +80,60 @@ WINDOW_TOTAL = 32_000  # ...and this many characters in all (the audit runs on t
 _DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:")
 
 
-class _Window:
-    """What the conversation said since its last fold: the user's messages and the agent's
-    DECISION lines, for the audit of what the next summary drops (bounded)."""
+_PASTE_TAGS = re.compile(r"</?pasted_content(?: [^>]*)?>")
+_SPACE = re.compile(r"\s+")
+
+
+def _plain(text: str) -> str:
+    """A message as compared with what tether sent: paste tags gone, spaces collapsed."""
+    return _SPACE.sub(" ", _PASTE_TAGS.sub("", text)).strip()
+
+
+class OwnWords:
+    """The texts tether itself sent the agent (payloads, recovery prompts, re-sends).
+
+    They come back in the transcript as user messages; they are not the user's words,
+    so they are not in the folded window whose specifics "dropped, not pinned" lists.
+    Told by identity: the message is one of them (or holds one, or is held by one, as
+    when the agent adds to a paste or shows part of it).
+    """
+
+    SHORTEST = 24  # a shorter message is matched only whole
 
     def __init__(self) -> None:
+        self._texts: list[str] = []
+
+    def add(self, text: str) -> None:
+        plain = _plain(text)
+        if plain and plain not in self._texts:
+            self._texts.append(plain)
+            del self._texts[:-50]
+
+    def said(self, text: str) -> bool:
+        plain = _plain(text)
+        if not plain:
+            return False
+        for own in self._texts:
+            if plain == own:
+                return True
+            if min(len(plain), len(own)) >= self.SHORTEST and (plain in own or own in plain):
+                return True
+        return False
+
+
+class _Window:
+    """What the conversation said since its last fold: the user's messages and the agent's
+    DECISION lines, for the audit of what the next summary drops (bounded); never what
+    tether itself sent (``own``)."""
+
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.texts: list[str] = []
+        self.own = own
 
     def add(self, text: str) -> None:
         text = text.strip()
+        if self.own is not None and self.own.said(text):
+            return
         if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
             self.texts.append(text[:WINDOW_CHARS])
             del self.texts[:-WINDOW_ENTRIES]
@@ -97,6 +144,11 @@ class _Window:
         folded, self.texts = tuple(self.texts), []
         return folded
 
+
+# Claude Code's answer to a /compact it refused, in its local command's output
+_REFUSED_COMPACT = re.compile(
+    r"<local-command-std(?:err|out)>[^<]*(?:No messages|Not enough messages) to compact"
+)
 
 _SUMMARY_BLOCK = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
@@ -110,9 +162,9 @@ def summary_text(text: str) -> str:
 class ClaudeTranscript:
     """Claude Code session JSONL entries -> observations."""
 
-    def __init__(self) -> None:
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.session_id: str | None = None
-        self.window = _Window()
+        self.window = _Window(own)
         self._boundary: str | None = None  # the uuid of the last compact_boundary read
 
     def feed(
@@ -174,10 +226,18 @@ class ClaudeTranscript:
                     folded=self.window.fold(),
                 )
             ]
+        if kind in ("user", "system"):
+            text = _text_of((record.get("message") or {}).get("content")) or _text_of(
+                record.get("content")
+            )
+            if _REFUSED_COMPACT.search(text):
+                refused = {**details, "channel": "local_command", "said": text.strip()[:200]}
+                return [Observation(COMPACTION_FAILED, TRANSCRIPT, at, details=refused)]
         if kind == "user":
             text = _text_of(_dict(record.get("message")).get("content"))
             if "<command-name>/clear</command-name>" in text:
-                return [Observation(WIPE, TRANSCRIPT, at, details={**details, "channel": "clear"})]
+                extra = {"channel": "clear", **_identity(record, record.get("uuid"))}
+                return [Observation(WIPE, TRANSCRIPT, at, details={**details, **extra})]
         return []
 
     def _note_window(self, record: dict[str, Any]) -> None:
@@ -212,12 +272,12 @@ class CodexRollout:
     a new session when the next prompt is submitted.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.window: int | None = None
         self.session_id: str | None = None
         self._turn_by_user = False
         self._turn_id: str | None = None  # the turn the entries belong to (task_started)
-        self.said = _Window()  # the folded window (``window`` is the context size)
+        self.said = _Window(own)  # the folded window (``window`` is the context size)
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
@@ -294,5 +354,12 @@ class CodexRollout:
         previous, self.session_id = self.session_id, session
         if history or previous is None or previous == session:
             return []
-        details = {"channel": "new_session", "session": session, "previous_session": previous}
+        # written when the first prompt after /clear is submitted, however late: it joins
+        # the wipe already seen (the typed /clear), as Codex's SessionStart(clear) does
+        details = {
+            "channel": "new_session",
+            "session": session,
+            "previous_session": previous,
+            AT_NEXT_TURN: True,
+        }
         return [Observation(WIPE, TRANSCRIPT, at, details=details)]

@@ -163,6 +163,7 @@ class Injector:
         self.last: _Sent | None = None
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
+        self.sent_listeners: list[Callable[[str], None]] = []  # each text as it is written
         self._fresh_waiting = True  # the agent has not been sent anything since it last waited
         self._last_write: float | None = None  # self.clock() of the last paste
 
@@ -278,6 +279,8 @@ class Injector:
         else:
             data, bracketed = self.encode(item.text)
         at_iso = utc_now()
+        for notify in self.sent_listeners:  # before the agent can echo it anywhere
+            notify(item.text)
         self.session.write(data)
         self._fresh_waiting = False
         tokens = item.tokens

@@ -360,6 +360,8 @@ def _render(
     out += ["## Pinned decisions (verbatim; they hold whatever your memory says)", ""]
     if fitted.decisions:
         out += [f"{n}. {_indent(d, 3)}" for n, d in enumerate(fitted.decisions, start=1)]
+    elif fitted.left_out.get("decisions"):  # pinned, all cut: the pointers below say where
+        out.append("(all cut for the token budget: see below)")
     else:
         out.append("(none pinned)")
     out.append("")

@@ -42,6 +42,7 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
+from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
@@ -133,7 +134,9 @@ class Supervision:
         profile_ = self.profile
         self.notes = CurrentNotes()  # notes.md as the tick last parsed it (off the loop)
         self.events = EventRecorder(self.tether, self._problem)
-        self.fusion = Fusion(self.events, decisions=self.notes.decisions)
+        self.fusion = Fusion(
+            self.events, decisions=self.notes.decisions, agent_started=self.started_at
+        )
         self.screen = ScreenDetector(profile_.markers, replaying=config.resume)
         self.status_reports = StatusReports()
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
@@ -186,6 +189,7 @@ class Supervision:
             output_stalled=session.output_stalled,
         )
         self.injector.listeners.append(self._injection_changed)
+        self.injector.sent_listeners.append(self.transcript.own_words.add)
         self.recovery = RecoveryCoordinator(
             injector=self.injector,
             profile=profile_,
@@ -369,6 +373,7 @@ class Supervision:
         self.status_reports = StatusReports()  # the dead one's last report ended with it
         self.state.restart(needs_cue=needs_cue(self.profile))
         self.transcript.forget()
+        self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
         self.rehydrate(reason="restart after crash", payload=payload)
 
@@ -398,6 +403,12 @@ class Supervision:
         for the screen to show them (see :mod:`supervisor.recognize.decision_capture`)."""
         self.screen.note_input()
         self.gate.keys(data)
+        commands = self.profile.wipe_commands
+        for line in self.decisions.take_submitted() if commands else ():
+            waiting = self.state.said_waiting  # a busy agent may refuse it
+            observation = wipe_command(line, commands, self.clock(), waiting=waiting)
+            if observation is not None:  # before the agent says so (Codex: next turn)
+                self.observe(observation)
 
     # -- the agent's output ---------------------------------------------------------
 
@@ -475,7 +486,9 @@ class Supervision:
                 self._compact_sent = False
                 self._meter_changed()
             self.checkpoint(incident.title(), incident=incident.number)
-        self.attention.incident(incident, compactions=self.fusion.compaction_count())
+        self.attention.incident(
+            incident, compactions=self.fusion.compaction_count(), new=change.new
+        )
         for notify in self.on_incident:
             notify(change)
 

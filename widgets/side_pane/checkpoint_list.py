@@ -41,8 +41,10 @@ class ConfirmRestore(YesNo):
     DEFAULT_CSS = """
     ConfirmRestore { align: center middle; }
     ConfirmRestore > Vertical {
-        width: 60; height: auto; padding: 1 2; border: thick $warning; background: $surface;
+        width: 64; max-width: 100%; height: auto; padding: 1 2; border: thick $warning;
+        background: $surface;
     }
+    ConfirmRestore Label { width: 1fr; }
     ConfirmRestore Horizontal { height: auto; margin: 1 0 0 0; }
     ConfirmRestore Button { margin: 0 1 0 0; }
     """
@@ -50,8 +52,8 @@ class ConfirmRestore(YesNo):
 
     def __init__(self, seq: int) -> None:
         super().__init__(
-            f"Restore checkpoint #{seq} into task.md, notes.md and progress.json?\n"
-            "The current state is checkpointed first, so this can be undone.",
+            f"Restore checkpoint #{seq}? Its task.md, notes.md and progress.json replace "
+            "the current ones. The current state is checkpointed first, so this can be undone.",
             yes="Restore",
             no="Cancel",
         )
@@ -64,8 +66,13 @@ class CheckpointList(Widget):
     DEFAULT_CSS = """
     CheckpointList { layout: vertical; height: 1fr; }
     CheckpointList #cp-list { height: 40%; min-height: 4; }
-    CheckpointList #cp-actions { height: 1; }
-    CheckpointList #cp-actions Button { margin: 0 1 0 0; }
+    CheckpointList #cp-actions {
+        layout: grid; grid-size: 4; grid-gutter: 0 1; height: auto;
+        grid-columns: auto auto auto auto;
+    }
+    CheckpointList #cp-actions.-narrow { grid-size: 2; grid-columns: 1fr 1fr; }
+    CheckpointList #cp-actions Button { min-width: 0; width: auto; }
+    CheckpointList #cp-actions.-narrow Button { width: 100%; }
     CheckpointList #cp-title { height: 1; text-style: bold; background: $panel; padding: 0 1; }
     CheckpointList #cp-scroll { height: 1fr; }
     CheckpointList #cp-view { padding: 0 1; }
@@ -121,6 +128,22 @@ class CheckpointList(Widget):
     def on_mount(self) -> None:
         self.reload()
 
+    def on_show(self) -> None:
+        """The tab opens on the newest checkpoint: the list filled while it was hidden kept
+        its highlight on whichever was newest then."""
+        self.reload()
+        if self._seqs and self.highlighted != self._seqs[0]:
+            self.options.highlighted = 0
+
+    def on_resize(self) -> None:
+        self._fit_actions()
+
+    def _fit_actions(self) -> None:
+        """The buttons in one row where they fit whole, else in two (never cut)."""
+        actions = self.query_one("#cp-actions")
+        wanted = sum(len(str(b.label)) + 3 for b in actions.query(Button))
+        actions.set_class(self.size.width < wanted, "-narrow")
+
     def focus_list(self) -> None:
         self.options.focus()
 
@@ -173,6 +196,7 @@ class CheckpointList(Widget):
         if self.children:
             label = "Diff mark" if marked is None else f"Diff #{marked}"
             self.query_one("#cp-diff-mark", Button).label = label
+            self._fit_actions()
 
     # -- what the view shows -----------------------------------------------------------------
 
