@@ -554,6 +554,8 @@ async def test_a_hook_naming_a_folder_or_fifo_as_its_transcript_neither_ends_nor
         assert supervision.transcript.path == transcript
         refused = {"folder": "a folder, not a file", "fifo": "a named pipe, not a file"}
         assert supervision.transcript.refused == refused[kind]
+        said = f"the agent's transcript file is {refused[kind]}: not followed"
+        assert supervision.problems.count(said) == 1
         assert session.running
     finally:
         session.stop()
