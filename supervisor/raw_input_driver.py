@@ -51,7 +51,7 @@ class RawInput:
         self._at = ""  # the move to the agent's cursor while it is shown (CUP)
 
     @classmethod
-    def install(cls, app: App[object], keys: Iterable[str]) -> RawInput:
+    def install(cls, app: App[Any], keys: Iterable[str]) -> RawInput:
         """Split ``app``'s input from its start: its driver becomes ours where Textual would
         use its Linux driver (Linux, macOS). The app sets ``target`` once its view is up."""
         raw = cls(keys)
