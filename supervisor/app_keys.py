@@ -19,6 +19,7 @@ from supervisor.errors import TetherError
 from supervisor.run.supervision import Supervision
 
 if TYPE_CHECKING:
+    from supervisor.recognize.observations import Incident
     from supervisor.rehydrate.payload import Payload
 
 
@@ -147,8 +148,8 @@ class RecoveryKeys:
         """Pick from what the last compaction dropped that nobody pinned, and pin it."""
         incident = self.supervision.current_incident
         dropped = incident.dropped if incident is not None else ()
-        if not dropped:
-            self.attention.say("Nothing to pin: no compaction dropped an unpinned specific")
+        if not dropped:  # a toast: the incident's banner stays as it was
+            self.app.notify(nothing_to_pin(incident), title="tether", timeout=6)
             return
         from widgets.pin_dropped import PinDropped
 
@@ -164,3 +165,20 @@ class RecoveryKeys:
                 self.supervision.pin(sentences, "pinned from the audit", then=pinned)
 
         self.app.push_screen(PinDropped(dropped), pin)
+
+
+def nothing_to_pin(incident: Incident | None) -> str:
+    """Why F12 offers nothing, truly: no compaction, no summary to audit, or none dropped."""
+    if incident is None or incident.kind != "compaction":
+        return "Nothing to pin: there has been no compaction to audit"
+    if not incident.summary:
+        return (
+            f"Nothing to pin: no summary of compaction #{incident.number} was available, "
+            "so what it dropped is unknown"
+        )
+    if not incident.fold_audited:
+        return (
+            f"Nothing to pin: the conversation compaction #{incident.number} folded was not "
+            "read (no transcript), so what it dropped is unknown"
+        )
+    return f"Nothing to pin: compaction #{incident.number} dropped no unpinned specific"

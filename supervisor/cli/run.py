@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 
 # TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
 EARLY_ENV = "TETHER_EARLY_START"
@@ -111,13 +112,20 @@ def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
             raise TetherError(
                 f"{warning}; then run `tether run --trust ...` to trust it, or move it away"
             )
-        print(f"tether: {warning}.", file=sys.stderr)
+        print(f"tether: {shown(warning)}.", file=sys.stderr)
         try:
-            answer = input("Trust them and paste them into the agent when it loses context? [y/N] ")
+            answer = input(
+                "Trust them and paste them into the agent when it loses context? "
+                "[y/N; N does not start the agent] "
+            )
         except EOFError:
             answer = ""
         if answer.strip().lower() not in ("y", "yes"):
-            raise TetherError("not started: move .tether/ away or read it first", exit_code=1)
+            raise TetherError(
+                "not started (you answered no): read .tether/ first, or move it away and run "
+                "again for a fresh one; `tether run --trust` starts with it",
+                exit_code=1,
+            )
     trust.trust(tether)
 
 

@@ -145,6 +145,7 @@ class Injector:
         source: str = "supervisor",
         take_checkpoint: TakeCheckpoint | None = None,
         why_waiting: Callable[[], str | None] | None = None,
+        output_stalled: Callable[[], bool] | None = None,
     ) -> None:
         """``take_checkpoint``: how to take the checkpoint before each send
         (:meth:`Supervision.checkpoint` takes it off the event loop); by default, at once."""
@@ -164,11 +165,15 @@ class Injector:
         self.source = source
         self.take_checkpoint = take_checkpoint or self._checkpoint_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
+        # Whether the agent's output is held up before tether (a stopped reader): the
+        # agent is blocked mid-output then, whatever its last screen said.
+        self.output_stalled = output_stalled or (lambda: False)
         self.queue: list[_Request] = []
         self.sending: _Request | None = None  # between asking its checkpoint and the paste
         self.last: _Sent | None = None
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
+        self.sent_listeners: list[Callable[[str], None]] = []  # each text as it is written
         self._fresh_waiting = True  # the agent has not been sent anything since it last waited
         self._last_write: float | None = None  # self.clock() of the last paste
         self._into_shell_confirmed = False  # the user said yes to the next paste into a shell
@@ -236,7 +241,7 @@ class Injector:
         return SENT
 
     def _can_send(self) -> bool:
-        if self.sending is not None or not self.is_waiting():
+        if self.sending is not None or self.output_stalled() or not self.is_waiting():
             return False
         if self._fresh_waiting or self._last_write is None:
             return True
@@ -293,6 +298,8 @@ class Injector:
         else:
             data, bracketed = self.encode(item.text)
         at_iso = utc_now()
+        for notify in self.sent_listeners:  # before the agent can echo it anywhere
+            notify(item.text)
         self.session.write(data)
         self._fresh_waiting = False
         tokens = item.tokens

@@ -98,8 +98,14 @@ class Emulator(Protocol):
     cols: int
     rows: int
     modes: TerminalModes
-    title: str
-    agent_status: str  # the last OSC 7501 state report (Codex), "" before any
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def agent_status(self) -> str:
+        """The last OSC 7501 state report (Codex), "" before any."""
+        ...
+
     outer: OuterTerminal  # the user's terminal as probed at start (see follow)
 
     def follow(self, outer: OuterTerminal) -> None:
