@@ -51,7 +51,7 @@ from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.event_recorder import Event, EventRecorder
 from supervisor.run.input_gate import USER_QUIET, InputGate, needs_cue
 from supervisor.run.landmarks import landmark
-from supervisor.run.orphan import end_left_over_agent, left_over_agent
+from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
 from supervisor.run.recovery import RecoveryCoordinator
 from supervisor.run.restart import Restarter
 from supervisor.run.run_config import RunConfig, agent_argv
@@ -219,7 +219,7 @@ class Supervision:
         self.notes.digest = self.reader.notes_if_changed() or self.notes.digest
         previous = self.lock.previous
         if previous is not None:
-            self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
+            self.observe(unclean_exit_observation(previous, self.clock()))
         self.enforce_invariant()
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
