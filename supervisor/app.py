@@ -213,9 +213,11 @@ class TetherApp(App[int], inherit_bindings=False):
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
+        loop = asyncio.get_running_loop()
         if self._hangups is not None:
-            self._hangups.on_loop(asyncio.get_running_loop(), self.end)
+            self._hangups.on_loop(loop, self.end)
         self.engine.attach()
+        supervision.attach_loop(loop)  # hook calls reach fusion in memory, as they come
         view = self._view = self.terminal
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown

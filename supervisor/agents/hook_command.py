@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO, TextIO
 
 STDIN_LIMIT = 1024 * 1024
@@ -86,12 +87,20 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
 
 
 def handle(
-    event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO, stderr: TextIO | None = None
+    event: str,
+    work_dir: str,
+    stdin: BinaryIO,
+    stdout: TextIO,
+    stderr: TextIO | None = None,
+    *,
+    heard: Callable[[dict[str, Any]], None] | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
     ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
-    server passes its own, to send them back to the hook's process.
+    server passes its own, to send them back to the hook's process. ``heard``: the
+    supervisor's hook server hands the recorded event to the supervisor in memory; the
+    record says so (``served_by``: its pid), and the supervisor's tail skips it.
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
@@ -107,11 +116,15 @@ def handle(
         return 0  # not a supervised folder: nothing to record, never an error for the agent
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
+    if heard is not None:
+        fields["served_by"] = os.getpid()
     try:
-        TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
+        recorded = TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
     except Exception as problem:  # a full disk must not break the agent's hook
         print(f"tether hook: not recorded: {problem}", file=stderr)
         return 0
+    if heard is not None:
+        heard(recorded)
     payload = fields.get("payload")
     try:
         answer = answer_for(event, payload if isinstance(payload, dict) else None, work_dir)

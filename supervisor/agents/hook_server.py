@@ -17,7 +17,9 @@ import os
 import shutil
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from supervisor.agents import hook_client, hook_folders
 from supervisor.agents.hook_command import handle
@@ -40,6 +42,8 @@ class HookServer:
         self._listener: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._preload: threading.Timer | None = None
+        # The supervisor's: hears each recorded hook event, on this server's thread.
+        self.heard: Callable[[dict[str, Any]], None] | None = None
 
     def reserve(self, path: str | None = None) -> str:
         """The socket's path, before listening (``path``: one from
@@ -120,7 +124,7 @@ class HookServer:
             return b"DECLINE\n"
         out, err = io.StringIO(), io.StringIO()
         try:
-            code = handle(event, work_dir, io.BytesIO(fields[4]), out, err)
+            code = handle(event, work_dir, io.BytesIO(fields[4]), out, err, heard=self.heard)
         except Exception as problem:  # as in the hook's own process: never a traceback
             print(f"tether hook: {problem}", file=err)
             code = 0

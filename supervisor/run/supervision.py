@@ -49,6 +49,7 @@ from supervisor.run import banner_text
 from supervisor.run.attention_model import AttentionModel
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.event_recorder import Event, EventRecorder
+from supervisor.run.hook_inbox import HookInbox
 from supervisor.run.input_gate import USER_QUIET, InputGate, needs_cue
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
@@ -129,6 +130,7 @@ class Supervision:
         profile_ = self.profile
         self.notes = CurrentNotes()  # notes.md as the tick last parsed it (off the loop)
         self.events = EventRecorder(self.tether, self._problem)
+        self.inbox = HookInbox(self._hooks_heard)  # from our hook server's thread, in memory
         self.fusion = Fusion(self.events, decisions=self.notes.decisions)
         self.screen = ScreenDetector(profile_.markers, replaying=config.resume)
         self.status_reports = StatusReports()
@@ -214,6 +216,10 @@ class Supervision:
         self._scheduler = scheduler
         self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
         self._opened = True
+        try:
+            self.attach_loop(asyncio.get_running_loop())
+        except RuntimeError:  # opened before the app's loop runs: the app attaches it
+            pass
         self._serve_hooks()
         self.reader.open()
         self.notes.digest = self.reader.notes_if_changed() or self.notes.digest
@@ -224,6 +230,10 @@ class Supervision:
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
         self.session.input_listeners.append(self.note_input)
+
+    def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hook calls the server heard go to ``loop`` as they come (else at the next tick)."""
+        self.inbox.attach(loop)
 
     def _call_later(self, delay: float, callback: Callable[[], None]) -> Any:
         if self._scheduler is not None:
@@ -275,6 +285,7 @@ class Supervision:
         if self.hook_server is not None:
             self.hook_server.stop()
             self.hook_server = None
+        self.inbox.detach()
         if self.lock is not None:
             self._record_end()
             self.events.close()
@@ -301,6 +312,7 @@ class Supervision:
         """Answer the agent's `tether hook` calls from this process (the fast path)."""
         try:  # `tether run` may have reserved its socket for an agent spawned before this
             server = self.hook_server or HookServer(self.config.workdir)
+            server.heard = self.inbox.heard
             path = server.start()
         except OSError as error:  # the hooks then build their answers themselves
             self._problem(f"hook calls are answered the slow way: {error}")
@@ -504,6 +516,7 @@ class Supervision:
         if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
             self._last_heartbeat = monotonic
             self.lock.heartbeat()
+        self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
@@ -579,6 +592,11 @@ class Supervision:
                 self.attention.agent_state(state)
             for notify in self.on_state:
                 notify(state)
+
+    def _hooks_heard(self, records: list[Event]) -> None:
+        """Hook calls our own server recorded, in memory, on the loop."""
+        if self._opened:
+            self._hook_events(records, self.clock())
 
     def _hook_events(self, records: list[Event], now: float) -> None:
         for record in records:

@@ -139,7 +139,10 @@ class TickReader:
         recorded as none); ``timer_due``: the timer checkpoint is due."""
         reads = TickReads()
         if self.events is not None:
-            reads.events = [record for record, _history in self.events.poll()]
+            pid = os.getpid()  # what our own hook server recorded came in memory already
+            reads.events = [
+                record for record, _history in self.events.poll() if record.get("served_by") != pid
+            ]
         if agent is not None and now - self._last_discovery >= DISCOVERY_INTERVAL:
             self._last_discovery = now
             reads.found_transcript = find_transcript(
