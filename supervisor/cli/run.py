@@ -14,10 +14,11 @@ import os
 import sys
 from pathlib import Path
 
+from supervisor import environment
 from supervisor.errors import TetherError
 
 # TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
-EARLY_ENV = "TETHER_EARLY_START"
+EARLY_ENV = environment.EARLY_START
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -195,7 +196,7 @@ def _ask_git(workdir: Path):
 
 def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
     """`tether run` in a terminal: the agent spawned now (see supervisor/run/early_spawn.py)."""
-    if not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
+    if not sys.stdout.isatty() or environment.current().early_start_off:
         return None
     import shutil
 
@@ -208,7 +209,7 @@ def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
 
 def _early_painter(session):
     """The agent's first screens, painted where its view will be, until the UI is up."""
-    if os.environ.get(EARLY_ENV) == "0":
+    if environment.current().early_start_off:
         return None
     from supervisor.terminal.early_painter import EarlyPainter
 

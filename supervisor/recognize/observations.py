@@ -21,21 +21,18 @@ UNCLEAN_EXIT = "unclean_exit"
 CLEAN_EXIT = "clean_exit"
 CONTEXT_LOW = "context_low"
 CONTEXT_USED = "context_used"
-CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
-EXIT_HINT = "exit_hint"
 HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
-# Sources, most trusted first.
+# Sources, most trusted first: hook, transcript, process, lock, stream, screen.
 HOOK = "hook"
 TRANSCRIPT = "transcript"
 PROCESS = "process"
 LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {

@@ -14,7 +14,7 @@ the next), so the tails need no lock.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -194,6 +194,3 @@ class TickReader:
             return last, os.stat(checkpoints.path_of(self.tether, last)).st_mtime
         except OSError:
             return last, 0.0
-
-
-Read = Callable[[], TickReads]
