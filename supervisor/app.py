@@ -33,7 +33,7 @@ from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
 from supervisor.run.attention import Attention
 from supervisor.run.attention_model import AttentionState
-from supervisor.run.hangup import Hangups
+from supervisor.run.hangup import Hangups, ShutdownDeadline
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
@@ -154,6 +154,9 @@ class TetherApp(App[int], inherit_bindings=False):
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
+        # A real run's shutdown always ends, even when Textual's own hangs on a lost terminal.
+        self._deadline = ShutdownDeadline(self.supervision.finish) if hangups is not None else None
+        self._exiting = False
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
 
     def get_driver_class(self) -> type[Driver]:
@@ -179,6 +182,8 @@ class TetherApp(App[int], inherit_bindings=False):
         try:
             slot = self.query_one("#side-slot")
         except NoMatches:  # the app is closing
+            return
+        if self._exiting or not slot.is_attached:  # a quit came first: nothing to show it in
             return
         # A missing .tether/ is shown in the pane, which fills in once it appears.
         await slot.mount(SidePane(TetherDir.at(self.config.workdir), id="side"))
@@ -443,9 +448,21 @@ class TetherApp(App[int], inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
+    def exit(self, result: int | None = None, return_code: int = 0, message: object = None) -> None:
+        """Textual's exit, with the shutdown deadline armed (a real run's)."""
+        self._exiting = True
+        super().exit(result, return_code, message)  # type: ignore[arg-type]
+        if self._deadline is not None:
+            self._deadline.arm(return_code or result or 0)
+
     def end(self, reason: str, code: int) -> None:
-        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why."""
+        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why.
+        A signal during a quit already under way changes neither its reason nor its code."""
+        if self._exiting:
+            return
         self.supervision.end_reason = reason
+        if self._deadline is not None:
+            self._deadline.arm(code)  # before the queue, which may be what is stuck
         self.call_later(self.exit, code)
 
     def on_unmount(self) -> None:
@@ -453,8 +470,7 @@ class TetherApp(App[int], inherit_bindings=False):
         supervision = self.supervision
         self.engine.detach()
         self._ticks.close()  # no read of the files while they close
-        supervision.stop_agent()
-        self.supervision.close()
+        supervision.finish()
         if self._heap_frozen:  # another app in this process (tests) starts from a clean heap
             gc.unfreeze()
             self._heap_frozen = False
@@ -471,8 +487,7 @@ def run_app(
             app.open_supervision()
         result = app.run()
     except BaseException:  # let go of what it holds (the app's unmount did, if it ran)
-        app.supervision.stop_agent()
-        app.supervision.close()
+        app.supervision.finish()
         raise
     finally:
         if hangups is not None:  # the loop's handlers went with it: the next signal raises

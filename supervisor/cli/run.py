@@ -132,11 +132,24 @@ def run(args: argparse.Namespace) -> int:
     hangups = Hangups()
     hangups.install()  # a closed terminal or a `kill` ends tether as a quit does
     try:
-        return _run(args, hangups)
+        code = _run(args, hangups)
     except Ended as ended:
-        return 128 + ended.signum
+        code = 128 + ended.signum
     finally:
         gc.enable()
+    if hangups.reason is not None:
+        _end_now(code)  # all is cleaned up; Textual's threads may still spin on a lost terminal
+    return code
+
+
+def _end_now(code: int) -> None:
+    """End the process without waiting for threads that a lost terminal can keep busy."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _run(args: argparse.Namespace, hangups) -> int:

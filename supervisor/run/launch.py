@@ -74,8 +74,7 @@ class EarlyStart:
 
         Safe after the app's own clean-up, which does the same.
         """
-        self.supervision.stop_agent()
-        self.supervision.close()
+        self.supervision.finish()
 
 
 def start_early(config: RunConfig, ahead: SpawnedAhead | None = None) -> EarlyStart | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,8 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# How long finish() from the shutdown deadline waits for one already under way.
+FINISH_WAIT_SECONDS = 5.0
 
 
 class Supervision:
@@ -117,6 +120,7 @@ class Supervision:
         self.end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else quit
         self._scheduler: Scheduler | None = None
         self._opened = False
+        self._finishing = threading.Lock()  # finish() from the loop or the shutdown deadline
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -267,6 +271,17 @@ class Supervision:
             self.attention.incident(
                 self.current_incident, compactions=self.fusion.compaction_count()
             )
+
+    def finish(self) -> None:
+        """The end of the run: hang up on the agent and close (below). Safe to call twice and
+        from another thread (the shutdown deadline's, when the loop's own end is stuck)."""
+        if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
+            return  # the other one is under way and stuck: the process ends all the same
+        try:
+            self.stop_agent()
+            self.close()
+        finally:
+            self._finishing.release()
 
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit).

@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import TextArea
 
 from supervisor.app import RunConfig, TetherApp
+from supervisor.run.banner_text import checkpoint_age
 from tests.conftest import wait_for_a_still_picture, wait_for_screen, wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane
@@ -29,13 +30,17 @@ COLOURS = (
 
 def build(tmp_path, shell_env) -> TetherApp:
     tether = write_fixture(tmp_path)
-    old = time.time() - 1800  # "30 min ago" for as long as the snapshot takes
+    old = time.time() - 1800
     for path in tether.checkpoints.iterdir():
         os.utime(path, (old, old))
     config = RunConfig(
         argv=["sh", "-c", COLOURS], workdir=tmp_path, env=shell_env, side_pane=True, record=False
     )
-    return TetherApp(config)
+    app = TetherApp(config)
+    # "30 min ago" however long the snapshot takes on a busy machine (a minute more said 31)
+    supervision = app.supervision
+    supervision.checkpoint_age = lambda: checkpoint_age(supervision.last_checkpoint, old + 1830)
+    return app
 
 
 async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
