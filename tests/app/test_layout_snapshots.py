@@ -47,7 +47,7 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
     app = pilot.app
     await wait_for_screen(pilot, app, r"truecolour")
     await wait_until(
-        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 60, "the pane"
     )
     for area in app.query(TextArea):
         area.cursor_blink = False
@@ -58,12 +58,12 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
     await wait_until(
         pilot,
         lambda: app.session.emulator.cols == view.size.width and not view._pending_paint,
-        10,
+        60,  # a busy machine: the condition decides, the bound only ends a hung test
         "the agent's new size, painted",
     )
     # The status bar says "waiting" once the agent has been quiet for a while: on a loaded
     # machine that comes later than the pane.
-    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 15, "waiting")
+    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 60, "waiting")
     await wait_for_a_still_picture(pilot)
 
 
