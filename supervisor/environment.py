@@ -20,6 +20,7 @@ DEMO_FOLDER = "TETHER_DEMO_FOLDER"  # `tether demo`: the folder the demo agent r
 # The user's.
 CONFIG_DIR = "TETHER_CONFIG_DIR"  # instead of the platform's config folder
 EARLY_START = "TETHER_EARLY_START"  # "0": no agent spawned before the UI loads
+PROBE_TERMINAL = "TETHER_PROBE_TERMINAL"  # "0": assume grapheme widths and tether's colours
 # Switches for tests, benchmarks and the demo agent.
 EMULATOR = "TETHER_EMULATOR"  # "ghostty" or "avt"
 PTY_READER = "TETHER_PTY_READER"  # "direct": no reader process
@@ -34,6 +35,7 @@ NAMES = (
     DEMO_FOLDER,
     CONFIG_DIR,
     EARLY_START,
+    PROBE_TERMINAL,
     EMULATOR,
     PTY_READER,
     SCREEN_DUMP,
@@ -52,6 +54,7 @@ class TetherEnvironment:
     demo_folder: str = ""
     config_dir: str = ""
     early_start: str = ""
+    probe_terminal: str = ""
     emulator: str = ""
     pty_reader: str = ""
     screen_dump: str = ""
@@ -73,6 +76,7 @@ def current(env: Mapping[str, str] | None = None) -> TetherEnvironment:
         demo_folder=env.get(DEMO_FOLDER, ""),
         config_dir=env.get(CONFIG_DIR, ""),
         early_start=env.get(EARLY_START, ""),
+        probe_terminal=env.get(PROBE_TERMINAL, ""),
         emulator=env.get(EMULATOR, ""),
         pty_reader=env.get(PTY_READER, ""),
         screen_dump=env.get(SCREEN_DUMP, ""),

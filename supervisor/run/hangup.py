@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # not at run time: `tether run` spawns the agent before asyncio loads
+if TYPE_CHECKING:  # the first frame imports this module before asyncio is needed
     import asyncio
 
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
