@@ -195,6 +195,7 @@ class Supervision:
             take_checkpoint=self.checkpoint,
             why_waiting=self.gate.wait_reason,
             output_stalled=session.output_stalled,
+            record_event=self.events.record_event,  # the injection's fsync, off the loop
         )
         self.injector.listeners.append(self._injection_changed)
         self.injector.sent_listeners.append(self.transcript.own_words.add)
