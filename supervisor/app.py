@@ -3,9 +3,10 @@
 Left, the agent's terminal (every key goes to it) under the loss banner;
 right, the side pane; a status bar and the footer with tether's few keys.
 Data flows one way: the session's output goes to the view and, through
-:class:`Supervision`, to the detectors, fusion and the injector; what they
-decide reaches the app as messages from one :class:`EngineLink`, whose
-handlers here update the banner and the status bar; the panes show `.tether/`.
+:class:`Supervision`, to the detectors, fusion and the injector; what the user is
+to be told is decided by the engine's attention model, whose states reach the app
+as messages from one :class:`EngineLink`; the app only renders them in the banner
+and the status bar (and rings the user back on incidents); the panes show `.tether/`.
 """
 
 from __future__ import annotations
