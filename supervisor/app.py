@@ -176,8 +176,8 @@ class TetherApp(App[int], inherit_bindings=False):
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
-        # A real run's shutdown always ends, even when Textual's own hangs on a lost terminal.
-        self._deadline = ShutdownDeadline(self.supervision.finish) if hangups is not None else None
+        # A real run's (run_app's): its shutdown always ends, even when Textual's own hangs.
+        self.deadline: ShutdownDeadline | None = None
         self._exiting = False
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
         self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
@@ -475,8 +475,8 @@ class TetherApp(App[int], inherit_bindings=False):
         """Textual's exit, with the shutdown deadline armed (a real run's)."""
         self._exiting = True
         super().exit(result, return_code, message)  # type: ignore[arg-type]
-        if self._deadline is not None:
-            self._deadline.arm(return_code or result or 0)
+        if self.deadline is not None:
+            self.deadline.arm(return_code or result or 0)
 
     def end(self, reason: str, code: int) -> None:
         """Quit as the quit key does, via the queue (a mounting pane finishes): events say why.
@@ -484,8 +484,8 @@ class TetherApp(App[int], inherit_bindings=False):
         if self._exiting:
             return
         self.supervision.end_reason = reason
-        if self._deadline is not None:
-            self._deadline.arm(code)  # before the queue, which may be what is stuck
+        if self.deadline is not None:
+            self.deadline.arm(code)  # before the queue, which may be what is stuck
         self.call_later(self.exit, code)
 
     def on_unmount(self) -> None:
@@ -505,6 +505,7 @@ def run_app(
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
     app = TetherApp(config, early, hangups)
+    app.deadline = ShutdownDeadline(app.supervision.finish)
     try:
         if early is None:
             app.open_supervision()
@@ -513,6 +514,7 @@ def run_app(
         app.supervision.finish()
         raise
     finally:
+        app.deadline.disarm()  # it ended (or its clean-up ran just above)
         if hangups is not None:  # the loop's handlers went with it: the next signal raises
             hangups.install()
     if app.return_code and app.return_code != 0:

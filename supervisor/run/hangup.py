@@ -169,6 +169,13 @@ class ShutdownDeadline:
             self._timer.name = "tether-shutdown-deadline"
             self._timer.start()
 
+    def disarm(self) -> None:
+        """The shutdown ended by itself (the app returned): nothing to force."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
     def expire(self) -> None:
         """The shutdown did not end in time: clean up from here, and end."""
         try:
