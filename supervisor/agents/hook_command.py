@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO, TextIO
 
 from supervisor.agents.hook_stdin import STDIN_LIMIT, StdinRead, read_stdin
@@ -113,12 +114,15 @@ def handle(
     stderr: TextIO | None = None,
     *,
     profile: str | None = None,
+    heard: Callable[[dict[str, Any]], None] | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
     ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
     server passes its own, to send them back to the hook's process, and ``profile``,
-    the one the hook's process names (default: ``$TETHER_PROFILE`` here).
+    the one the hook's process names (default: ``$TETHER_PROFILE`` here). ``heard``: the
+    supervisor's hook server hands the recorded event to the supervisor in memory; the
+    record says so (``served_by``: its pid), and the supervisor's tail skips it.
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
@@ -130,11 +134,15 @@ def handle(
         return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
+    if heard is not None:
+        fields["served_by"] = os.getpid()
     try:
-        TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
+        recorded = TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
     except Exception as problem:  # a full disk must not break the agent's hook
         print(f"tether hook: not recorded: {problem}", file=stderr)
         return 0
+    if heard is not None:
+        heard(recorded)
     payload = fields.get("payload")
     try:
         answer = answer_for(

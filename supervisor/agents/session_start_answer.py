@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from supervisor import environment
 from supervisor.agents.turn_recovery import ANSWERED_KINDS, pointer, recovery_starting_this_turn
 from supervisor.rehydrate.payload import build_payload, incident_record
 from supervisor.store import checkpoints, fsio, notes, trust
@@ -22,7 +23,7 @@ from supervisor.times import iso, parse_time
 
 # SessionStart sources answered with the payload, and the incident type each follows.
 AUTO_SOURCES = {"compact": "compaction", "clear": "wipe"}
-PROFILE_ENV = "TETHER_PROFILE"
+PROFILE_ENV = environment.PROFILE
 DEFAULT_HOOK_PROFILE = "claude"
 
 
@@ -51,7 +52,7 @@ def session_start_answer(
     source = hook_input.get("source")
     if source not in AUTO_SOURCES and not new_session:
         return None
-    profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
+    profile = load_profile(profile_name or environment.current().profile or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
         return None
     tether = TetherDir.at(work_dir)

@@ -22,14 +22,12 @@ UNCLEAN_EXIT = "unclean_exit"
 CLEAN_EXIT = "clean_exit"
 CONTEXT_LOW = "context_low"
 CONTEXT_USED = "context_used"
-CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
-EXIT_HINT = "exit_hint"
 HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
-# Sources, most trusted first.
+# Sources, most trusted first: hook, transcript, process, lock, stream, screen, typed.
 HOOK = "hook"
 TRANSCRIPT = "transcript"
 PROCESS = "process"
@@ -37,7 +35,6 @@ LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
 TYPED = "typed"  # what the user submitted to the agent (a /clear typed while it waited)
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN, TYPED)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor import environment
 from supervisor.config.layout import view_size
 from supervisor.errors import TetherError
 from supervisor.run.early_spawn import SpawnedAhead
@@ -36,7 +37,7 @@ def new_supervision(
     supervision = Supervision(config, session)
     if session.base_env is None:
         session.base_env = dict(os.environ)
-    session.base_env["TETHER_PROFILE"] = supervision.profile.name
+    session.base_env[environment.PROFILE] = supervision.profile.name
     return supervision
 
 
@@ -73,8 +74,7 @@ class EarlyStart:
 
         Safe after the app's own clean-up, which does the same.
         """
-        self.supervision.stop_agent()
-        self.supervision.close()
+        self.supervision.finish()
 
 
 def start_early(config: RunConfig, ahead: SpawnedAhead | None = None) -> EarlyStart | None:

@@ -17,12 +17,12 @@ from tests.e2e.agents import CLAUDE_MARKERS as CM
 from tests.e2e.agents import CODEX_MARKERS as XM
 from tests.e2e.fake_server import claude_last_prompt
 from tests.e2e.tether_driver import (
+    TETHER,
     TetherRun,
     Timer,
     request_text,
     tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
-from tests.locations import REPO
 
 pytestmark = pytest.mark.e2e
 
@@ -44,7 +44,7 @@ def payload_copies(entry: dict) -> int:
 
 
 def pin(project: Path, *decisions: str) -> None:
-    tether = REPO / ".venv" / "bin" / "tether"
+    tether = TETHER  # the running interpreter's, wherever its environment is
     for decision in decisions:
         subprocess.run(
             [str(tether), "note", "decision", decision, "--dir", str(project)],
