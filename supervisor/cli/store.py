@@ -127,6 +127,26 @@ def _recall_report(tether: TetherDir) -> dict[str, Any] | None:
     return {**check.to_event(), "describe": check.describe()}
 
 
+def _audit_report(tether: TetherDir) -> dict[str, Any] | None:
+    """The last incident's loss audit (None when it had none): changed facts first."""
+    from supervisor.rehydrate.payload import latest_incident
+
+    incident = latest_incident(tether)
+    if incident is None or not isinstance(incident.get("audit"), dict):
+        return None
+    audit = incident["audit"]
+    changed = [
+        f"{c.get('pinned')} → {c.get('now')}"
+        for row in audit.get("changed") or []
+        if isinstance(row, dict)
+        for c in row.get("changed") or []
+        if isinstance(c, dict)
+    ]
+    lost, degraded = len(audit.get("lost") or []), len(audit.get("degraded") or [])
+    return {"incident": incident.get("number"), "changed": changed, "lost": lost,
+            "degraded": degraded}  # fmt: skip
+
+
 def status_report(tether: TetherDir) -> dict[str, Any]:
     """Everything `tether status` shows, each part read cheaply (tails and names only)."""
     from supervisor.store import checkpoints, invariant, lock
@@ -155,6 +175,7 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
     lock_state = SUPERVISOR_STATES.get(lock_state, lock_state)
     return {
         "recall": _recall_report(tether),
+        "loss_audit": _audit_report(tether),
         "dir": str(tether.root),
         "phase": phase,
         "cursor": cursor,
@@ -221,6 +242,11 @@ def _status(args: argparse.Namespace) -> int:
     else:
         _out("checkpoint: none yet (`tether checkpoint`)")
     _out(f"incidents:  {report['incidents']}")
+    audit = report["loss_audit"]
+    if audit is not None:
+        parts = [f"changed: {'; '.join(audit['changed'])}"] if audit["changed"] else []
+        parts += [f"{audit[k]} {k}" for k in ("lost", "degraded") if audit[k]]
+        _out(f"audit:      #{audit['incident']}: {', '.join(parts) or 'pins kept'}")
     recall = report["recall"]
     if recall is not None:
         said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
