@@ -16,7 +16,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from supervisor.recognize.judge import libraries, matching
@@ -304,7 +304,7 @@ def judge(
     changed: list[Changed] = []
     kept_any = False
     for specific in pin.specifics:
-        if specific.kind == NAME and _acronym_kept(specific, pin, text):
+        if specific.kind in (NAME, IDENTIFIER) and _acronym_kept(specific, pin, text):
             kept_any = True
             continue
         said = bindings.said_of(owner, specific) if specific.kind in VALUES else []
@@ -363,6 +363,10 @@ def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
             initials = "".join(word[0] for word in run.group(0).split())
             if re.search(rf"\b{initials}s?\b", text.prepared.text):
                 return True
+    parts = re.findall(r"[A-Z][a-z0-9]+", specific.text)
+    camel = len(parts) >= 2 and "".join(parts) == specific.text  # PodDisruptionBudget: PDB
+    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", text.prepared.text):
+        return True
     word = specific.text
     if word.isupper() and len(word) >= 2:
         for run in _CAPITALISED_RUN.finditer(text.prepared.text):
@@ -593,16 +597,36 @@ def _plain_word(word: str) -> bool:
     return len(word) >= 4 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
 
 
+def _allowing(text: Reading) -> Callable[[int], str | None]:
+    """The permission that governs a place: "may"/"can" before it in its clause."""
+
+    def allowance(place: int) -> str | None:
+        cue = text.polarity.allowance_at(place)
+        if cue is None:
+            return None
+        for start, end in text.polarity._clauses:
+            if start <= place < end:
+                before = text.prepared.text[start:place].lower()
+                return cue if cue.lower() in before else None
+        return None
+
+    return allowance
+
+
 def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, place: int) -> bool:
     """Whether the text's clause at ``place`` also holds what the pin itself negates: the
     negation there is the pin's own, moved ("the client never sees flag rules" -> "flag
     rules are never shipped to the client")."""
     polarity = pin.reading.polarity
     negated = {item for item, at in items if polarity.negation_at(at)}
+    # "npm instead of pnpm" swaps the two: there the pin's negated item must be negated
+    # too; a plain negation ("flag rules never reach the client") is the pin's own
+    contrast = re.match(r"instead|rather", text.polarity.negation_at(place) or "", re.I)
     for start, end in text.polarity._clauses:
         if start <= place < end:
             return any(
-                start <= other < end and text.polarity.negation_at(other) is not None
+                start <= other < end
+                and (not contrast or text.polarity.negation_at(other) is not None)
                 for item in negated
                 for other in _occurrences_in(item, pin, text, (start, end))
             )
@@ -648,9 +672,7 @@ def _clause_reversal(
             continue
         cues = [text.polarity.negation_at(place) for place in places]
         if negated and all(cue is None for cue in cues):
-            allowance = next(
-                (a for a in map(text.polarity.allowance_at, places) if a is not None), None
-            )
+            allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
             if allowance is not None:
                 flipped[True].append((item, allowance, at))
             elif polarity.rule_negation_at(at):
@@ -689,7 +711,7 @@ def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str
 
 
 def _amount(item: str) -> bool:
-    return item.startswith(("n:", "q:", "t:", "v:")) or item[:1].isdigit()
+    return item.startswith(("n:", "q:", "t:", "v:", "--")) or item[:1].isdigit()
 
 
 def _affirmed(text: Reading, place: int) -> str:
@@ -740,9 +762,12 @@ def _occurrences(
     places: list[int] = []
     if item.startswith("stem:"):
         stem = item[5:]
+        inside = [(o.start, o.end) for o in text.specifics if o.kind in (IDENTIFIER, QUOTED)]
         for index in relevant:
             start, end = text.sentence_spans[index]
             for word, s, _e in words(text.prepared.text[start:end]):
+                if any(a <= start + s < b for a, b in inside):
+                    continue  # "prod" of infra/prod/ is a path's part, not the word
                 if len(word) >= 3 and libraries.stem(word) == stem:
                     places.append(start + s)
         return places
