@@ -112,13 +112,12 @@ _RATE = re.compile(
 # "a year", "every hour", "daily": one of the unit, with no digit
 _ONE_UNIT = re.compile(
     r"(?<!times\s)(?<!time\s)\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
-    r"|\b(hourly|daily|nightly|weekly|monthly|yearly|annually|quarterly)\b",
+    r"|\b(hourly|daily|weekly|monthly|yearly|annually)\b",
     re.IGNORECASE,
 )
 _ADVERB_UNITS = {
     "hourly": "hour",
     "daily": "day",
-    "nightly": "day",
     "weekly": "week",
     "monthly": "month",
     "yearly": "year",
