@@ -16,8 +16,10 @@ _CARDINAL = (
 )
 # A run of number words (the article only before a word that takes one: "a quarter").
 _FRACTION = r"thirds?|quarters?|fifths?|tenths?|hundredths?|halves"
+_TIMES = {"twice": "2 times", "thrice": "3 times"}  # numerizer reads neither
 _NUMBER_WORDS = re.compile(
-    rf"\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
+    r"\btwice\b|\bthrice\b"
+    rf"|\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
     rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
     re.IGNORECASE,
@@ -91,7 +93,8 @@ def prepare(written: str) -> Prepared:
     ends: list[int] = []
     position = 0
     for match in _NUMBER_WORDS.finditer(source):
-        digits = libraries.numerize(match.group(0).replace("-", " "))
+        word = match.group(0).lower()
+        digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
         if not any(char.isdigit() for char in digits):
             continue
         for index in range(position, match.start()):

@@ -571,7 +571,9 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
             start, end = text.sentence_spans[index]
             sentence = text.prepared.text[start:end]
             found = words(sentence)
+            # lowercase, or capital only for starting the line: "Argo Rollouts" is a name
             lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
+            lowercase |= {s for _w, s, _e in found[:1] if not re.search(r"[a-z]", sentence[:s])}
             for (c, _cs, c_end), (d, d_start, _de) in itertools.pairwise(found):
                 if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
                     continue
@@ -604,6 +606,8 @@ def _allowing(text: Reading) -> Callable[[int], str | None]:
         cue = text.polarity.allowance_at(place)
         if cue is None:
             return None
+        if not re.fullmatch(r"may|can|could|free\s+to|feel\s+free", cue, re.IGNORECASE):
+            return cue  # "local applies are fine": an adjective allows its subject
         for start, end in text.polarity._clauses:
             if start <= place < end:
                 before = text.prepared.text[start:place].lower()
