@@ -510,6 +510,12 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
     if lifted is not None:
         return lifted
     items = _items(pin)
+    # a word the decision says both ways ("never commit"; "pre-commit hooks run") says
+    # nothing of its direction
+    sides: dict[str, set[bool]] = {}
+    for item, at in items:
+        sides.setdefault(item, set()).add(polarity.negation_at(at) is not None)
+    items = [(i, at) for i, at in items if len(sides[i]) == 1]
     for clause_start, clause_end in _rule_clauses(pin_text):
         found = _clause_reversal(
             pin, text, strong, [(i, at) for i, at in items if clause_start <= at < clause_end]
