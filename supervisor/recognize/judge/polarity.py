@@ -19,7 +19,8 @@ _LIMIT = (
     r"|bigger|larger|smaller|sooner)\s+than|only)\b"
 )
 FORWARD = re.compile(
-    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|without|avoid(?:s|ed|ing)?"
+    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|nothing|none|nowhere|nobody"
+    r"|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
     r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than"

@@ -101,6 +101,7 @@ class Soft:
     kind: str
     text: str
     stems: tuple[str, ...]
+    negated: bool = False  # "no merge commits": its direction is part of it
 
 
 @dataclass(slots=True)
@@ -186,15 +187,21 @@ def _soft(reading: Reading) -> list[Soft]:
     # holds no value is a mechanism of its own
     spans = [part for start, end in spans for part in _and_parts(text, start, end, reading)]
     for start, end in spans:
-        if any(start <= s.start < end for s in reading.specifics):
+        kind = REASON if reason_at is not None and start >= reason_at else WORDS
+        typed = [s for s in reading.specifics if start <= s.start < end]
+        if typed and kind == WORDS:
             continue
         if text[end : end + 1] == ":":
             continue  # "Rate limit: 100 rpm": a label names the subject, it is no specific
-        kind = REASON if reason_at is not None and start >= reason_at else WORDS
-        stems = tuple(dict.fromkeys(content_stems(text[start:end])))
+        # a reason is its words, even around a value ("so that a runaway query can't hold
+        # a connection from PgBouncer's pool of 20")
+        words_only = "".join(" " if any(s.start <= i < s.end for s in typed) else ch
+                             for i, ch in enumerate(text[start:end], start))  # fmt: skip
+        stems = tuple(dict.fromkeys(content_stems(words_only)))
         if not stems:
             continue
-        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems))
+        negated = kind == WORDS and reading.polarity.rule_negation_at(end - 1) is not None
+        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems, negated))
     return found
 
 
@@ -325,7 +332,9 @@ def judge(
             missing.append(specific.text)
     for soft in pin.soft:
         share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
-        present = sum(stem in text.stems for stem in soft.stems)
+        present = sum(_has_stem(text, stem) for stem in soft.stems)
+        if soft.negated and not _said_negated(soft, text):
+            present = 0  # "merge commits" said without its "no" keeps words, not the rule
         if present >= max(1, math.ceil(share * len(soft.stems) - 1e-9)):
             kept_any = True
         else:
@@ -338,8 +347,18 @@ def judge(
         # a decision that lost specifics may have lost its direction too: say so
         spoken = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
         rule = pin.reading.prepared.text[: _reason_start(pin.reading.prepared.text)]
+        negating = " ".join(  # a "never" must be said where what it negated is said
+            text.prepared.text[slice(*text.sentence_spans[i])]
+            for i in strong
+            if _holds_pin_negated(pin, text, i)
+        )
         for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
-            if not carried(word, spoken):
+            said = (
+                spoken
+                if re.fullmatch(r"only|must|always|required?|skip\w*", word, re.I)
+                else negating
+            )
+            if not carried(word, said):
                 missing.append(word)
     if changed:
         status = CHANGED
@@ -391,6 +410,35 @@ def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
     if strong or not scores or max(scores) < 1:
         return strong
     return [index for index, score in enumerate(scores) if score == max(scores)]
+
+
+def _holds_pin_negated(pin: Decision, text: Reading, index: int) -> bool:
+    """Whether sentence ``index`` of the text says something the pin negates."""
+    polarity = pin.reading.polarity
+    span = text.sentence_spans[index]
+    for item, at in _items(pin):
+        if polarity.negation_at(at) and _occurrences_in(item, pin, text, span):
+            return True
+    return False
+
+
+def _has_stem(text: Reading, stem: str) -> bool:
+    """Whether the text has the stem, or one of its first five letters ("convert" and
+    "conversion" stem to convert and convers)."""
+    if stem in text.stems:
+        return True
+    return len(stem) >= 5 and any(len(s) >= 5 and s[:5] == stem[:5] for s in text.stems)
+
+
+def _said_negated(soft: Soft, text: Reading) -> bool:
+    """Whether a sentence of ``text`` that holds the clause's words negates something."""
+    for index, stems in enumerate(text.sentence_stems):
+        if not stems & set(soft.stems):
+            continue
+        span = text.sentence_spans[index]
+        if text.polarity.any_negation(*span) or _ONLY.search(text.prepared.text[slice(*span)]):
+            return True  # "only from CI" says "never locally" its own way
+    return False
 
 
 def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
@@ -579,7 +627,11 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
             found = words(sentence)
             # lowercase, or capital only for starting the line: "Argo Rollouts" is a name
             lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
-            lowercase |= {s for _w, s, _e in found[:1] if not re.search(r"[a-z]", sentence[:s])}
+            lowercase |= {
+                s
+                for w, s, _e in found[:1]
+                if not re.search(r"[a-z]", sentence[:s]) and sentence[s + 1 : s + len(w)].islower()
+            }
             for (c, _cs, c_end), (d, d_start, _de) in itertools.pairwise(found):
                 if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
                     continue
