@@ -62,7 +62,7 @@ _REASON_CUE = re.compile(
     r"|\bthat'?s\s+why\b|\bwhich\s+is\s+why\b|,\s*so\b|\s[-–—]+\s|—|--\s)",
     re.IGNORECASE,
 )
-_WORDS_KEPT = 0.5  # share of a clause's stems that keeps its words
+_WORDS_KEPT = 0.4  # share of a clause's stems that keeps its words
 _REASON_KEPT = 0.5
 # Distinctive kinds are looked for in the whole text; numbers only where the subject is.
 _ANYWHERE = (IDENTIFIER, NAME, QUOTED)
@@ -200,7 +200,7 @@ def _soft(reading: Reading) -> list[Soft]:
         stems = tuple(dict.fromkeys(content_stems(words_only)))
         if not stems:
             continue
-        negated = kind == WORDS and reading.polarity.rule_negation_at(end - 1) is not None
+        negated = kind == WORDS and reading.polarity.negation_at(end - 1) is not None
         found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems, negated))
     return found
 
@@ -330,12 +330,19 @@ def judge(
             changed.append(Changed(specific.text, instead.text))
         else:
             missing.append(specific.text)
+    subject = _subject(pin)
     for soft in pin.soft:
         share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
-        present = sum(_has_stem(text, stem) for stem in soft.stems)
+        # what the clause says of its subject ("refresh tokens" are there whatever is lost)
+        said = [stem for stem in soft.stems if stem not in subject] or list(soft.stems)
+        # its words where one sentence says them together, not scattered over the text
+        present = max(
+            (sum(_has_stem(stems, stem) for stem in said) for stems in text.sentence_stems),
+            default=0,
+        )
         if soft.negated and not _said_negated(soft, text):
             present = 0  # "merge commits" said without its "no" keeps words, not the rule
-        if present >= max(1, math.ceil(share * len(soft.stems) - 1e-9)):
+        if present >= max(1, math.ceil(share * len(said) - 1e-9)):
             kept_any = True
         else:
             missing.append(soft.text)
@@ -412,6 +419,20 @@ def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
     return [index for index, score in enumerate(scores) if score == max(scores)]
 
 
+_COPULA = re.compile(r"\s(?:is|are|was|were|has|have|gets?|lives?|stays?|goes|go)\s", re.I)
+
+
+def _subject(pin: Decision) -> frozenset[str]:
+    """The stems of what a declarative decision is about: its words before its first
+    "is/are/has/lives" ("Refresh tokens are returned in the body": refresh, token)."""
+    text = pin.reading.prepared.text
+    first = clauses(text)[0] if clauses(text) else (0, 0)
+    copula = _COPULA.search(text, *first)
+    if copula is None:
+        return frozenset()
+    return frozenset(content_stems(text[first[0] : copula.start()]))
+
+
 def _holds_pin_negated(pin: Decision, text: Reading, index: int) -> bool:
     """Whether sentence ``index`` of the text says something the pin negates."""
     polarity = pin.reading.polarity
@@ -422,12 +443,12 @@ def _holds_pin_negated(pin: Decision, text: Reading, index: int) -> bool:
     return False
 
 
-def _has_stem(text: Reading, stem: str) -> bool:
-    """Whether the text has the stem, or one of its first five letters ("convert" and
+def _has_stem(stems: frozenset[str], stem: str) -> bool:
+    """Whether ``stems`` hold the stem, or one of its first five letters ("convert" and
     "conversion" stem to convert and convers)."""
-    if stem in text.stems:
+    if stem in stems:
         return True
-    return len(stem) >= 5 and any(len(s) >= 5 and s[:5] == stem[:5] for s in text.stems)
+    return len(stem) >= 5 and any(len(s) >= 5 and s[:5] == stem[:5] for s in stems)
 
 
 def _said_negated(soft: Soft, text: Reading) -> bool:
@@ -640,6 +661,7 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                     and _plain_word(c)
                     and _modifier(a)
                     and _modifier(c)
+                    and _kind_word(c)
                     and libraries.stem(c) not in pin.stems
                     and c[:4] != a[:4]  # grads for gradient: the same word cut short
                 ):
@@ -651,6 +673,12 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
 def _modifier(word: str) -> bool:
     """A word that can name a kind of its noun ("transaction" mode), not a verb's form."""
     return not re.search(r"(?:ed|ing|s)$", word)
+
+
+def _kind_word(word: str) -> bool:
+    """A word long enough to name a kind ("session" mode, "rebase"-merge): short common
+    adjectives (whole, full, main) rephrase more often than they change a kind."""
+    return len(word) >= 6
 
 
 def _plain_word(word: str) -> bool:
