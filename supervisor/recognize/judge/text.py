@@ -152,6 +152,11 @@ def content_stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in order (stopwords and short words left out)."""
     return [
         libraries.stem(word)
-        for word, _s, _e in words(text)
-        if len(word) >= 3 and word not in STOPWORDS and not word.isdigit()
+        for word, s, e in words(text)
+        if (len(word) >= 3 or _ACRONYM_2.fullmatch(text[s:e]))
+        and word not in STOPWORDS
+        and not word.isdigit()
     ]
+
+
+_ACRONYM_2 = re.compile(r"[A-Z]{2}")  # UI, DB, CI: short, but words of their own
