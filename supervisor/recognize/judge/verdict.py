@@ -334,15 +334,15 @@ def judge(
     for soft in pin.soft:
         share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
         # what the clause says of its subject ("refresh tokens" are there whatever is lost)
-        said = [stem for stem in soft.stems if stem not in subject] or list(soft.stems)
+        told = [stem for stem in soft.stems if stem not in subject] or list(soft.stems)
         # its words where one sentence says them together, not scattered over the text
         present = max(
-            (sum(_has_stem(stems, stem) for stem in said) for stems in text.sentence_stems),
+            (sum(_has_stem(stems, stem) for stem in told) for stems in text.sentence_stems),
             default=0,
         )
         if soft.negated and not _said_negated(soft, text):
             present = 0  # "merge commits" said without its "no" keeps words, not the rule
-        if present >= max(1, math.ceil(share * len(said) - 1e-9)):
+        if present >= max(1, math.ceil(share * len(told) - 1e-9)):
             kept_any = True
         else:
             missing.append(soft.text)
@@ -365,7 +365,7 @@ def judge(
                 if re.fullmatch(r"only|must|always|required?|skip\w*", word, re.I)
                 else negating
             )
-            if not carried(word, said):
+            if not carried(word, where):
                 missing.append(word)
     if changed:
         status = CHANGED
