@@ -360,7 +360,7 @@ def judge(
             if _holds_pin_negated(pin, text, i)
         )
         for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
-            said = (
+            where = (
                 spoken
                 if re.fullmatch(r"only|must|always|required?|skip\w*", word, re.I)
                 else negating
