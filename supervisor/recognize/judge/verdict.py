@@ -347,7 +347,11 @@ def judge(
         else:
             missing.append(soft.text)
     strong = _strong_sentences(pin, text)
-    reversal = _reversal(pin, text, relevant) or _swapped_modifier(pin, text, strong)
+    reversal = (
+        _reversal(pin, text, relevant)
+        or _swapped_modifier(pin, text, strong)
+        or _other_alternative(pin, text, strong)
+    )
     if reversal is not None:
         changed.insert(0, reversal)
     elif missing:
@@ -524,8 +528,11 @@ def _instead(
                 continue
             if any(matching.same(p, other) for p in pin.specifics):
                 continue
-            if specific.kind in (QUANTITY, NUMBER, VERSION) and not _same_context(
-                context, text, other, index
+            keyed = specific.dimension.startswith("key:") and other.dimension.startswith("key:")
+            if (
+                specific.kind in (QUANTITY, NUMBER, VERSION)
+                and not keyed  # minAvailable and maxUnavailable: the key is the context
+                and not _same_context(context, text, other, index)
             ):
                 continue
             return other
@@ -670,6 +677,27 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
     return None
 
 
+_ALTERNATIVE = re.compile(
+    r"\b(use|prefer|pick|choose|write)\s+([^\s,;.]+(?:\s[^\s,;.]+)?)\s+instead\b", re.I
+)
+
+
+def _other_alternative(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "use commas instead" said as "use en-dashes instead": another alternative."""
+    pinned = _ALTERNATIVE.search(pin.reading.prepared.text)
+    if pinned is None:
+        return None
+    wanted = frozenset(content_stems(pinned.group(2)))
+    for index in strong or range(len(text.sentence_spans)):
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        for said in _ALTERNATIVE.finditer(sentence):
+            if said.group(1).lower() != pinned.group(1).lower():
+                continue
+            if not wanted & frozenset(content_stems(said.group(2))):
+                return Changed(pinned.group(0), said.group(0))
+    return None
+
+
 def _modifier(word: str) -> bool:
     """A word that can name a kind of its noun ("transaction" mode), not a verb's form."""
     return not re.search(r"(?:ed|ing|s)$", word)
@@ -683,6 +711,10 @@ def _kind_word(word: str) -> bool:
 
 def _plain_word(word: str) -> bool:
     return len(word) >= 4 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
+
+
+def _sentence_at(text: Reading, place: int) -> str:
+    return text.prepared.text[slice(*text.sentence_span(place))]
 
 
 def _allowing(text: Reading) -> Callable[[int], str | None]:
@@ -748,6 +780,7 @@ def _clause_reversal(
     flipped = {True: [], False: []}  # type: dict[bool, list[tuple[str, str, int]]]
     agreeing = {True: 0, False: 0}
     plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
+    plain_places: list[tuple[str, str, int]] = []
     negated_items = 0
     for item, at in items:
         sides = sides_in_pin.pop(item, None)
@@ -767,6 +800,7 @@ def _clause_reversal(
                 flipped[True].append((item, allowance, at))
             elif polarity.rule_negation_at(at):
                 plain.append((item, _affirmed(text, places[0]), at))
+                plain_places.append((item, "", places[0]))
         elif (
             not negated
             and all(cue is not None for cue in cues)
@@ -783,7 +817,11 @@ def _clause_reversal(
     )
     if contrast and agreeing[False]:
         plain = []
-    if plain and not agreeing[True] and len(plain) >= _WHOLE_RULE * negated_items:
+    if any(_ONLY.search(_sentence_at(text, place)) for _i, _n, place in plain_places):
+        plain = []  # "only from CI" says "never locally" its own way
+    # with nothing of the rule's affirmed side said, half of what it negated is enough
+    share = _WHOLE_RULE if agreeing[False] else 0.5
+    if plain and not agreeing[True] and len(plain) >= share * negated_items:
         flipped[True] += plain
     for side in (True, False):
         if flipped[side] and len(flipped[side]) > agreeing[side]:
