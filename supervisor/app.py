@@ -25,12 +25,13 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
-from textual.widgets import Footer
+from textual.notifications import SeverityLevel
 
 from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
+from supervisor.raw_input_driver import RawInput
 from supervisor.run.attention import Attention
 from supervisor.run.attention_model import AttentionState
 from supervisor.run.hangup import Hangups
@@ -38,8 +39,10 @@ from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
+from supervisor.shown import shown, shown_line
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
+from widgets.key_footer import KeyFooter
 from widgets.loss_banner import LossBanner
 from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
@@ -63,7 +66,7 @@ ACTIONS = {  # Keymap field -> (action, footer text)
     "side_pane": ("toggle_pane", "Pane"),
     "rehydrate": ("rehydrate", "Rehydrate"),
     "preview": ("preview", "Preview"),
-    "checkpoint": ("checkpoint", "Checkpoint"),
+    "checkpoint": ("checkpoint", "Snapshot"),
     "switch_focus": ("switch_focus", "Focus"),
     "quit": ("request_quit", "Quit"),
     "pin_dropped": ("pin_dropped", "Pin"),
@@ -129,6 +132,24 @@ class TetherApp(App[int], inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (the widgets' too) may quote a file or the agent: shown, as text."""
+        super().notify(
+            shown(message),
+            title=shown_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
     def __init__(
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
     ) -> None:
@@ -155,6 +176,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
+        self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
 
     def get_driver_class(self) -> type[Driver]:
         return self._terminal_out.remembering(super().get_driver_class())
@@ -169,7 +191,7 @@ class TetherApp(App[int], inherit_bindings=False):
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
                 yield SideSlot(self.size.width, self.size.height, id="side-slot")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     async def _mount_side_pane(self) -> None:
         """Run from the app's own queue and awaited, so a quit waits until the pane is whole
@@ -216,7 +238,7 @@ class TetherApp(App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.terminal
+        view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
         self._render(supervision.attention.state)
@@ -324,7 +346,7 @@ class TetherApp(App[int], inherit_bindings=False):
         if notice is None:
             banner.hide()
         else:
-            banner.show(notice.text, notice.tone)
+            banner.show(notice.text, notice.tone, notice.short)
         status, bar = state.status, self.status_bar
         bar.profile = status.profile
         bar.agent_state = status.agent_state

@@ -19,6 +19,7 @@ from supervisor.errors import TetherError
 from supervisor.run.supervision import Supervision
 
 if TYPE_CHECKING:
+    from supervisor.recognize.observations import Incident
     from supervisor.rehydrate.payload import Payload
 
 
@@ -37,9 +38,30 @@ class RecoveryKeys:
     def rehydrate(self) -> None:
         if not self.supervision.session.running:
             self.attention.say("Restarting the agent with its resume command…", "info")
-            self._build_payload(self._restart_with)
+            self._build_payload(self._asked_first(self._restart_with))
             return
-        self._build_payload(self._send_payload)
+        self._build_payload(self._asked_first(self._send_payload))
+
+    def _asked_first(self, then: Callable[[Payload], None]) -> Callable[[Payload], None]:
+        """``then``, but for a shell profile only once the user says yes: a paste would run
+        the payload's lines as commands there (the injector refuses it unconfirmed)."""
+        if self.supervision.profile.kind != "shell":
+            return then
+
+        def ask(payload: Payload) -> None:
+            from widgets.confirm_shell_paste import ConfirmShellPaste
+
+            def answered(yes: bool | None) -> None:
+                self.focus_terminal()
+                if not yes:
+                    self.attention.say("Nothing was pasted into the shell", "info")
+                    return
+                self.supervision.injector.confirm_into_shell()
+                then(payload)
+
+            self.app.push_screen(ConfirmShellPaste(self.supervision.profile.name), answered)
+
+        return ask
 
     def _restart_with(self, payload: Payload) -> None:
         try:
@@ -99,7 +121,9 @@ class RecoveryKeys:
 
         def send(text: str | None) -> None:
             if text is not None:
-                self.supervision.rehydrate(text, reason="rehydrate (edited)")
+                result = self.supervision.rehydrate(text, reason="rehydrate (edited)")
+                if result == "refused":  # a shell: F6 asks before it pastes
+                    self.attention.say(self.supervision.injector.problems[-1], "warning")
             self.focus_terminal()
 
         self.app.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
@@ -124,8 +148,8 @@ class RecoveryKeys:
         """Pick from what the last compaction dropped that nobody pinned, and pin it."""
         incident = self.supervision.current_incident
         dropped = incident.dropped if incident is not None else ()
-        if not dropped:
-            self.attention.say("Nothing to pin: no compaction dropped an unpinned specific")
+        if not dropped:  # a toast: the incident's banner stays as it was
+            self.app.notify(nothing_to_pin(incident), title="tether", timeout=6)
             return
         from widgets.pin_dropped import PinDropped
 
@@ -141,3 +165,20 @@ class RecoveryKeys:
                 self.supervision.pin(sentences, "pinned from the audit", then=pinned)
 
         self.app.push_screen(PinDropped(dropped), pin)
+
+
+def nothing_to_pin(incident: Incident | None) -> str:
+    """Why F12 offers nothing, truly: no compaction, no summary to audit, or none dropped."""
+    if incident is None or incident.kind != "compaction":
+        return "Nothing to pin: there has been no compaction to audit"
+    if not incident.summary:
+        return (
+            f"Nothing to pin: no summary of compaction #{incident.number} was available, "
+            "so what it dropped is unknown"
+        )
+    if not incident.fold_audited:
+        return (
+            f"Nothing to pin: the conversation compaction #{incident.number} folded was not "
+            "read (no transcript), so what it dropped is unknown"
+        )
+    return f"Nothing to pin: compaction #{incident.number} dropped no unpinned specific"

@@ -14,6 +14,7 @@ import sys
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 from supervisor.store.tether_dir import TetherDir
 
 STDIN_LIMIT = 256 * 1024
@@ -48,17 +49,19 @@ def run(args: argparse.Namespace) -> int:
     label = f"incident #{check.incident}" if check.incident is not None else "the recovery"
     if not new:
         print(
-            f"tether ack: recorded; {label} was already checked ({check.result}): "
-            f"{check.describe()}"
+            shown(
+                f"tether ack: recorded; {label} was already checked ({check.result}): "
+                f"{check.describe()}"
+            )
         )
         return 0
-    print(f"tether ack: recall check for {label}: {check.result}: {check.describe()}")
+    print(shown(f"tether ack: recall check for {label}: {check.result}: {check.describe()}"))
     for number, terms in check.missing:
         pairs = check.changes_of(number)
         if pairs:
             said = "; ".join(f"{pinned} → {now}" for pinned, now in pairs)
-            print(f"  decision {number}: changed: {said} (the pin holds as written)")
+            print(shown(f"  decision {number}: changed: {said} (the pin holds as written)"))
         gone = [t for t in terms if not any(t == p for p, _n in pairs)]
         if gone or not pairs:
-            print(f"  decision {number}: not restated: {', '.join(gone) or 'all of it'}")
+            print(shown(f"  decision {number}: not restated: {', '.join(gone) or 'all of it'}"))
     return 0 if check.result == COMPLETE else 1

@@ -15,6 +15,7 @@ from supervisor.times import iso
 # Observation kinds. The first four are losses; the rest inform the meter and state.
 COMPACTION_STARTED = "compaction_started"
 COMPACTION = "compaction"
+COMPACTION_FAILED = "compaction_failed"  # refused or failed: ends its compaction_started
 WIPE = "wipe"
 CRASH = "crash"
 UNCLEAN_EXIT = "unclean_exit"
@@ -35,7 +36,8 @@ PROCESS = "process"
 LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN)
+TYPED = "typed"  # what the user submitted to the agent (a /clear typed while it waited)
+SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN, TYPED)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {
@@ -166,6 +168,18 @@ class LossAudit:
         }
 
 
+# What a shell's exit status says (bash, sh): the command could not be found or run.
+SHELL_STATUS = {126: "command not executable", 127: "command not found"}
+
+
+def ended_words(exit_code: object, signal: object) -> str:
+    """How the agent ended, truly: a signal is a crash; an exit status is an exit."""
+    if signal or not isinstance(exit_code, int) or isinstance(exit_code, bool):
+        return "Agent crashed"
+    said = SHELL_STATUS.get(exit_code)
+    return f"Agent exited with code {exit_code}" + (f", {said}" if said else "")
+
+
 @dataclass(slots=True)
 class Incident:
     """One context loss, seen by one or more sources; grows as late sources report it."""
@@ -178,6 +192,7 @@ class Incident:
     summary: str | None = None
     audit: LossAudit | None = None
     dropped: tuple[Dropped, ...] = ()  # "dropped, not pinned"
+    fold_audited: bool = False  # the folded window was read and held against the summary
     acknowledged: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -186,7 +201,7 @@ class Incident:
         words = {
             "compaction": "Context compacted",
             "wipe": "Context wiped",
-            "crash": "Agent crashed",
+            "crash": ended_words(self.details.get("exit_code"), self.details.get("signal")),
             "unclean-exit": "tether was stopped uncleanly",
         }[self.kind]
         extra = f", {self.trigger}" if self.trigger else ""

@@ -79,6 +79,7 @@ class AttentionModel:
             status=StatusTexts(profile=profile_name),
         )
         self._offer_shown = False  # the compaction offer was shown for this crossing
+        self._recovering: InjectorStatus | None = None  # the last payload sent, and its state
         self.listeners: list[Callable[[AttentionState], None]] = []
 
     @property
@@ -89,17 +90,27 @@ class AttentionModel:
 
     # -- what the engine tells -------------------------------------------------------
 
-    def incident(self, incident: Incident, *, compactions: int) -> None:
-        """A new incident, or more facts for the current one: the banner names it."""
+    def incident(self, incident: Incident, *, compactions: int, new: bool = True) -> None:
+        """A new incident, or more facts for the current one: the banner names it, unless
+        the recovery of that incident is already under way or done (a late sighting, such as
+        Codex's next-turn hook after F6 sent the payload, must not offer F6 again)."""
         orphan = self._orphan() if incident.kind == "unclean-exit" else None
-        notice = banner_text.incident_notice(
+        notice: Notice | None = banner_text.incident_notice(
             incident, self.keymap, orphan=orphan, at_next_prompt=self._at_next_prompt
         )
+        recovering = self._recovering
+        if not new and recovering is not None and _same(recovering.incident, incident.number):
+            notice = self.state.notice  # the payload's own banner goes on
+            title = "" if recovering.state == "acknowledged" else incident.title()
+        else:
+            title = incident.title()
+            if new:
+                self._recovering = None
         self._set(
             notice,
             compactions=compactions,
             incidents=incident.number,
-            last_incident=incident.title(),
+            last_incident=title,
         )
 
     def agent_state(self, state: str) -> None:
@@ -127,11 +138,19 @@ class AttentionModel:
         """The injector's state: a payload queued (and why), sent, acknowledged..."""
         if status.state == "idle":
             return
+        if status.reason != BRIEF_REASON and status.state != "queued":
+            self._recovering = status  # a payload on its way to (or in) the model
         if status.reason == BRIEF_REASON:
             if status.state == "queued":
                 self._set(Notice(BRIEF_QUEUED, "info", "injection"))
             elif self.source == "injection":
                 self._set(None)
+            return
+        recovered = status.state == "acknowledged" and (
+            status.recall is None or status.recall.result == "complete"
+        )
+        if recovered:  # the incident is over: the status bar's mark of it goes too
+            self._set(banner_text.injection_notice(status, self.keymap), last_incident="")
             return
         self._set(banner_text.injection_notice(status, self.keymap))
 
@@ -146,6 +165,13 @@ class AttentionModel:
         if result == "queued":
             text = banner_text.compact_sent(result, self._compact_told)
             self._set(Notice(text, "info", "compact"))
+
+    def drift_alarm(self, text: str) -> None:
+        """A drift alarm from the ledger (a rejected approach retried, a command failing again
+        and again, a verification regressed): shown unless an incident's banner is up."""
+        if self.source == "incident":
+            return
+        self._set(Notice(f"⚠ {text}", "warning", "drift", short=f"⚠ Drift: {text}"))
 
     def say(self, text: str, tone: str = "info", source: str = "message") -> None:
         """Something the user asked for, or an error: shown until the next notice."""
@@ -165,3 +191,10 @@ class AttentionModel:
         self.state = new
         for listener in self.listeners:
             listener(new)
+
+
+def _same(recovered: int | str | None, number: int) -> bool:
+    """Whether an injection's incident (a number, or text naming one) is incident ``number``."""
+    if isinstance(recovered, int) and not isinstance(recovered, bool):
+        return recovered == number
+    return isinstance(recovered, str) and recovered.strip().lstrip("#") == str(number)

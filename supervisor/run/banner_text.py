@@ -82,10 +82,11 @@ def incident_notice(
         action = f"rehydrated with your next prompt · {keys.rehydrate.upper()} now"
     else:
         action = f"{keys.rehydrate.upper()} rehydrate · {keys.preview.upper()} preview"
+    said = list(parts)
     parts.append(action)
     actions.insert(0, action)
     tone = "error" if incident.kind == "crash" else "warning"
-    short = f"{' · '.join(actions)} — {incident.title()}"
+    short = " — ".join([" · ".join(actions), *said])  # the keys first, then all it said
     return Notice(" — ".join(parts), tone, "incident", short)
 
 
@@ -139,6 +140,9 @@ def injection_notice(status: InjectorStatus, keys: Keymap) -> Notice:
         again = "re-sends them" if recall.result == "partial" else "sends the payload again"
         action = f"{keys.rehydrate.upper()} {again}"
         text += f": {action}"
+    if not action and status.state == "queued" and " · " in said:
+        waits, action = said.rsplit(" · ", 1)  # "... · F6 again: send anyway"
+        said = waits
     short = f"{action} — {said}" if action else ""
     return Notice(text, tone, "injection", short)
 

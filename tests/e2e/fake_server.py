@@ -31,7 +31,8 @@ tether's recovery payload      with ``--ack`` (or ``--ack-drop N``, ``--ack-chan
                                A prompt that asks for ``tether ack`` of a payload already
                                in the context (tether's prompt to act on the SessionStart
                                hook's) restates the newest payload in the request
-``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
+``RUN:<cmd>``                  a streamed tool call running ``cmd``: Claude ``Bash`` with
+                               ``{"command": cmd}``, Codex ``exec_command``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
 ``TOOLONG`` (first time per    HTTP 400 ``prompt is too long: N tokens > 1000000 maximum``
@@ -399,6 +400,9 @@ def decide_codex(body: dict, state: State) -> dict:
     ack = recall_ack_command(text, state.ack_drop, state.ack_change) if state.ack else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
+    m = re.search(r"RUN:(.+)", text)
+    if m:
+        return {"rule": "run", "tool_command": m.group(1).strip()}
     reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
     if fill is not None:

@@ -80,3 +80,59 @@ def test_only_the_agents_own_decision_lines_join_the_window() -> None:
     summary = {"type": "user", "isCompactSummary": True, "message": {"content": "short"}}
     (observation,) = parser.feed(summary, 1.0)
     assert observation.folded == ("DECISION: cap the cache at 2 GB",)
+
+
+def _with_tether_prompt(name: str, text: str, *, codex: bool = False) -> list[dict]:
+    """The recorded session with tether's recovery prompt as one more user turn before
+    its compaction, as the agent writes it when F6 typed it."""
+    records = JsonlBuffer().feed((captures_dir() / name).read_bytes())
+    if codex:
+        turn = {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}],
+            },
+        }
+        at = next(i for i, r in enumerate(records) if r.get("type") == "compacted")
+    else:
+        turn = {"type": "user", "message": {"role": "user", "content": text}}
+        at = next(i for i, r in enumerate(records) if r.get("subtype") == "compact_boundary")
+    return [*records[:at], turn, *records[at:]]
+
+
+def test_tethers_own_recovery_prompt_is_not_in_the_folded_window() -> None:
+    """Issue 26, item 3: after /clear, F6's prompt and a /compact, the dropped list was
+    "2", "SessionStart", "tether ack": tether's own words, which tether knows it sent."""
+    from supervisor.recognize.transcripts import OwnWords
+    from supervisor.run.recovery import nudge_text
+
+    prompt = nudge_text("wipe", 2)
+    for name, codex in (
+        ("cc-compact-manual.transcript.jsonl", False),
+        ("cx-compact-manual.transcript.jsonl", True),
+    ):
+        records = _with_tether_prompt(name, prompt, codex=codex)
+        own = OwnWords()
+        own.add(prompt)
+        parser = CodexRollout(own) if codex else ClaudeTranscript(own)
+        (fold,) = [o for r in records for o in parser.feed(r) if o.summary]
+        assert not any("Recovery from tether" in said for said in fold.folded), fold.folded
+        assert dropped_specifics(fold.folded, fold.summary) == []
+        # the same transcript read as before: tether's words were "dropped, not pinned"
+        blind = CodexRollout() if codex else ClaudeTranscript()
+        (before,) = [o for r in records for o in blind.feed(r) if o.summary]
+        terms = {d.term for d in dropped_specifics(before.folded, before.summary)}
+        assert terms, "the prompt's specifics would have been listed"
+
+
+def test_the_users_own_message_quoting_a_few_of_tethers_words_stays() -> None:
+    from supervisor.recognize.transcripts import OwnWords
+
+    own = OwnWords()
+    words = "Recovery from tether: the recovery payload for context wipe #2 is in context."
+    own.add(words)
+    assert not own.said("ok")  # a short reply is never taken for a part of tether's text
+    assert not own.said("Keep the cache at 512 MB because the kiosks are small.")
+    assert own.said(words.replace(" ", "  \n"))  # the same words, spaced by the agent

@@ -314,12 +314,12 @@ def test_payload_of_a_checkpoint_describes_that_checkpoints_incident(tether, pro
     )
     snapshot = checkpoints.take(tether, "incident #1", incident=first["number"], with_git=False)
     tether.record_incident("wipe", "fusion", trigger=None, sources=["hook"])
-    text = _payload_cli(tether, "--checkpoint", str(snapshot.seq), "--budget", "0")
+    text = _payload_cli(tether, "--checkpoint", str(snapshot.seq), "--budget", "none")
     assert "Context compacted (#1, manual), seen by screen, transcript" in text
     assert "Context wiped" not in text
     lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1")]
     assert len(lost) == 1 and "250 ms" in lost[0]  # audited against its own summary
-    assert "Context wiped (#2" in _payload_cli(tether, "--budget", "0")  # live: the latest
+    assert "Context wiped (#2" in _payload_cli(tether, "--budget", "none")  # live: the latest
 
 
 def test_a_prompt_to_act_on_the_hooks_payload_does_not_count_as_telling_the_repairs(tmp_path):

@@ -96,3 +96,47 @@ def test_listeners_hear_only_changes():
     told.agent_state("busy")
     told.agent_state("busy")
     assert len(heard) == 1
+
+
+def wipe(number: int = 2) -> Incident:
+    return Incident(number, "wipe", None, ["typed"], 0.0)
+
+
+def test_a_late_sighting_of_an_incident_whose_payload_went_keeps_the_payloads_banner():
+    """Issue 26, item 4: after F6 on Codex, its next-turn SessionStart hook joined the
+    incident and the banner went back to "... · F6 now", offering a second copy."""
+    told = AttentionModel(
+        keymap=Keymap(),
+        profile_name="codex",
+        at_next_prompt=True,
+        orphan=lambda: None,
+        compact_told=False,
+    )
+    told.incident(wipe(), compactions=0)
+    assert told.state.notice is not None and "F6 now" in told.state.notice.text
+    told.injection(InjectorStatus("sent", "rehydrate", 0.0, incident=2))
+    later = Incident(2, "wipe", None, ["typed", "hook"], 0.0)
+    told.incident(later, compactions=0, new=False)
+    notice = told.state.notice
+    assert notice is not None and notice.source == "injection"
+    assert notice.text.startswith("Payload sent")
+    assert "F6" not in notice.text
+
+
+def test_an_update_of_an_incident_not_being_recovered_still_refreshes_its_banner():
+    told, _ = model()
+    told.incident(compaction(3), compactions=1)
+    told.injection(InjectorStatus("sent", "rehydrate", 0.0, incident=2))  # an older one's
+    told.incident(compaction(3), compactions=1, new=False)
+    assert told.source == "incident"
+
+
+def test_the_status_bars_mark_of_an_incident_ends_when_its_recovery_is_acknowledged():
+    """Issue 26, item 5: "⚠ Agent crashed (#10)" stayed while the banner said recovered."""
+    told, _ = model()
+    told.incident(Incident(10, "crash", None, ["process"], 0.0), compactions=0)
+    assert told.state.status.last_incident == "Agent crashed (#10)"
+    told.injection(InjectorStatus("sent", "restart after crash", 1.0, incident=10))
+    assert told.state.status.last_incident == "Agent crashed (#10)"
+    told.injection(InjectorStatus("acknowledged", "restart after crash", 3.0, incident=10))
+    assert told.state.status.last_incident == ""

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.shown import shown, shown_line
 from supervisor.store.tether_dir import INCIDENT_KIND
 
 INCIDENT_WORDS = {
@@ -77,7 +78,8 @@ def describe(event: dict[str, Any]) -> EventRow:
         number = event.get("incident")
     incident = f"#{number}" if number not in (None, "") else ""
     what, tone = _what(kind, event)
-    return EventRow(when, what, incident, tone)
+    # Every word of an event may come from the file (a clone ships events.jsonl).
+    return EventRow(shown_line(when), shown_line(what), shown_line(incident), tone)
 
 
 def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
@@ -137,6 +139,8 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
+    if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
+        return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"
     if kind == "agent_exit":
         return f"agent {get('description') or 'exited'}", "warning"
     if kind == "agent_restart":
@@ -154,6 +158,9 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind in INCIDENT_WORDS or kind in ("unclean_exit", "compaction_started"):
         words = {"unclean_exit": "tether stopped uncleanly", "compaction_started": "compaction"}
         return _observed(INCIDENT_WORDS.get(kind, words.get(kind, kind)), event), "quiet"
+    if kind == "compaction_failed":  # ends the compaction_started before it
+        said = get("marker") or get("said") or ""
+        return f"compaction refused or failed: {said}".rstrip(": "), "warning"
     if kind in ("context_low", "context_used", "context_full", "usage"):
         return f"{kind.replace('_', ' ')} seen {SOURCE_WORDS.get(str(get('source')), '')}", "quiet"
     return kind.replace("_", " ").replace("-", " "), ""
@@ -207,9 +214,10 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
 
 
 def fields_text(event: dict[str, Any]) -> str:
-    """Every field of ``event``, one per line, values whole (long text wraps, never cut)."""
+    """Every field of ``event``, one per line, values whole (long text wraps, never cut),
+    control characters shown visibly."""
     lines = []
     for key, value in event.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {shown}")
+        value_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{shown_line(key)}: {shown(value_text)}")
     return "\n".join(lines)
