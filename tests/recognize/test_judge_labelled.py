@@ -3,7 +3,7 @@ scored as its schema says, with the issue's targets.
 
 `python -m tests.recognize.judge_scoring` prints the figures by kind and every false
 alarm left. One target is not met yet: changed values and reversed rules are caught
-78% of the time (70 of 90), not 95%; most of those missed change meaning in words
+81% of the time (73 of 90), not 95%; most of those missed change meaning in words
 alone (automatic -> manual, per file -> in total per request, per API key -> per IP,
 lowercased -> compared case-sensitively, snake_case -> camelCase, a list that gained
 an item). The floor below holds today's figure so that it cannot slip unnoticed.
@@ -46,7 +46,7 @@ def test_dropped_not_pinned_has_precision_and_recall(figures) -> None:
 
 def test_changed_values_and_reversed_rules_are_caught(figures) -> None:
     # the target is 0.95; see the module's docstring for what is left
-    assert figures.changed_caught.value >= 0.77, report(figures)
+    assert figures.changed_caught.value >= 0.80, report(figures)
 
 
 def test_the_scorer_fails_a_judge_that_keeps_or_drops_everything() -> None:
