@@ -25,11 +25,13 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
+from textual.notifications import SeverityLevel
 
 from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
+from supervisor.raw_input_driver import RawInput
 from supervisor.run.attention import Attention
 from supervisor.run.attention_model import AttentionState
 from supervisor.run.hangup import Hangups
@@ -37,6 +39,7 @@ from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
+from supervisor.shown import shown, shown_line
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.key_footer import KeyFooter
@@ -129,6 +132,24 @@ class TetherApp(App[int], inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification (the widgets' too) may quote a file or the agent: shown, as text."""
+        super().notify(
+            shown(message),
+            title=shown_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
+
     def __init__(
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
     ) -> None:
@@ -155,6 +176,7 @@ class TetherApp(App[int], inherit_bindings=False):
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
+        self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
 
     def get_driver_class(self) -> type[Driver]:
         return self._terminal_out.remembering(super().get_driver_class())
@@ -216,7 +238,7 @@ class TetherApp(App[int], inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.terminal
+        view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
         self._render(supervision.attention.state)

@@ -38,9 +38,30 @@ class RecoveryKeys:
     def rehydrate(self) -> None:
         if not self.supervision.session.running:
             self.attention.say("Restarting the agent with its resume command…", "info")
-            self._build_payload(self._restart_with)
+            self._build_payload(self._asked_first(self._restart_with))
             return
-        self._build_payload(self._send_payload)
+        self._build_payload(self._asked_first(self._send_payload))
+
+    def _asked_first(self, then: Callable[[Payload], None]) -> Callable[[Payload], None]:
+        """``then``, but for a shell profile only once the user says yes: a paste would run
+        the payload's lines as commands there (the injector refuses it unconfirmed)."""
+        if self.supervision.profile.kind != "shell":
+            return then
+
+        def ask(payload: Payload) -> None:
+            from widgets.confirm_shell_paste import ConfirmShellPaste
+
+            def answered(yes: bool | None) -> None:
+                self.focus_terminal()
+                if not yes:
+                    self.attention.say("Nothing was pasted into the shell", "info")
+                    return
+                self.supervision.injector.confirm_into_shell()
+                then(payload)
+
+            self.app.push_screen(ConfirmShellPaste(self.supervision.profile.name), answered)
+
+        return ask
 
     def _restart_with(self, payload: Payload) -> None:
         try:
@@ -100,7 +121,9 @@ class RecoveryKeys:
 
         def send(text: str | None) -> None:
             if text is not None:
-                self.supervision.rehydrate(text, reason="rehydrate (edited)")
+                result = self.supervision.rehydrate(text, reason="rehydrate (edited)")
+                if result == "refused":  # a shell: F6 asks before it pastes
+                    self.attention.say(self.supervision.injector.problems[-1], "warning")
             self.focus_terminal()
 
         self.app.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)

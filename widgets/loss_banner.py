@@ -13,8 +13,11 @@ only repaints its own row, and not at all when the text and tone are the same
 from __future__ import annotations
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
+
+from supervisor.shown import shown_line
 
 TONES = ("warning", "info", "error", "success", "idle")
 
@@ -77,7 +80,9 @@ class LossBanner(Static):
         self.text = text
         if changed:
             self._line = line
-            self.update(line, layout=False)  # one row, whatever it says
+            # One row, whatever it says; its words may quote files (a lock's start time, a
+            # summary, an error naming a file): shown, never markup nor control characters.
+            self.update(Text(shown_line(line)), layout=False)
 
     def watch_idle_text(self, idle_text: str) -> None:
         if not self.text:

@@ -18,6 +18,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from supervisor.shown import shown_line
+
 SEPARATOR = " · "
 
 
@@ -52,7 +54,7 @@ class StatusBar(Static):
         ]
         head = self._head()
         for parts in forms:
-            line = head + Text(SEPARATOR.join(parts))
+            line = head + Text(shown_line(SEPARATOR.join(parts)))
             if not width or line.cell_len <= width:
                 return line
         return line
@@ -61,7 +63,7 @@ class StatusBar(Static):
         line = Text()
         if self.pane_hidden:
             if self.last_incident:
-                line.append(f"⚠ {self.last_incident}", style="bold reverse")
+                line.append(f"⚠ {shown_line(self.last_incident)}", style="bold reverse")
                 line.append(" ")
             line.append(f"{self.pane_key} pane", style="dim")
             line.append(" │ ")

@@ -1,5 +1,9 @@
 """A text editor with the keys people expect, that leaves tether's own keys to tether.
 
+It shows files a clone can ship (notes.md, task.md): a control character in them is
+drawn as its Unicode picture (``ESC`` as ␛), never sent to the terminal, while the
+document keeps the file's text exactly, so a save changes nothing the user did not.
+
 Textual's TextArea has no key to the start or the end of the whole text, so
 ctrl+Home and ctrl+End (with shift: select) are added; it binds F6 and F7 itself
 (select line, select all), which would shadow tether's keys, so those two are
@@ -14,9 +18,12 @@ in turn with the characters around them.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
+
+from supervisor.shown import shown_in_place
 
 TETHERS_KEYS = ("f6", "f7")  # the ones TextArea binds
 
@@ -51,6 +58,12 @@ class Editor(TextArea, inherit_bindings=False):
         Binding("ctrl+shift+home", "text_start(True)", show=False),
         Binding("ctrl+shift+end", "text_end(True)", show=False),
     ]
+
+    def get_line(self, line_index: int) -> Text:
+        """The line as drawn: a control character in the file is shown as its picture (␛),
+        one for one, so the terminal never receives it and the cursor keeps its column."""
+        line = shown_in_place(self.document.get_line(line_index))
+        return Text(line, end="", no_wrap=True)
 
     def action_text_start(self, select: bool = False) -> None:
         self.move_cursor(self.document.start, select=select)

@@ -15,9 +15,11 @@ import sys
 from pathlib import Path
 
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 
 # TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
 EARLY_ENV = "TETHER_EARLY_START"
+PROBE_ENV = "TETHER_PROBE_TERMINAL"  # "0": assume grapheme widths and tether's own colours
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -110,7 +112,7 @@ def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
             raise TetherError(
                 f"{warning}; then run `tether run --trust ...` to trust it, or move it away"
             )
-        print(f"tether: {warning}.", file=sys.stderr)
+        print(f"tether: {shown(warning)}.", file=sys.stderr)
         try:
             answer = input(
                 "Trust them and paste them into the agent when it loses context? "
@@ -153,6 +155,9 @@ def _run(args: argparse.Namespace, hangups) -> int:
         trusted = getattr(args, "trust", False)
         ask_trust(workdir, trusted=trusted, asked=asked)  # before anything runs
     ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
+    outer = _probe_terminal()  # before anything else draws on it or reads its keys
+    if ahead is not None:  # fed nothing yet: its bytes wait in the PTY
+        ahead.session.emulator.follow(outer)
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
     try:
@@ -165,6 +170,8 @@ def _run(args: argparse.Namespace, hangups) -> int:
         from supervisor.run.launch import start_early
 
         early = start_early(config, ahead)  # the agent starts while the UI loads
+        if early is not None:  # fed nothing yet: the painter holds what it read
+            early.session.emulator.follow(outer)
         ahead = None  # the supervision has it now
         if painter is None and early is not None:
             painter = _early_painter(early.session)  # and shows while the UI loads
@@ -211,6 +218,15 @@ def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
 
     size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
     return spawn_ahead(profile, words, workdir, size)
+
+
+def _probe_terminal():
+    """How the user's terminal draws emoji and which colours it has (outer_terminal.py)."""
+    from supervisor.terminal.outer_terminal import OuterTerminal, probe
+
+    if os.environ.get(PROBE_ENV) == "0":
+        return OuterTerminal()
+    return probe()
 
 
 def _early_painter(session):

@@ -13,6 +13,7 @@ from typing import Any
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import json_shown, shown
 from supervisor.store.fsio import write_hint
 from supervisor.store.tether_dir import TetherDir
 from supervisor.times import parse_time
@@ -64,11 +65,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """A line for a person: whatever it quotes from `.tether/` is shown, never acted on."""
+    sys.stdout.write(shown(text) + "\n")
 
 
 def _print_json(data: Any) -> None:
-    _out(json.dumps(data, indent=2, ensure_ascii=False))
+    """Exact JSON, with what a terminal could act on written as ``\\u`` escapes."""
+    sys.stdout.write(json_shown(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
 
 # -- init ------------------------------------------------------------------------------------
@@ -405,7 +408,7 @@ def _diff(args: argparse.Namespace) -> int:
     from supervisor.store import checkpoints
 
     tether = TetherDir.require(args.dir)
-    sys.stdout.write(checkpoints.diff(_resolve(tether, args.a), _resolve(tether, args.b)))
+    sys.stdout.write(shown(checkpoints.diff(_resolve(tether, args.a), _resolve(tether, args.b))))
     return 0
 
 

@@ -97,12 +97,17 @@ class Observation:
 
 @dataclass(frozen=True, slots=True)
 class DecisionLoss:
-    """One pinned decision and the key terms a summary dropped from it."""
+    """One pinned decision and the key terms a summary dropped or changed in it."""
 
     decision: str
     terms: tuple[str, ...]
     missing: tuple[str, ...]
-    status: str  # "kept", "degraded" or "lost"
+    status: str  # "kept", "degraded", "lost" or "changed"
+    changed: tuple[tuple[str, str], ...] = ()  # (pinned, what the summary says now)
+
+    def changes(self) -> str:
+        """The changed facts as text, pinned first: "15 minute → 30 minute; never → may"."""
+        return "; ".join(f"{pinned} → {now}" for pinned, now in self.changed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,9 +123,13 @@ class Dropped:
 
 @dataclass(frozen=True, slots=True)
 class LossAudit:
-    """Which pinned decisions a compaction summary lost or degraded."""
+    """Which pinned decisions a compaction summary lost, degraded or changed."""
 
     decisions: tuple[DecisionLoss, ...]
+
+    @property
+    def changed(self) -> tuple[DecisionLoss, ...]:
+        return tuple(d for d in self.decisions if d.status == "changed")
 
     @property
     def lost(self) -> tuple[DecisionLoss, ...]:
@@ -133,9 +142,9 @@ class LossAudit:
     def headline(self) -> str:
         """A short phrase for the banner, e.g. "2 pinned decisions missing from the summary"."""
         lost, degraded = len(self.lost), len(self.degraded)
-        if not lost and not degraded:
+        parts = [f"changed: {d.changes()}" for d in self.changed]  # changed facts first
+        if not lost and not degraded and not parts:
             return "pinned decisions intact in the summary"
-        parts = []
         if lost:
             parts.append(f"{lost} pinned decision{'s' * (lost != 1)} missing from the summary")
         if degraded:
@@ -144,6 +153,14 @@ class LossAudit:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "changed": [
+                {
+                    "decision": d.decision,
+                    "changed": [{"pinned": p, "now": n} for p, n in d.changed],
+                    "missing": list(d.missing),
+                }
+                for d in self.changed
+            ],
             "lost": [{"decision": d.decision, "missing": list(d.missing)} for d in self.lost],
             "degraded": [
                 {"decision": d.decision, "missing": list(d.missing)} for d in self.degraded

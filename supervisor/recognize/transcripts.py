@@ -34,7 +34,10 @@ from supervisor.times import epoch
 
 def entry_time(record: dict[str, Any]) -> float | None:
     """The entry's own ``timestamp`` as epoch seconds, if it has one."""
-    return epoch(record.get("timestamp"))
+    try:
+        return epoch(record.get("timestamp"))
+    except (OverflowError, ValueError, OSError):  # a time no clock reaches (year 1, +14:00)
+        return None
 
 
 def _identity(record: dict[str, Any], ident: Any, prefix: str = "uuid:") -> dict[str, Any]:
@@ -49,12 +52,22 @@ def _identity(record: dict[str, Any], ident: Any, prefix: str = "uuid:") -> dict
     return found
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: an entry of any shape reads."""
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any) -> int:
+    """A token count as the agent wrote it, 0 for anything that is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [block.get("text", "") for block in content if isinstance(block, dict)]
-        return "\n".join(part for part in parts if part)
+        parts = [block.get("text") for block in content if isinstance(block, dict)]
+        return "\n".join(part for part in parts if isinstance(part, str) and part)
     return ""
 
 
@@ -159,16 +172,16 @@ class ClaudeTranscript:
     ) -> list[Observation]:
         at = now if now is not None else (entry_time(record) or 0.0)
         session = record.get("sessionId")
-        details: dict[str, Any] = {"session": session} if session else {}
+        details: dict[str, Any] = {"session": session} if isinstance(session, str) else {}
         if isinstance(session, str):
             self.session_id = session
         kind = record.get("type")
         self._note_window(record)
         if kind == "assistant" and not record.get("isSidechain"):
-            usage = (record.get("message") or {}).get("usage")
+            usage = _dict(record.get("message")).get("usage")
             if isinstance(usage, dict):
                 used = sum(
-                    int(usage.get(key) or 0)
+                    _count(usage.get(key))
                     for key in (
                         "input_tokens",
                         "cache_creation_input_tokens",
@@ -181,11 +194,11 @@ class ClaudeTranscript:
         if history:
             return []
         if kind == "system" and record.get("subtype") == "compact_boundary":
-            meta = record.get("compactMetadata") or {}
+            meta = _dict(record.get("compactMetadata"))
             trigger = meta.get("trigger") if meta.get("trigger") in (MANUAL, AUTO) else None
             extra = {
-                "pre_tokens": meta.get("preTokens"),
-                "post_tokens": meta.get("postTokens"),
+                "pre_tokens": _count(meta.get("preTokens")) or None,
+                "post_tokens": _count(meta.get("postTokens")) or None,
                 "channel": "compact_boundary",
                 **_identity(record, record.get("uuid")),
             }
@@ -196,7 +209,7 @@ class ClaudeTranscript:
                 )
             ]
         if kind == "user" and record.get("isCompactSummary"):
-            text = _text_of((record.get("message") or {}).get("content"))
+            text = _text_of(_dict(record.get("message")).get("content"))
             return [
                 Observation(
                     COMPACTION,
@@ -221,7 +234,7 @@ class ClaudeTranscript:
                 refused = {**details, "channel": "local_command", "said": text.strip()[:200]}
                 return [Observation(COMPACTION_FAILED, TRANSCRIPT, at, details=refused)]
         if kind == "user":
-            text = _text_of((record.get("message") or {}).get("content"))
+            text = _text_of(_dict(record.get("message")).get("content"))
             if "<command-name>/clear</command-name>" in text:
                 extra = {"channel": "clear", **_identity(record, record.get("uuid"))}
                 return [Observation(WIPE, TRANSCRIPT, at, details={**details, **extra})]
@@ -230,7 +243,7 @@ class ClaudeTranscript:
     def _note_window(self, record: dict[str, Any]) -> None:
         if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
             return
-        content = (record.get("message") or {}).get("content")
+        content = _dict(record.get("message")).get("content")
         if record.get("type") == "user":
             if isinstance(content, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -270,7 +283,7 @@ class CodexRollout:
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
     ) -> list[Observation]:
         at = now if now is not None else (entry_time(record) or 0.0)
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = _dict(record.get("payload"))
         kind = record.get("type")
         if kind == "session_meta":
             return self._session(payload, at, history)
@@ -286,16 +299,18 @@ class CodexRollout:
             if sub == "task_started":
                 turn = payload.get("turn_id")
                 self._turn_id = turn if isinstance(turn, str) and turn else None
-                attribution = payload.get("turn_attribution") or {}
+                attribution = _dict(payload.get("turn_attribution"))
                 self._turn_by_user = attribution.get("turn_trigger") == "user"
-                if isinstance(payload.get("model_context_window"), int):
+                if _count(payload.get("model_context_window")):
                     self.window = payload["model_context_window"]
             elif sub == "token_count":
-                info = payload.get("info") or {}
-                if isinstance(info.get("model_context_window"), int):
+                info = _dict(payload.get("info"))
+                if _count(info.get("model_context_window")):
                     self.window = info["model_context_window"]
-                last = info.get("last_token_usage") or {}
-                if isinstance(last.get("input_tokens"), int):
+                last = _dict(info.get("last_token_usage"))
+                if isinstance(last.get("input_tokens"), int) and not isinstance(
+                    last.get("input_tokens"), bool
+                ):
                     details = {"used": last["input_tokens"], "window": self.window}
                     details.update(_identity(record, None))  # when the agent counted it
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]

@@ -166,6 +166,13 @@ class AttentionModel:
             text = banner_text.compact_sent(result, self._compact_told)
             self._set(Notice(text, "info", "compact"))
 
+    def drift_alarm(self, text: str) -> None:
+        """A drift alarm from the ledger (a rejected approach retried, a command failing again
+        and again, a verification regressed): shown unless an incident's banner is up."""
+        if self.source == "incident":
+            return
+        self._set(Notice(f"⚠ {text}", "warning", "drift", short=f"⚠ Drift: {text}"))
+
     def say(self, text: str, tone: str = "info", source: str = "message") -> None:
         """Something the user asked for, or an error: shown until the next notice."""
         self._set(Notice(text, tone if tone in banner_text.TONES else "warning", source))

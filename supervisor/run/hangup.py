@@ -17,11 +17,14 @@ ignored SIGHUP stays ignored): its reads then end and its writes fail, and
 
 from __future__ import annotations
 
-import asyncio
 import os
 import select
 import signal
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the first frame imports this module before asyncio is needed
+    import asyncio
 
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 HUNG_UP = "terminal closed (its input and output ended)"

@@ -18,6 +18,10 @@ from supervisor.recognize.agent_state import AgentState
 from supervisor.recognize.decision_capture import DecisionCapture
 
 USER_QUIET = 1.0  # seconds without a key from the user before tether injects
+STALLED_REASON = (
+    "the agent's output has stopped reaching tether (its reader process is stopped or "
+    "stuck): the agent is blocked mid-output, and nothing is sent to it until it flows"
+)
 OSC_STATE = "osc7501"
 
 
@@ -66,14 +70,18 @@ class InputGate:
         decisions: DecisionCapture,
         clock: Callable[[], float],
         restarted: Callable[[], bool],
+        output_stalled: Callable[[], bool] = lambda: False,
     ) -> None:
-        """``restarted``: whether the agent is a restarted one (the banner names it so)."""
+        """``restarted``: whether the agent is a restarted one (the banner names it so);
+        ``output_stalled``: whether the agent's output is held up before tether
+        (:meth:`supervisor.terminal.session.AgentSession.output_stalled`)."""
         self.profile = profile
         self.keymap = keymap
         self.state = state
         self.decisions = decisions
         self.clock = clock
         self._restarted = restarted
+        self._output_stalled = output_stalled
         self.send_anyway = False  # the user pressed the rehydrate key again on a typed line
         self.last_input = 0.0
 
@@ -84,6 +92,8 @@ class InputGate:
     def wait_reason(self) -> str | None:
         """Why a payload must wait now, in words for the banner; None when it may go."""
         now = self.clock()
+        if self._output_stalled():  # blocked mid-output, whatever its screen last said
+            return STALLED_REASON
         if self.decisions.typed and not self.send_anyway:  # first: an echo is not "busy"
             key = self.keymap.rehydrate.upper()
             return (

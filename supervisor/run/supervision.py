@@ -45,12 +45,13 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
 from supervisor.run.attention_model import AttentionModel
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.event_recorder import Event, EventRecorder
-from supervisor.run.input_gate import USER_QUIET, InputGate, needs_cue
+from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, needs_cue
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
 from supervisor.run.recovery import RecoveryCoordinator
@@ -65,7 +66,7 @@ from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
 from supervisor.terminal.pty_host import ExitStatus
-from supervisor.terminal.recorder import SessionRecorder
+from supervisor.terminal.recorder import RecordingFailed, SessionRecorder
 from supervisor.terminal.session import AgentSession
 
 if TYPE_CHECKING:
@@ -87,6 +88,10 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+
+
+# The agent's state while its output is held up before tether (a stopped reader process).
+STALLED = "stalled"
 
 
 class Supervision:
@@ -147,6 +152,7 @@ class Supervision:
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
         self.checkpointer = Checkpointer(self.tether, self._problem)
+        self._transcript_refused: str | None = None  # said once per refusal
         self.transcript = TranscriptFollower(
             claude=CLAUDE_TRANSCRIPT in profile_.integrations, started_at=self.started_at
         )
@@ -172,6 +178,7 @@ class Supervision:
             decisions=self.decisions,
             clock=self.clock,
             restarted=lambda: self.restarter.restarts > 0,
+            output_stalled=session.output_stalled,
         )
         self.injector = Injector(
             session,
@@ -181,6 +188,7 @@ class Supervision:
             call_later=self._call_later,
             take_checkpoint=self.checkpoint,
             why_waiting=self.gate.wait_reason,
+            output_stalled=session.output_stalled,
         )
         self.injector.listeners.append(self._injection_changed)
         self.injector.sent_listeners.append(self.transcript.own_words.add)
@@ -246,10 +254,32 @@ class Supervision:
         emulator = self.session.emulator
         try:
             self.recorder = SessionRecorder(
-                self.tether.sessions, self.config.profile_name, emulator.cols, emulator.rows
+                self.tether.sessions,
+                self.config.profile_name,
+                emulator.cols,
+                emulator.rows,
+                on_failure=self._recording_failed,
             )
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
+            return
+        if self.lock is not None:  # `tether transcript` reads this one while we run
+            self.lock.record_recording(self.recorder.cast_path.name)
+
+    def _recording_failed(self, failure: RecordingFailed) -> None:
+        """The recording stopped on a write error (a full disk): the banner, and an event
+        (which the same disk may refuse: then the problem says that too)."""
+        self._problem(failure.message)
+        self.attention.say(failure.message, "warning", source="recording")
+        self.events.record(
+            "recording_failed",
+            "supervisor",
+            failure="the recording_failed event was not recorded",
+            file=str(failure.path),
+            reason=failure.reason,
+            errno=failure.errno,
+            at_seconds=round(failure.at, 3),
+        )
 
     def agent_started(self) -> None:
         """The agent runs (under the app): the initial brief, and a dead tether's unclean
@@ -522,6 +552,10 @@ class Supervision:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
             self.observe(observation)
+        refused = self.transcript.refused  # its path is the hook's text: not shown
+        if refused is not None and refused != self._transcript_refused:
+            self._problem(f"the agent's transcript file is {refused}: not followed")
+        self._transcript_refused = refused
         if reads.invariant.problem:
             self._problem(reads.invariant.problem)
         for warning in reads.invariant.warnings:
@@ -586,6 +620,10 @@ class Supervision:
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())
+        if state != "exited" and self.session.output_stalled():
+            state = STALLED  # blocked mid-output, whatever its last screen said
+            if self._reported_state != STALLED:
+                self._problem(STALLED_REASON)
         if state != self._reported_state:
             self._reported_state = state
             if state != "exited":  # the exit's own words come with agent_exited
@@ -606,6 +644,10 @@ class Supervision:
                     self.compact_now(by=str(record.get("source") or "cli"))
                 except TetherError as error:
                     self._problem(str(error))
+            if record.get("kind") == "drift_alarm":  # raised by `tether hook` from the ledger
+                alarm = sanitize(str(record.get("message") or "drift alarm"))
+                self.attention.drift_alarm(alarm)  # the banner
+                self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")

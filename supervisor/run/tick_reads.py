@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
@@ -119,6 +120,7 @@ class TickReader:
         self._last_discovery = 0.0
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
+        self.backfill = LedgerBackfill(tether.work_dir)
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -146,6 +148,11 @@ class TickReader:
                 self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
             )
         reads.transcript = self.transcript.poll(now)
+        try:  # the ledger's second source: calls the hooks did not report (runs git)
+            self.backfill.add(self.transcript.take_reports(), now)
+            self.backfill.run(now)
+        except Exception as error:  # a broken repository must not stop the tick
+            reads.problems.append(f"ledger not backfilled from the session file: {error}")
         reads.invariant = self.invariant.enforce()
         if sent is not None:
             try:

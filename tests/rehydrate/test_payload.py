@@ -265,8 +265,19 @@ def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
     summary = "We convert reports; retries have a budget; files are named by part."
     incident = Incident(5, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
     text = build_payload(tether, profile, incident=incident, budget=0).text
-    lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1 (missing:")]
-    assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]
+    # the summary still speaks of the retry budget: degraded, not lost
+    head = "- degraded: decision 1 (missing:"
+    rows = [line for line in text.split("\n") if line.startswith(head)]
+    assert len(rows) == 1 and "250 ms" in rows[0] and "retry_budget_ms" in rows[0]
+
+
+def test_a_fact_the_summary_changed_comes_first_in_the_loss_audit(tether, profile):
+    summary = "Retries get 500 ms per call via retry_budget_ms, never a bare sleep."
+    incident = Incident(6, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
+    text = build_payload(tether, profile, incident=incident, budget=0).text
+    audit = text[text.index("Loss audit") :].split("\n")
+    assert audit[0].startswith("Loss audit: CHANGED in the summary: decision 1: changed: ")
+    assert "250 ms → 500 ms" in audit[0]
 
 
 def test_the_payload_names_what_the_fold_dropped_that_nobody_pinned(tether, profile):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -22,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Label, Static, TextArea
 
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
 from supervisor.store.tether_dir import TetherDir
 from widgets.side_pane.store_changed import StoreChanged
@@ -218,7 +220,7 @@ class NotesPane(Widget):
 
     def _show_problem(self, text: str | None) -> None:
         self.set_class(text is not None, "-problem")
-        self.query_one("#notes-message", Static).update(text or "")
+        self.query_one("#notes-message", Static).update(Text(shown(text or "")))
         if text is not None:
             self.post_message(self.Problem(self, self.path, text))
 
