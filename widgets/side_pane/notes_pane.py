@@ -62,7 +62,7 @@ def conflict_words(name: str, theirs: int, yours: int) -> str:
         return f"{n} line{'s' * (n != 1)}"
 
     return (
-        f"Pick one below (shift+Tab, Enter): {name} changed on disk while you edited. "
+        f"Pick one (shift+Tab, Enter): {name} changed on disk while you edited. "
         f"On disk, {lines(theirs)} not in yours; yours, {lines(yours)} not on disk. "
         "Nothing is saved until you pick."
     )
@@ -152,12 +152,13 @@ class NotesPane(Widget):
         yield Static("", id="notes-message")
         with Vertical(id="notes-conflict"):
             yield Label("", id="notes-conflict-title")
-            yield Label("on disk:")
-            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
+            # the choices right under the question: a short pane still shows them
             with Horizontal(id="notes-choices"):
                 yield Button("Keep disk", id="notes-keep-disk", compact=True)
                 yield Button("Keep mine", id="notes-keep-mine", compact=True)
                 yield Button("Merge both", id="notes-merge", compact=True, variant="primary")
+            yield Label("on disk:")
+            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
         yield Label("yours (not saved):", id="notes-yours")
         yield NotesEditor("", id="notes-editor", tab_behavior="focus", soft_wrap=True)
 
