@@ -65,6 +65,10 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
     """
+    if event in ("sessionStart", "userPromptSubmitted"):  # GitHub Copilot CLI's names
+        from supervisor.agents.copilot_answer import copilot_answer
+
+        return copilot_answer(event, payload_json, work_dir)
     if event == "PreCompact":
         from supervisor.rehydrate.summary_instructions import instructions
         from supervisor.store.tether_dir import TetherDir

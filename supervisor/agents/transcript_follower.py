@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from supervisor.recognize.copilot_journal import CopilotJournal
 from supervisor.recognize.observations import Observation
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
 from supervisor.store.jsonl_tail import JsonlTail
@@ -18,13 +19,15 @@ NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started
 
 
 class TranscriptFollower:
-    """The tail of one transcript (Claude Code) or rollout (Codex) file and its parser."""
+    """The tail of one transcript (Claude Code), rollout (Codex) or journal (Copilot CLI)
+    file and its parser."""
 
-    def __init__(self, *, claude: bool, started_at: float) -> None:
+    def __init__(self, *, claude: bool, started_at: float, copilot: bool = False) -> None:
         self.claude = claude
+        self.copilot = copilot
         self.started_at = started_at
         self.tail: JsonlTail | None = None
-        self.parser: ClaudeTranscript | CodexRollout | None = None
+        self.parser: ClaudeTranscript | CodexRollout | CopilotJournal | None = None
 
     @property
     def path(self) -> Path | None:
@@ -43,7 +46,13 @@ class TranscriptFollower:
             new_file = True
         previous = self.parser
         self.tail = JsonlTail(target, start=0 if new_file else "tail")
-        self.parser = ClaudeTranscript() if self.claude else CodexRollout()
+        self.parser = (
+            ClaudeTranscript()
+            if self.claude
+            else CopilotJournal(self.started_at - NEW_FILE_SLACK)
+            if self.copilot
+            else CodexRollout()
+        )
         if previous is not None:
             self.parser.session_id = getattr(previous, "session_id", None)
 

@@ -49,7 +49,15 @@ MARKER_KINDS: dict[str, str] = {
 _PERCENT_KINDS = ("context_low", "context_used")
 
 INTEGRATIONS = frozenset(
-    {"claude_hooks", "claude_transcript", "codex_hooks", "codex_rollout", "osc7501"}
+    {
+        "claude_hooks",
+        "claude_transcript",
+        "codex_hooks",
+        "codex_rollout",
+        "copilot_hooks",
+        "copilot_journal",
+        "osc7501",
+    }
 )
 
 # key -> (python type(s), description of the TOML type for messages)

@@ -39,6 +39,14 @@ _DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:\s*([\w\"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BOX = re.compile(r"[│┃║╭╮╰╯─━═┌┐└┘|]")
 _BULLETS = tuple("-*>•●⏺❯›")
+# GitHub Copilot CLI echoes a prompt with the time right-aligned at the end of its first row
+# ("❯ DECISION: ...      20:47"): not part of what was typed.
+_ROW_CLOCK = re.compile(r"\s{3,}\d{1,2}:\d{2}\s*$")
+
+
+def _row(emulator: Screen, y: int) -> str:
+    """Row ``y`` as text, without a clock an agent printed at its right end."""
+    return _ROW_CLOCK.sub("", emulator.row_text(y))
 
 
 def decision_lines(lines: list[str] | tuple[str, ...]) -> list[str]:
@@ -159,7 +167,7 @@ class DecisionCapture:
 
     def _printed_lines(self, emulator: Screen, rows: set[int]) -> list[str]:
         """The finished logical lines holding ``DECISION:`` that touch ``rows``."""
-        texts = [emulator.row_text(y) for y in range(emulator.rows)]
+        texts = [_row(emulator, y) for y in range(emulator.rows)]
         continued = _continued(emulator)
         cursor_row = emulator.cursor.y
         lines: list[str] = []
@@ -219,7 +227,7 @@ def _screen_text(emulator: Screen) -> str:
     for y in range(emulator.rows):
         if y and y not in continued:
             parts.append("\n")
-        parts.append(emulator.row_text(y))
+        parts.append(_row(emulator, y))
     return "".join(parts)
 
 

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from supervisor.recognize.copilot_hook_events import (
+    COPILOT_EVENTS,
+    observations_from_copilot_hook,
+)
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
@@ -28,6 +32,8 @@ def observations_from_hook(
 ) -> list[Observation]:
     """One hook call -> what it tells about the agent (losses, session, state)."""
     payload = payload if isinstance(payload, dict) else {}
+    if event in COPILOT_EVENTS:
+        return observations_from_copilot_hook(event, payload, at)
     channel = {"channel": event}
     session = {k: payload[k] for k in ("session_id", "transcript_path") if payload.get(k)}
     trigger = payload.get("trigger") if payload.get("trigger") in (MANUAL, AUTO) else None

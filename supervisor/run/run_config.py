@@ -38,6 +38,10 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
 
         settings = write_settings(tether.root)
         argv[1:1] = ["--settings", str(settings)]
+    if "copilot_hooks" in profile.integrations:
+        from supervisor.agents.copilot_plugin import plugin_args
+
+        argv[1:1] = plugin_args(tether.root)
     if "codex_hooks" in profile.integrations:
         from supervisor.agents.codex_hooks import config_overrides
 

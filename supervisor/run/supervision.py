@@ -21,7 +21,7 @@ from supervisor.agents import hook_client
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
-from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
+from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -103,7 +103,9 @@ class Supervision(Restarts, Recovery):
         self._scan_timer: asyncio.TimerHandle | None = None
         self.checkpointer = Checkpointer(self.tether, self._problem)
         self.transcript = TranscriptFollower(
-            claude=CLAUDE_TRANSCRIPT in self.profile.integrations, started_at=self.started_at
+            claude=CLAUDE_TRANSCRIPT in self.profile.integrations,
+            started_at=self.started_at,
+            copilot=COPILOT_JOURNAL in self.profile.integrations,
         )
         self.injector: Injector | None = None
         self.invariant = InvariantGuard(self.tether)

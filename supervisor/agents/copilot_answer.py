@@ -1,0 +1,111 @@
+"""What `tether hook` answers GitHub Copilot CLI: the payload with the next prompt after a loss.
+
+Copilot (1.0.102) fires no hook after a fold, and its ``sessionStart`` fires
+lazily, at the first prompt of a session. What reaches its model (see
+tests/fixtures/captures/cp102-hooks.jsonl and the e2e test):
+
+* ``userPromptSubmitted`` answering ``{"additionalContext": X}``: X is appended to
+  that prompt's user message as a ``<system_reminder>``, in the one request that
+  carries the prompt. This is the way after a fold.
+* ``sessionStart`` answering the same: X becomes a message of its own after the
+  system message. This is the way after ``/clear`` (``sessionEnd``, then
+  ``sessionStart`` "new" at the next prompt) and after a resume.
+
+Both fire at the same prompt after a clear; answering both would hand the model
+two copies, so whichever fires first answers the last loss of this run that no
+hook answered yet (and no whole recovery paste of F6 or a restart carries
+already), and the other finds it answered. The payload itself is built and
+recorded as for Claude Code's SessionStart (:mod:`.session_start_answer`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from supervisor.agents.session_start_answer import PROFILE_ENV, session_start_answer
+from supervisor.agents.turn_recovery import ANSWERED_KINDS
+from supervisor.store import fsio
+from supervisor.store import lock as supervisor_lock
+from supervisor.store.incident_claim import last_incident
+from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+
+ANSWERING_EVENTS = frozenset({"sessionStart", "userPromptSubmitted"})
+DEFAULT_PROFILE = "copilot"
+_SOURCES = {"compaction": "compact", "wipe": "clear"}
+_ENDS = ("agent_exit", "agent_restart")
+SCAN_LIMIT = 5000  # events looked at, newest first
+
+
+def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str) -> str | None:
+    """The stdout of ``tether hook EVENT`` for Copilot, or None to print nothing."""
+    if event not in ANSWERING_EVENTS or not isinstance(hook_input, dict):
+        return None
+    tether = TetherDir.at(work_dir)
+    started = _run_started(tether)
+    if started is None:
+        return None  # no supervisor: nothing says which losses are this run's
+    kind = _pending_loss(tether, started)
+    if kind is None and event == "sessionStart" and _cleared(tether, started, hook_input):
+        kind = "wipe"  # /clear seen by the hooks alone: the screen's sighting may be missing
+    if kind is None:
+        return None
+    profile = os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
+    claude_shaped = {"source": _SOURCES[kind], "session_id": hook_input.get("sessionId")}
+    answer = session_start_answer(work_dir, claude_shaped, profile_name=profile)
+    if answer is None:
+        return None
+    try:
+        context = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return json.dumps({"additionalContext": context}, ensure_ascii=False)
+
+
+def _run_started(tether: TetherDir) -> str | None:
+    state, info = supervisor_lock.inspect(tether)
+    return info.started_at if state == "held" and info is not None and info.started_at else None
+
+
+def _pending_loss(tether: TetherDir, started: str) -> str | None:
+    """The type of this run's last incident when it is a compaction or a wipe that no hook
+    answered and no whole recovery paste followed; else None."""
+    last = last_incident(tether)
+    if last is None or last.get("type") not in _SOURCES or str(last.get("at", "")) < started:
+        return None
+    number = last.get("number")
+    for seen, record in enumerate(fsio.iter_jsonl_reversed(tether.events)):
+        if seen >= SCAN_LIMIT:
+            return None
+        kind = record.get("kind")
+        if kind == INCIDENT_KIND and record.get("number") == number:
+            return str(last["type"])
+        if kind in ANSWERED_KINDS and record.get("incident") == number:
+            return None
+        if kind == "injection" and record.get("restate") == "all":
+            return None  # F6 or a restart pasted the whole payload after this loss
+        if kind in _ENDS:
+            return None
+    return None
+
+
+def _cleared(tether: TetherDir, started: str, hook_input: dict[str, Any]) -> bool:
+    """A ``sessionStart`` "new" after a ``sessionEnd`` of another session in the agent that
+    still runs: Copilot's /clear."""
+    if hook_input.get("source") != "new":
+        return False
+    session = hook_input.get("sessionId")
+    for seen, record in enumerate(fsio.iter_jsonl_reversed(tether.events)):
+        if seen >= SCAN_LIMIT or str(record.get("at", "")) < started:
+            return False
+        if record.get("kind") in _ENDS:
+            return False
+        if record.get("kind") != "hook":
+            continue
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        if record.get("event") == "sessionEnd":
+            return payload.get("sessionId") != session
+        if record.get("event") == "sessionStart" and payload.get("sessionId") != session:
+            return False
+    return False
