@@ -11,8 +11,9 @@ tests/fixtures/captures/cp102-hooks.jsonl and the e2e test):
   system message. This is the way after ``/clear`` (``sessionEnd``, then
   ``sessionStart`` "new" at the next prompt) and after a resume.
 
-Both fire at the same prompt after a clear; answering both would hand the model
-two copies, so whichever fires first answers the last loss of this run that no
+Both fire at the same prompt after a clear, at the same moment (two processes);
+answering both would hand the model two copies, so whichever takes the folder's
+update lock first answers the last loss of this run that no
 hook answered yet (and no whole recovery paste of F6 or a restart carries
 already), and the other finds it answered. The payload itself is built and
 recorded as for Claude Code's SessionStart (:mod:`.session_start_answer`).
@@ -46,6 +47,15 @@ def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str)
     started = _run_started(tether)
     if started is None:
         return None  # no supervisor: nothing says which losses are this run's
+    # Copilot starts the sessionStart and userPromptSubmitted hooks of one prompt together:
+    # the update lock makes one of them answer and the other find the answer recorded.
+    with tether.updating():
+        return _answer(tether, started, event, hook_input, work_dir)
+
+
+def _answer(
+    tether: TetherDir, started: str, event: str, hook_input: dict[str, Any], work_dir: str
+) -> str | None:
     kind = _pending_loss(tether, started)
     if kind is None and event == "sessionStart" and _cleared(tether, started, hook_input):
         kind = "wipe"  # /clear seen by the hooks alone: the screen's sighting may be missing

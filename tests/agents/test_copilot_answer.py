@@ -88,3 +88,32 @@ def test_a_whole_recovery_paste_after_the_loss_is_not_doubled(held):
     held.record_incident("compaction", "screen")
     held.record_event("injection", "supervisor", reason="F6", incident=1, restate="all")
     assert hook(held, "userPromptSubmitted", prompt("the payload")) == ""
+
+
+def test_session_start_and_prompt_hooks_started_together_answer_once(held):
+    """Copilot 1.0.102 starts both hooks of the first prompt after /clear in the same
+    millisecond (seen in the e2e run): one answers, the other finds it answered."""
+    held.record_incident("wipe", "screen")
+    env = {k: v for k, v in os.environ.items() if k != "TETHER_HOOK_SOCKET"}
+    env.update(TETHER_CONFIG_DIR=str(held.work_dir / "cfg"), TETHER_PROFILE="copilot")
+    calls = [
+        ("sessionStart", {"sessionId": "two", "source": "new", "initialPrompt": "go"}),
+        ("userPromptSubmitted", prompt("go", "two")),
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(held.work_dir)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=env,
+        )
+        for event, _ in calls
+    ]
+    outs = [
+        p.communicate(json.dumps(payload), timeout=60)[0]
+        for p, (_, payload) in zip(procs, calls, strict=True)
+    ]
+    assert sorted(bool(out) for out in outs) == [False, True], outs
+    assert len(answers(held)) == 1

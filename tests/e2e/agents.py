@@ -26,6 +26,8 @@ CODEX_PACKAGE = "@openai/codex"
 # TETHER_E2E_CODEX_VERSION; to bump for everyone, change the default here.
 CLAUDE_VERSION = os.environ.get("TETHER_E2E_CLAUDE_VERSION") or "2.1.332"
 CODEX_VERSION = os.environ.get("TETHER_E2E_CODEX_VERSION") or "0.171.0"
+COPILOT_PACKAGE = "@github/copilot"
+COPILOT_VERSION = os.environ.get("TETHER_E2E_COPILOT_VERSION") or "1.0.102"
 
 # Screen markers observed with the pinned versions at 120x40 (regexes on `capture-pane -p -J`).
 # Claude Code 2.1.197 showed "? for shortcuts" and "✻ Conversation compacted (ctrl+o for
@@ -47,6 +49,15 @@ CODEX_MARKERS = {
     "compacted": r"• Context compacted(?: · \S+)?",
     "exit_hint": r"To continue this session, run:\s*\n\s*codex resume ([0-9a-f-]{36})",
 }
+# GitHub Copilot CLI 1.0.102 at tether's agent pane (tests/fixtures/captures/cp102-screens/).
+COPILOT_MARKERS = {
+    "ready": r"· / commands ·",
+    "compacted": r"● Compaction completed",
+    "cleared": r"● Started a fresh session\.",
+    "exit_hint": r"Resume\s+copilot --resume=([0-9a-f-]{36})",
+}
+# The model Copilot is told to use; any name works against the fake server.
+COPILOT_MODEL = "gpt-5.4"
 
 DUMMY_KEY = "sk-test-dummy"
 INSTALL_TIMEOUT = 600  # seconds, per package (cold: ~10 s on a fast registry)
@@ -91,23 +102,33 @@ def _require_node() -> tuple[str, str]:
 def _answers_version(binary: Path, version: str) -> bool:
     if not binary.exists():
         return False
+    # Copilot unpacks itself into $HOME/.cache/copilot on any start: a HOME of the cache's.
+    home = binary.parents[2] / "home"
+    env = {**os.environ, "DISABLE_AUTOUPDATER": "1", "COPILOT_AUTO_UPDATE": "false"}
+    if binary.name == "copilot":  # it says "GitHub Copilot CLI 1.0.102." (a full stop)
+        home.mkdir(exist_ok=True)
+        env["HOME"] = str(home)
     try:
         out = subprocess.run(
             [str(binary), "--version"],
             capture_output=True,
             text=True,
             timeout=60,
-            env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and bool(
-        re.search(rf"(?<![\w.]){re.escape(version)}(?![\w.])", out.stdout)
+        re.search(rf"(?<![\w.]){re.escape(version)}(?!\w|\.\w)", out.stdout)
     )
 
 
 def install(
-    package: str, version: str, binary_name: str, root: Path | None = None
+    package: str,
+    version: str,
+    binary_name: str,
+    root: Path | None = None,
+    npm_args: tuple[str, ...] = (),
 ) -> tuple[Path, float]:
     """Install ``package@version`` into ``<cache>/<package>@<version>`` unless already there.
 
@@ -135,6 +156,7 @@ def install(
             "--loglevel=error",
             "--prefix",
             str(prefix),
+            *npm_args,
             f"{package}@{version}",
         ]
         try:
@@ -161,6 +183,12 @@ def ensure_agents(root: Path | None = None) -> AgentBins:
         codex_version=CODEX_VERSION,
         install_seconds={CLAUDE_PACKAGE: t_claude, CODEX_PACKAGE: t_codex},
     )
+
+
+def ensure_copilot(root: Path | None = None) -> tuple[Path, float]:
+    """GitHub Copilot CLI at its pin: a loader and a 197 MB native binary, no install script
+    needed (``--ignore-scripts``)."""
+    return install(COPILOT_PACKAGE, COPILOT_VERSION, "copilot", root, ("--ignore-scripts",))
 
 
 # --------------------------------------------------------------------------- isolated state
@@ -327,6 +355,39 @@ def codex_env(
 ) -> dict[str, str]:
     """The environment for ``codex`` offline: its CODEX_HOME and the fake server's key."""
     return _offline_env(bins.codex, home, CODEX_HOME=str(codex_home), FAKE_OPENAI_API_KEY=api_key)
+
+
+def prepare_copilot_home(home: Path, project: Path) -> Path:
+    """A fresh ``home`` whose ``~/.copilot/config.json`` trusts ``project`` (no "Confirm
+    folder trust" screen). Copilot rewrites that file at every start (its own bookkeeping)."""
+    (home / ".copilot").mkdir(parents=True, exist_ok=True)
+    config = {"trustedFolders": [str(project.resolve())]}
+    (home / ".copilot" / "config.json").write_text(json.dumps(config))
+    return home
+
+
+def copilot_env(
+    binary: Path, home: Path, base_url: str, api_key: str = DUMMY_KEY
+) -> dict[str, str]:
+    """The environment for ``copilot`` offline: no GitHub login, the fake server's chat
+    completions, no update check."""
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        COPILOT_OFFLINE="true",
+        COPILOT_PROVIDER_BASE_URL=base_url.rstrip("/") + "/v1",
+        COPILOT_PROVIDER_API_KEY=api_key,
+        COPILOT_MODEL=COPILOT_MODEL,
+        COPILOT_AUTO_UPDATE="false",
+    )
+
+
+def copilot_journals(home: Path) -> list[Path]:
+    """Copilot's session journals under ``home``, oldest first."""
+    root = home / ".copilot" / "session-state"
+    files = list(root.glob("*/events.jsonl")) if root.exists() else []
+    return sorted(files, key=lambda p: p.stat().st_mtime)
 
 
 def claude_transcripts(home: Path) -> list[Path]:
