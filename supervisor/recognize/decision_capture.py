@@ -42,6 +42,8 @@ _BULLETS = tuple("-*>•●⏺❯›")
 # GitHub Copilot CLI echoes a prompt with the time right-aligned at the end of its first row
 # ("❯ DECISION: ...      20:47"): not part of what was typed.
 _ROW_CLOCK = re.compile(r"\s{3,}\d{1,2}:\d{2}\s*$")
+# The same clock inside a logical line (its first row joined with the next in a redraw).
+_CLOCK = re.compile(r"\s{3,}\d{1,2}:\d{2}(?=\s|$)")
 
 
 def _row(emulator: Screen, y: int) -> str:
@@ -195,7 +197,7 @@ class DecisionCapture:
             if first <= cursor_row <= last:
                 self._unfinished.add(y)  # still being written: look again when the cursor leaves
                 continue
-            lines.append(text.strip())
+            lines.append(_CLOCK.sub("", text).strip())
         return lines
 
     def _is_fragment(self, decision: str) -> bool:

@@ -2,10 +2,11 @@
 
 tether passes its hooks as a plugin for the one run (`--plugin-dir .tether/agent/...`),
 follows Copilot's journal (~/.copilot/session-state/<id>/events.jsonl) and its screen. The
-scenario: a typed DECISION (pinned once), /compact (one incident from hook, journal and
-screen, with the summary and its loss audit; the payload reaches the model with the next
-prompt, once), /clear (one wipe; the payload with the first prompt after it, once), a
-SIGKILL of the native binary, F6: `copilot --continue` and the payload pasted, once.
+scenario: a typed DECISION (pinned once), /compact (one incident from journal and screen,
+the preCompact hook beside them, with the summary and its loss audit; the payload reaches
+the model with the next prompt, once), an automatic fold (the same), /clear (one wipe; the
+payload with the first prompt after it, once), a SIGKILL of the native binary, F6:
+`copilot --continue` and the payload pasted, once.
 """
 
 from __future__ import annotations
@@ -111,6 +112,29 @@ def test_copilot_decision_compact_clear_and_crash_each_rehydrate_once(
         later = prompt_and_reply(run, "and then")
         assert copies(later) == 1, "the payload was sent again with the next prompt"
 
+        # Automatic: a turn reporting 900,000 tokens (of 922,000); the next turn folds in
+        # the background, the one after it carries the payload.
+        prompt_and_reply(run, "FILLCTX=900000 fill the context")
+        prompt_and_reply(run, "next step please")
+        auto = run.wait_incident(
+            "compaction",
+            where=lambda i: (
+                i["number"] != incident["number"]
+                and every_source <= set(i.get("sources", []))
+                and i.get("trigger") == "auto"
+                and i.get("audit")
+            ),
+            what="an automatic compaction from journal and screen, with its audit",
+        )
+        request = prompt_and_reply(run, "after the auto fold")
+        run.poll(
+            lambda: len(run.events_of("auto_rehydrate", hook_source="compact")) == 2,
+            15,
+            "the payload for the automatic fold",
+        )
+        if copies(request) != 1:
+            run.fail(f"the prompt after the auto fold carries {copies(request)} copies")
+
         # /clear: one wipe; the first prompt after it carries the payload, once.
         run.type_line("/clear", enter_delay=1.0)
         run.wait_screen(PM["cleared"], timeout=30)
@@ -125,8 +149,9 @@ def test_copilot_decision_compact_clear_and_crash_each_rehydrate_once(
             "the new session's journal joining the wipe",
         )
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
-        assert len(run.incidents_of("compaction")) == 1, run.incidents()
-        assert len(run.events_of("auto_rehydrate")) == 2, run.events_of("auto_rehydrate")
+        assert len(run.incidents_of("compaction")) == 2, run.incidents()
+        assert auto["number"] == incident["number"] + 1, run.incidents()
+        assert len(run.events_of("auto_rehydrate")) == 3, run.events_of("auto_rehydrate")
         assert not run.events_of("injection"), "a key was pressed for the payload"
 
         # SIGKILL of the native binary; F6 restarts with --continue and sends the payload.
@@ -156,5 +181,5 @@ def test_copilot_decision_compact_clear_and_crash_each_rehydrate_once(
             15,
             "sessionStart(resume) from the continued session",
         )
-        assert len(run.events_of("auto_rehydrate")) == 2, "a hook answered the restart too"
+        assert len(run.events_of("auto_rehydrate")) == 3, "a hook answered the restart too"
         assert user_state(setup.home, setup.project) == before, "tether wrote the user's files"

@@ -119,3 +119,19 @@ def test_copilots_echo_with_the_time_at_the_rows_end_is_the_typed_decision_once(
     found = capture.output(data, 0.2, feed(screen, data), screen)
     found += capture.output(b"", 0.5, {0, 1, 2}, screen)
     assert found == [(typed, "typed")]
+
+
+def test_copilots_redrawn_echo_with_the_clock_inside_the_line_is_no_new_decision():
+    """Seen in the e2e run: an automatic fold redrew the echo as one logical line with the
+    clock in its middle and the input box's edges around the continuation."""
+    capture = DecisionCapture()
+    typed = "refresh tokens in Redis, because the mobile client cannot persist tokens"
+    capture.keys(f"DECISION: {typed}\r".encode(), 0.0)
+    screen = AvtEmulator(100, 8)
+    echo = f" ❯ DECISION: {typed}\r\n\r\n".encode()
+    assert capture.output(echo, 0.2, feed(screen, echo), screen) == [(typed, "typed")]
+    redraw = (
+        "\x1b[2J\x1b[H ❯ DECISION: refresh tokens in Redis, because the mobile client cannot"
+        " persist      22:23   ┃ tokens         ┃\r\n\r\n"
+    ).encode()
+    assert capture.output(redraw, 5.0, feed(screen, redraw), screen) == []
