@@ -20,6 +20,7 @@ from supervisor.recognize.observations import (
     COMPACTION_STARTED,
     HOOK,
     MANUAL,
+    SCHEDULED_TRIGGERS,
     SESSION,
     WIPE,
     Observation,
@@ -36,7 +37,8 @@ def observations_from_hook(
         return observations_from_copilot_hook(event, payload, at)
     channel = {"channel": event}
     session = {k: payload[k] for k in ("session_id", "transcript_path") if payload.get(k)}
-    trigger = payload.get("trigger") if payload.get("trigger") in (MANUAL, AUTO) else None
+    known = (MANUAL, AUTO, *SCHEDULED_TRIGGERS)
+    trigger = payload.get("trigger") if payload.get("trigger") in known else None
     if event == "PreCompact":
         return [Observation(COMPACTION_STARTED, HOOK, at, trigger=trigger, details=channel)]
     if event == "PostCompact":
