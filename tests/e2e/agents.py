@@ -191,6 +191,52 @@ def ensure_copilot(root: Path | None = None) -> tuple[Path, float]:
     return install(COPILOT_PACKAGE, COPILOT_VERSION, "copilot", root, ("--ignore-scripts",))
 
 
+# libfaketime, to run Claude Code's clock fast: its idle compaction waits 90% of the 1-hour
+# prompt cache's life (54 min) with no setting to shorten it (2.1.332). The PyPI wheel
+# `libfaketime` carries the compiled library; it is installed into the cache, not the venv.
+LIBFAKETIME_VERSION = "3.0.1"
+
+
+def ensure_libfaketime(root: Path | None = None) -> Path:
+    """``libfaketime.so.1`` from the pinned ``libfaketime`` wheel (pip, on first use)."""
+    prefix = (root or cache_dir()) / f"libfaketime@{LIBFAKETIME_VERSION}"
+    library = prefix / "libfaketime" / "vendor" / "libfaketime" / "src" / "libfaketime.so.1"
+    if library.is_file():
+        return library
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target"]
+    cmd += [str(prefix), f"libfaketime=={LIBFAKETIME_VERSION}"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        raise AgentInstallError(f"`{' '.join(cmd)}` timed out") from e
+    if proc.returncode != 0 or not library.is_file():
+        raise AgentInstallError(
+            f"`{' '.join(cmd)}` failed (rc={proc.returncode}); no {library}.\n{proc.stderr[-2000:]}"
+        )
+    return library
+
+
+def fast_clock_wrapper(folder: Path, library: Path, binary: Path, speed: int) -> Path:
+    """A script named like ``binary`` in ``folder`` (put it first on PATH) that runs it with a
+    clock ``speed`` times as fast: tether itself, which starts it, keeps the real time. The
+    hooks the agent starts inherit the fast clock, but `tether hook` hands each call to the
+    supervisor's socket, which records it in real time. (``FAKETIME_ONLY_CMDS`` would spare
+    them, but libfaketime 0.9.10 then stops Claude Code with "Could not copy the
+    environment variable value".)"""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / binary.name
+    lines = [
+        "#!/bin/sh",
+        f"export LD_PRELOAD={shlex.quote(str(library))}",
+        f"export FAKETIME='+0 x{speed}' FAKETIME_DISABLE_SHM=1",
+        f'exec {shlex.quote(str(binary))} "$@"',
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(0o755)
+    return script
+
+
 # --------------------------------------------------------------------------- isolated state
 
 

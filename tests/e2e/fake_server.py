@@ -36,6 +36,7 @@ tether's recovery payload      with ``--ack`` (or ``--ack-drop N``): a tool call
                                or 990000) input tokens
 ``TOOLONG`` (first time per    HTTP 400 ``prompt is too long: N tokens > 1000000 maximum``
 distinct prompt)               (Claude: invalid_request_error; Codex: context_length_exceeded)
+``CACHEWRITE`` (Claude)        the reply reports 5,000 ``cache_creation_input_tokens``
 ``SLOW``                       the normal reply, delayed by $FAKE_SLOW_SECONDS (default 30)
 anything else                  ``FAKE-REPLY <n>: ack '<first 60 chars of the last user text>'``
 =============================  ===============================================
@@ -333,6 +334,8 @@ def decide_claude(body: dict, state: State) -> dict:
     n = sum(1 for m_ in users if _claude_user_text(m_))
     reply = {"rule": "reply", "text": f"FAKE-REPLY {n}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
+    if "CACHEWRITE" in text:
+        reply["cache_write"] = 5000
     if fill is not None:
         reply.update(rule="fillctx", input_tokens=fill)
     elif "TOOLONG" in text and state.first_toolong("claude:" + text):
@@ -599,7 +602,9 @@ class Handler(BaseHTTPRequestHandler):
         usage = {
             "input_tokens": in_tok,
             "output_tokens": out_tok,
-            "cache_creation_input_tokens": 0,
+            # CACHEWRITE in the prompt: a prompt-cache write (Claude Code arms its idle
+            # compaction only after a request that wrote to its 1-hour cache).
+            "cache_creation_input_tokens": int(d.get("cache_write") or 0),
             "cache_read_input_tokens": 0,
         }
         if not body.get("stream"):

@@ -59,3 +59,24 @@ def test_a_plain_auto_fold_stays_auto() -> None:
         fusion.observe(observation)
     (incident,) = fusion.incidents
     assert incident.trigger == "auto"
+
+
+def test_the_recorded_idle_fold_is_one_idle_incident() -> None:
+    """Recorded from 2.1.332 offline with its clock run 60 times as fast (the e2e test's way):
+    the screen's row and the hooks of that fold (PreCompact and PostCompact say "auto",
+    SessionStart says "compact")."""
+    import json
+
+    from tests.locations import CAPTURES
+
+    rows = (CAPTURES / "cc332-idle-screen.txt").read_text(encoding="utf-8").splitlines()
+    (row,) = [r for r in rows if "Compacted while idle" in r]
+    calls = [json.loads(x) for x in (CAPTURES / "cc332-idle.hooks.jsonl").read_text().splitlines()]
+    fusion = Fusion()
+    for n, call in enumerate(calls[1:]):  # the first is the session's start
+        for observation in observations_from_hook(call["event"], call["payload"], 10.0 + n):
+            fusion.observe(observation)
+    for observation in sightings(row, 13.5):
+        fusion.observe(observation)
+    (incident,) = fusion.incidents
+    assert (incident.trigger, incident.sources) == ("idle", ["hook", "screen"])
