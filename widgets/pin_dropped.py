@@ -7,12 +7,14 @@ every payload from now on.
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, SelectionList
 
 from supervisor.recognize.observations import Dropped
+from supervisor.shown import shown_line
 
 
 class PinDropped(ModalScreen[list[str] | None]):
@@ -41,7 +43,11 @@ class PinDropped(ModalScreen[list[str] | None]):
                 "esc cancels."
             )
             yield SelectionList[int](
-                *[(f"{d.term} — {d.said}", n) for n, d in enumerate(self.dropped)],
+                # The agent's own sentences: shown, never markup nor control characters.
+                *[
+                    (Text(shown_line(f"{d.term} — {d.said}")), n)
+                    for n, d in enumerate(self.dropped)
+                ],
                 id="dropped",
             )
 

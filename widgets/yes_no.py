@@ -6,10 +6,13 @@ own question and its own words for the two answers, and this screen does the ask
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
+
+from supervisor.shown import shown
 
 
 class YesNo(ModalScreen[bool]):
@@ -26,7 +29,7 @@ class YesNo(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.question)
+            yield Label(Text(shown(self.question)))  # may quote a file: never markup
             with Horizontal():
                 yield Button(f"{self.yes} (y)", variant=self.yes_variant, id="yes")
                 yield Button(f"{self.no} (n)", variant="primary", id="no")

@@ -113,7 +113,8 @@ def _cleared(tether: TetherDir, started: str, hook_input: dict[str, Any]) -> boo
             return False
         if record.get("kind") != "hook":
             continue
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        raw = record.get("payload")
+        payload: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if record.get("event") == "sessionEnd":
             return payload.get("sessionId") != session
         if record.get("event") == "sessionStart" and payload.get("sessionId") != session:

@@ -21,12 +21,9 @@ from __future__ import annotations
 
 # _socket, not socket: the module around it imports enum and selectors (~2 ms a hook).
 import _socket as socket
-import io
 import os
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~8 ms)
-if TYPE_CHECKING:
-    from typing import BinaryIO
+import stat  # already loaded by os
+import sys
 
 SOCKET_ENV = "TETHER_HOOK_SOCKET"
 PROFILE_ENV = "TETHER_PROFILE"  # as supervisor.agents.session_start_answer reads it
@@ -81,6 +78,8 @@ def ask(event: str, work_dir: str, data: bytes, path: str | None = None) -> Answ
     profile = os.environ.get(PROFILE_ENV) or ""
     if "\n" in profile:
         return None
+    if not is_ours(path):  # another user's socket would receive the hook's input
+        return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(ANSWER_TIMEOUT_S)
@@ -88,12 +87,53 @@ def ask(event: str, work_dir: str, data: bytes, path: str | None = None) -> Answ
             sock.connect(path)
         except OSError:  # no supervisor (gone, or another machine's variable)
             return None
-        sock.sendall(request(event, work_dir, data, profile))
-        sock.shutdown(socket.SHUT_WR)
-        reply = _read_all(sock)
+        if not _peer_is_us(sock):
+            return None
+        try:
+            sock.sendall(request(event, work_dir, data, profile))
+            sock.shutdown(socket.SHUT_WR)
+            reply = _read_all(sock)
+        except (BrokenPipeError, ConnectionResetError):
+            # The supervisor closed before reading the whole request (a busy one declines
+            # unread), so it handled nothing: it reads to the end before it records.
+            return None
     finally:
         sock.close()
     return parse_answer(reply)
+
+
+def is_ours(path: str) -> bool:
+    """Whether the socket at ``path`` is this user's, in a private folder of this user's.
+
+    After a tether exits its folder name is free in a shared ``$TMPDIR``: another user
+    who makes ``tether-hook-<pid>-<suffix>/s`` again would receive the hook's input
+    and answer the agent with what they like. Links are not followed.
+    """
+    uid = os.getuid()
+    try:
+        folder = os.lstat(os.path.dirname(path) or ".")
+        sock = os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return (
+        stat.S_ISDIR(folder.st_mode)
+        and folder.st_uid == uid
+        and folder.st_mode & 0o077 == 0
+        and stat.S_ISSOCK(sock.st_mode)
+        and sock.st_uid == uid
+    )
+
+
+def _peer_is_us(sock: socket.socket) -> bool:
+    """The process listening is this user's (Linux says so; elsewhere the stat must do)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, option, 12)  # pid, uid, gid: 3 ints
+    except OSError:
+        return False
+    return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
 
 
 def parse_answer(reply: bytes) -> Answer | None:
@@ -118,30 +158,3 @@ def _read_all(sock: socket.socket) -> bytes:
     while chunk := sock.recv(1 << 16):
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def read_stdin(stream: BinaryIO) -> bytes | None:
-    """At most :data:`STDIN_LIMIT` + 1 bytes of stdin, or None for a terminal (nothing read)."""
-    if stream.isatty():
-        return None
-    return stream.read(STDIN_LIMIT + 1)
-
-
-class Replay(io.RawIOBase):
-    """``head`` (the bytes already read), then the rest of ``stream``: stdin as it was."""
-
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self._head, self._stream = head, stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        if self._head:
-            n = min(len(buffer), len(self._head))
-            buffer[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._stream.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)

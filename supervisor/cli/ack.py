@@ -1,8 +1,8 @@
 """`tether ack [TEXT]`: the agent's restatement after a recovery, checked against the pins.
 
-The recovery payload asks the agent to restate the pinned decisions in its own
-words and send them here (as arguments, or on stdin when there are none or the
-only one is ``-``). tether records the restatement and its recall check
+The recovery payload asks the agent to restate each pinned decision under its
+number, values copied exactly, and send them here (as arguments, or on stdin when
+there are none or the only one is ``-``). tether records the restatement and its recall check
 (:mod:`supervisor.rehydrate.recall_check`) and says the result, so the agent
 hears at once what it did not take back.
 """
@@ -14,6 +14,7 @@ import sys
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import shown
 from supervisor.store.tether_dir import TetherDir
 
 STDIN_LIMIT = 256 * 1024
@@ -48,11 +49,19 @@ def run(args: argparse.Namespace) -> int:
     label = f"incident #{check.incident}" if check.incident is not None else "the recovery"
     if not new:
         print(
-            f"tether ack: recorded; {label} was already checked ({check.result}): "
-            f"{check.describe()}"
+            shown(
+                f"tether ack: recorded; {label} was already checked ({check.result}): "
+                f"{check.describe()}"
+            )
         )
         return 0
-    print(f"tether ack: recall check for {label}: {check.result}: {check.describe()}")
+    print(shown(f"tether ack: recall check for {label}: {check.result}: {check.describe()}"))
     for number, terms in check.missing:
-        print(f"  decision {number}: not restated: {', '.join(terms) or 'all of it'}")
+        pairs = check.changes_of(number)
+        if pairs:
+            said = "; ".join(f"{pinned} → {now}" for pinned, now in pairs)
+            print(shown(f"  decision {number}: changed: {said} (the pin holds as written)"))
+        gone = [t for t in terms if not any(t == p for p, _n in pairs)]
+        if gone or not pairs:
+            print(shown(f"  decision {number}: not restated: {', '.join(gone) or 'all of it'}"))
     return 0 if check.result == COMPLETE else 1

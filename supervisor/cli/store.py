@@ -13,6 +13,7 @@ from typing import Any
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import json_shown, shown
 from supervisor.store.fsio import write_hint
 from supervisor.store.tether_dir import TetherDir
 from supervisor.times import parse_time
@@ -64,11 +65,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    """A line for a person: whatever it quotes from `.tether/` is shown, never acted on."""
+    sys.stdout.write(shown(text) + "\n")
 
 
 def _print_json(data: Any) -> None:
-    _out(json.dumps(data, indent=2, ensure_ascii=False))
+    """Exact JSON, with what a terminal could act on written as ``\\u`` escapes."""
+    sys.stdout.write(json_shown(json.dumps(data, indent=2, ensure_ascii=False)) + "\n")
 
 
 # -- init ------------------------------------------------------------------------------------
@@ -153,8 +156,11 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             problems.append(str(error))
     lock_state, holder = lock.inspect(tether)
     lock_state = SUPERVISOR_STATES.get(lock_state, lock_state)
+    recall = _recall_report(tether)
+    if recall is not None and recall["result"] is None:  # waited for only while a run lasts
+        recall["waiting"] = lock_state == "running"
     return {
-        "recall": _recall_report(tether),
+        "recall": recall,
         "dir": str(tether.root),
         "phase": phase,
         "cursor": cursor,
@@ -223,8 +229,11 @@ def _status(args: argparse.Namespace) -> int:
     _out(f"incidents:  {report['incidents']}")
     recall = report["recall"]
     if recall is not None:
-        said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
-        _out(f"recall:     {recall['result'] or 'pending'}: {said}")
+        if recall["result"] is None and not recall.get("waiting"):
+            _out("recall:     not checked: the run ended before the agent's `tether ack`")
+        else:
+            said = recall.get("describe") or "waiting for `tether ack` (restate the pins)"
+            _out(f"recall:     {recall['result'] or 'pending'}: {said}")
     ended = supervisor["last_end"]
     if ended:
         _out(f"supervisor: not running; the last one ended {_age(ended['at'])}: {ended['reason']}")
@@ -399,7 +408,7 @@ def _diff(args: argparse.Namespace) -> int:
     from supervisor.store import checkpoints
 
     tether = TetherDir.require(args.dir)
-    sys.stdout.write(checkpoints.diff(_resolve(tether, args.a), _resolve(tether, args.b)))
+    sys.stdout.write(shown(checkpoints.diff(_resolve(tether, args.a), _resolve(tether, args.b))))
     return 0
 
 

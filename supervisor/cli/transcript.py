@@ -14,6 +14,7 @@ import sys
 
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
+from supervisor.shown import shown_line
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 
@@ -29,25 +30,35 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from supervisor.terminal.session import default_emulator
+    # avt, whatever the supervisor draws with: it reads a row of text cheaply, and a
+    # transcript reads the screen at every clear (libghostty-vt reads it all each time).
+    from supervisor.store import lock
+    from supervisor.terminal.avt_emulator import AvtEmulator
     from supervisor.terminal.transcript import find_session, render, sessions
 
     tether = TetherDir.require(args.dir)
     if args.list:
         found = sessions(tether.sessions)
         if not found:
-            print(f"no recordings in {tether.sessions}; `tether run` records each session")
+            print(
+                shown_line(f"no recordings in {tether.sessions}; `tether run` records each session")
+            )
         for path in found:
-            print(path.stem)
+            print(shown_line(path.stem))
         return 0
-    path = find_session(tether.sessions, args.session)
+    try:  # the recording a running tether writes, from its held lock (a clone holds none)
+        state, holder = lock.inspect(tether)
+    except (OSError, TetherError):
+        state, holder = "free", None
+    current = holder.recording if state == "held" and holder is not None else None
+    path = find_session(tether.sessions, args.session, current)
     try:  # a recording is tether's own file: never through a link, never a pipe
         handle = os.fdopen(fsio.open_regular(path, os.O_RDONLY), "rb")
     except OSError as error:
         raise TetherError(f"cannot read {path}: {error.strerror}") from None
     out = sys.stdout
     with handle:
-        for line in render(handle, str(path), default_emulator):
-            out.write(line + "\n")
+        for line in render(handle, str(path), lambda cols, rows: AvtEmulator(cols, rows)):
+            out.write(shown_line(line) + "\n")
     out.flush()
     return 0

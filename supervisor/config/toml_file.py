@@ -46,6 +46,11 @@ def parse_toml(text: str, path: Path) -> dict[str, Any]:
     """``text`` as TOML; not TOML is a :class:`TetherError` at ``path:line``."""
     try:
         return tomllib.loads(text)
+    except RecursionError:  # arrays or tables nested thousands deep: no settings file is
+        raise TetherError(
+            f"{path}: not a settings file tether reads: its arrays or tables are nested too "
+            "deep; fix or remove the file"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         found = re.search(r"line (\d+)", message)

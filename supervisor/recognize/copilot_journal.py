@@ -53,7 +53,8 @@ class CopilotJournal:
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
     ) -> list[Observation]:
-        data = record.get("data") if isinstance(record.get("data"), dict) else {}
+        raw = record.get("data")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else {}
         kind = record.get("type")
         entry_at = epoch(record.get("timestamp"))
         at = now if now is not None else (entry_at or 0.0)
@@ -65,7 +66,8 @@ class CopilotJournal:
             self._note(data.get("content"))
             return []
         if kind == "session.usage_record":
-            usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+            found = data.get("usage")
+            usage: dict[str, Any] = found if isinstance(found, dict) else {}
             used = usage.get("inputTokens")
             if isinstance(used, int) and usage.get("initiator") != "agent":
                 details = {"used": used, "window": self.window, **identity}

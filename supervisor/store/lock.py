@@ -7,7 +7,9 @@ free lock means the previous supervisor died without cleaning up, and the next
 start can raise an ``unclean-exit`` incident.
 
 The content also names the agent the supervisor ran (``agent_pid`` and the
-process's start time, so a recycled pid is not taken for it): an agent that
+process's start time, so a recycled pid is not taken for it; and the process must
+be one that supervisor started, :func:`started_by`, as a clone can ship a lock
+naming any process of the user's): an agent that
 ignores SIGHUP outlives a killed supervisor, orphaned, and the next start can
 say it still runs and offer to end it. The file's mtime is touched while the
 supervisor lives (:meth:`SupervisorLock.heartbeat`), so after a crash it says
@@ -57,6 +59,7 @@ class LockInfo:
     agent_start: int | None = None
     last_alive: float | None = None
     agent_alive: bool = False
+    recording: str | None = None  # the `.cast` it writes, a file name in sessions/
 
     def describe(self) -> str:
         pid = "unknown pid" if self.pid is None else f"pid {self.pid}"
@@ -137,7 +140,13 @@ def _parse(data: bytes) -> LockInfo | None:
     pid = pid if pid is not None and 0 < pid < 1 << 31 else None
     started = record.get("started_at")
     agent_pid, agent_start = _int(record.get("agent_pid")), _int(record.get("agent_start"))
-    agent_alive = bool(agent_pid and agent_start and not _gone(agent_pid, agent_start))
+    agent_alive = bool(
+        agent_pid
+        and agent_start
+        and not _gone(agent_pid, agent_start)
+        and started_by(agent_pid, pid)
+    )
+    recording = record.get("recording")
     return LockInfo(
         pid,
         started if isinstance(started, str) else None,
@@ -145,7 +154,39 @@ def _parse(data: bytes) -> LockInfo | None:
         agent_pid=agent_pid,
         agent_start=agent_start,
         agent_alive=agent_alive,
+        recording=recording if isinstance(recording, str) and "/" not in recording else None,
     )
+
+
+#: The variable naming the hook socket tether gives every agent it starts, in a folder
+#: named after that tether's pid (supervisor.agents.hook_client, a layer above this one).
+AGENT_SOCKET_ENV = b"TETHER_HOOK_SOCKET="
+ENVIRON_LIMIT = 1 << 20
+
+
+def started_by(pid: int, supervisor_pid: int | None) -> bool:
+    """Whether process ``pid`` is an agent that the tether ``supervisor_pid`` started.
+
+    A lock a clone ships can name any pid with its right start time (both are easy to
+    read in /proc), and F4 would end that process. Only an agent tether started has
+    this user as its owner and, in its environment, the hook socket in the folder named
+    after its tether's pid (``…/tether-hook-<pid>-<random>/s``); a planted lock cannot
+    give another process that environment, so anything else is never signalled.
+    """
+    if supervisor_pid is None or pid <= 0:
+        return False
+    try:
+        if os.stat(f"/proc/{pid}").st_uid != os.getuid():
+            return False
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read(ENVIRON_LIMIT)
+    except OSError:
+        return False
+    folder = f"/tether-hook-{supervisor_pid}-".encode()
+    for entry in environ.split(b"\0"):
+        if entry.startswith(AGENT_SOCKET_ENV):
+            return folder in entry and entry.endswith(b"/s")
+    return False
 
 
 def end_process(pid: int, start: int | None, grace: float = 2.0) -> bool:
@@ -221,6 +262,17 @@ class SupervisorLock:
             _write(self._fd, self._record)
         except OSError:
             pass  # the lock still holds; only the orphan check loses its pid
+
+    def record_recording(self, name: str) -> None:
+        """Name the `.cast` this supervisor writes: `tether transcript` reads that one
+        while the lock is held, never a newer-named file a clone shipped."""
+        if self._fd is None:
+            return
+        self._record["recording"] = name
+        try:
+            _write(self._fd, self._record)
+        except OSError:
+            pass  # then `tether transcript` picks the recording written last
 
     def heartbeat(self) -> None:
         """Touch the lock file: its mtime says the supervisor was alive until now."""

@@ -7,7 +7,8 @@ the automatic SessionStart payload stays silent until the user has said yes.
 
 The answer is kept outside the repository, in the user's config folder
 (``trusted-folders.txt``, one absolute `.tether/` path a line), so no clone can
-arrive already trusted.
+arrive already trusted. A `.tether/` that tether itself creates (``tether init``,
+the first ``tether run``) is trusted from the start: the user made it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from supervisor.config.config_dir import config_dir
 from supervisor.errors import TetherError
-from supervisor.store import fsio
+from supervisor.store import fsio, safe_git
 from supervisor.store.tether_dir import TetherDir
 
 TRUST_FILE = "trusted-folders.txt"
@@ -28,43 +29,60 @@ TRUST_LIMIT = 1024 * 1024
 class TrackedFiles:
     """``git ls-files`` of `.tether/`, started at once and read when needed: `tether run`
     starts it before it imports what the agent's spawn needs, so git (10-40 ms on a
-    busy machine) runs meanwhile instead of on the way to the first frame."""
+    busy machine) runs meanwhile instead of on the way to the first frame.
+
+    git runs with everything that could start a program off (:mod:`.safe_git`): the
+    folder is not trusted yet, which is the question. When git cannot answer (not
+    installed, no repository, a repository owned by another user), :meth:`names` is
+    None and :attr:`problem` says why: the caller then asks, it never assumes.
+    """
 
     def __init__(self, tether: TetherDir) -> None:
+        self.problem: str | None = None
         try:
             self._git: subprocess.Popen[bytes] | None = subprocess.Popen(
-                ["git", "-C", str(tether.work_dir), "ls-files", "-z", "--", tether.root.name],
+                safe_git.command(tether.work_dir, "ls-files", "-z", "--", tether.root.name),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env=safe_git.environment(trusted=False),
             )
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError) as error:
             self._git = None
+            self.problem = f"git could not be started: {getattr(error, 'strerror', None) or error}"
         self._names: list[str] | None = None
+        self._read_once = False
 
-    def names(self) -> list[str]:
-        """The files under `.tether/` that git tracks ([] if none, or no git, or no answer)."""
-        if self._names is None:
+    def names(self) -> list[str] | None:
+        """The files under `.tether/` that git tracks ([] if none), or None when git could
+        not tell (:attr:`problem` says why)."""
+        if not self._read_once:
             self._names = self._read()
+            self._read_once = True
         return self._names
 
-    def _read(self) -> list[str]:
+    def _read(self) -> list[str] | None:
         git = self._git
         if git is None:
-            return []
+            return None
         try:
-            out, _ = git.communicate(timeout=10)
+            out, err = git.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             git.kill()
             git.communicate()
-            return []
+            self.problem = "git did not answer in 10 s"
+            return None
         if git.returncode != 0:
-            return []
+            lines = err.decode("utf-8", "replace").strip().splitlines()
+            said = lines[0].removeprefix("fatal: ") if lines else f"exit code {git.returncode}"
+            self.problem = f"git: {said[:200]}"
+            return None
         return [name for name in out.decode("utf-8", "replace").split("\0") if name]
 
 
-def tracked_files(tether: TetherDir) -> list[str]:
-    """The files under `.tether/` that git tracks in the repository holding it ([] if none)."""
+def tracked_files(tether: TetherDir) -> list[str] | None:
+    """The files under `.tether/` that git tracks in the repository holding it ([] if none,
+    None when git cannot tell)."""
     return TrackedFiles(tether).names()
 
 
@@ -96,10 +114,23 @@ def trust(tether: TetherDir) -> None:
 def warning(tether: TetherDir, asked: TrackedFiles | None = None) -> str | None:
     """What to tell the user before the first injection, or None when there is nothing to ask.
 
+    Nothing to ask: the user trusts this `.tether/` (said yes, or tether created it
+    here), or git says none of it is committed. When git cannot tell, tether asks:
+    a `.tether/` that came from elsewhere is not taken for the user's own.
     ``asked``: git's answer, started earlier (:class:`TrackedFiles`), else asked now.
     """
-    tracked = (asked or TrackedFiles(tether)).names()
-    if not tracked or is_trusted(tether):
+    if is_trusted(tether):
+        return None
+    asked = asked or TrackedFiles(tether)
+    tracked = asked.names()
+    if tracked is None:
+        return (
+            f"{tether.root} was not created by tether here, and git cannot say whether it "
+            f"came with the folder ({asked.problem}): its task, notes and decisions may have "
+            "been written by someone else, and tether pastes them into your agent, which "
+            "acts on them. Read them first (`tether payload` shows what would be sent)"
+        )
+    if not tracked:
         return None
     shown = ", ".join(tracked[:3]) + (f" and {len(tracked) - 3} more" if len(tracked) > 3 else "")
     return (

@@ -31,11 +31,62 @@ PARTIAL = re.compile(r"\x1b(?:\[[0-9;?]*(?:H\x1b?\[?[0-9]*)?)?$")
 MAX_LINE = 64 * 1024 * 1024  # a cast line longer than the recorder's own cap is not ours
 
 
-def _screen(emulator: Emulator) -> list[str]:
-    lines = list(emulator.display())
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return lines
+# A recording's screen is drawn at most this big: a header or a resize asking for more
+# (65535x65535 is 4 billion cells) is drawn at this size instead, and the transcript says so.
+MAX_COLS = 500
+MAX_ROWS = 200
+
+
+# The clears after which the whole screen is blank, so none of its rows needs reading.
+_BLANKING = re.compile(r"\x1b\[2J|\x1bc")
+
+
+class _Rows:
+    """The screen's rows as text, kept up to date from the rows the emulator says changed.
+
+    Reading the whole screen at every clear made a recording of many full-screen clears
+    take minutes (and far longer on a big screen); this reads only the rows drawn since,
+    so the work stays in step with the recording's length, not with the screen's size.
+    """
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+        if hasattr(emulator, "sync_timeout"):
+            emulator.sync_timeout = 0.0  # a transcript sees each row as drawn, never held
+        self._rows = list(emulator.display())
+        emulator.take_dirty()
+
+    def refresh(self) -> None:
+        emulator = self._emulator
+        dirty = emulator.take_dirty()
+        if len(self._rows) != emulator.rows:  # resized: read it all, once
+            self._rows = list(emulator.display())
+            return
+        for y in dirty:
+            if 0 <= y < len(self._rows):
+                self._rows[y] = emulator.row_text(y).rstrip()
+
+    def blank(self) -> None:
+        """After a clear of the whole screen every row is empty: none needs reading."""
+        self._emulator.take_dirty()
+        self._rows = [""] * len(self._rows)
+
+    def screen(self) -> list[str]:
+        """The rows with text, from the first to the last; a run of empty rows between
+        them is shown as one (a huge screen with two lines is two lines and a gap)."""
+        rows = self._rows
+        used = [y for y, row in enumerate(rows) if row.strip()]
+        if not used:
+            return []
+        out: list[str] = []
+        for y in range(used[0], used[-1] + 1):
+            if rows[y].strip() or (out and out[-1].strip()):
+                out.append(rows[y])
+        return out
+
+
+def _bounded(cols: int, rows: int) -> tuple[int, int]:
+    return min(cols, MAX_COLS), min(rows, MAX_ROWS)
 
 
 def cast_events(handle: BinaryIO, name: str) -> Iterator[tuple[int, list]]:
@@ -87,7 +138,7 @@ def header_size(handle: BinaryIO, name: str) -> tuple[int, int]:
         if header.get("version") != 2:
             raise ValueError
         cols, rows = int(header["width"]), int(header["height"])
-        if not (0 < cols <= 10_000 and 0 < rows <= 10_000):
+        if not (0 < cols <= 65_535 and 0 < rows <= 65_535):  # more is drawn at MAX_COLS...
             raise ValueError
         return cols, rows
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
@@ -98,8 +149,12 @@ def render(
     handle: BinaryIO, name: str, make_emulator: Callable[[int, int], Emulator]
 ) -> Iterator[str]:
     """The transcript of the recording open as ``handle``, line by line (without newlines)."""
-    cols, rows = header_size(handle, name)
+    asked = header_size(handle, name)
+    cols, rows = _bounded(*asked)
+    if (cols, rows) != asked:
+        yield f"--- the recording is {asked[0]}x{asked[1]}: shown at {cols}x{rows} ---"
     emulator = make_emulator(cols, rows)
+    shown = _Rows(emulator)
     carry = ""
     last_shown: list[str] | None = None
 
@@ -109,7 +164,8 @@ def render(
 
     def cleared(at: float) -> Iterable[str]:
         nonlocal last_shown
-        screen = _screen(emulator)
+        shown.refresh()
+        screen = shown.screen()
         if screen and screen != last_shown:
             last_shown = screen
             yield f"--- the screen at {at:.1f} s, before it was cleared ---"
@@ -129,38 +185,56 @@ def render(
                 yield from cleared(float(at))
                 start = match.start()
                 yield from feed(text[start : match.end()])
+                if _BLANKING.fullmatch(match.group()):
+                    shown.blank()
                 start = match.end()
             yield from feed(text[start:])
         elif code == "r":
             size = re.fullmatch(r"(\d{1,5})x(\d{1,5})", data)
             if size and int(size.group(1)) > 0 and int(size.group(2)) > 0:
-                emulator.resize(int(size.group(1)), int(size.group(2)))
+                wanted = (int(size.group(1)), int(size.group(2)))
+                bounded = _bounded(*wanted)
+                if bounded != wanted:
+                    yield (
+                        f"--- resized to {wanted[0]}x{wanted[1]} at {float(at):.1f} s: "
+                        f"shown at {bounded[0]}x{bounded[1]} ---"
+                    )
+                emulator.resize(*bounded)
         elif code == "m":
             label = "".join(c for c in data if c.isprintable())
             yield f"--- marker at {float(at):.1f} s: {label} ---"
     yield from feed(carry)
-    screen = _screen(emulator)
+    shown.refresh()
+    screen = shown.screen()
     if screen:
         yield f"--- the last screen, at {float(at):.1f} s ---"
         yield from screen
 
 
 def sessions(sessions_dir: Path) -> list[Path]:
-    """The recordings in ``sessions_dir``, oldest first (their names start with the time)."""
+    """The recordings in ``sessions_dir``, oldest first by when they were last written on
+    this machine (their inode's change time, which no archive or checkout can set back
+    or forward), then by name."""
     try:
-        return sorted(p for p in sessions_dir.glob("*.cast") if p.is_file() and not p.is_symlink())
+        found = [p for p in sessions_dir.glob("*.cast") if p.is_file() and not p.is_symlink()]
+        return sorted(found, key=lambda p: (p.stat().st_ctime_ns, p.name))
     except OSError:
         return []
 
 
-def find_session(sessions_dir: Path, wanted: str | None) -> Path:
+def find_session(sessions_dir: Path, wanted: str | None, current: str | None = None) -> Path:
     """The recording named ``wanted`` (a file name, its stem, or a unique part of it), or
-    the newest one."""
+    else the one the running tether is writing (``current``, from its lock), or else the
+    one written last.
+
+    Not the newest by name: a clone can ship ``sessions/9999-….cast``, and the recovery
+    payload tells the agent to read the transcript."""
     found = sessions(sessions_dir)
     if not found:
         raise TetherError(f"no recordings in {sessions_dir}; `tether run` records each session")
     if wanted is None:
-        return found[-1]
+        live = [p for p in found if current is not None and p.name == current]
+        return live[0] if live else found[-1]
     exact = [p for p in found if wanted in (p.name, p.stem)]
     matches = exact or [p for p in found if wanted in p.name]
     if len(matches) == 1:

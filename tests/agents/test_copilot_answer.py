@@ -30,7 +30,7 @@ def held(tmp_path):
 
 def hook(tether: TetherDir, event: str, payload: dict) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("TETHER_HOOK_SOCKET",)}
-    env["TETHER_CONFIG_DIR"] = str(tether.work_dir / "cfg")
+    env.setdefault("TETHER_CONFIG_DIR", str(tether.work_dir / "cfg"))  # conftest: trusted
     env["TETHER_PROFILE"] = "copilot"
     done = subprocess.run(
         [sys.executable, "-m", "supervisor", "hook", event, "--dir", str(tether.work_dir)],
@@ -95,7 +95,8 @@ def test_session_start_and_prompt_hooks_started_together_answer_once(held):
     millisecond (seen in the e2e run): one answers, the other finds it answered."""
     held.record_incident("wipe", "screen")
     env = {k: v for k, v in os.environ.items() if k != "TETHER_HOOK_SOCKET"}
-    env.update(TETHER_CONFIG_DIR=str(held.work_dir / "cfg"), TETHER_PROFILE="copilot")
+    env.setdefault("TETHER_CONFIG_DIR", str(held.work_dir / "cfg"))  # conftest: trusted
+    env["TETHER_PROFILE"] = "copilot"
     calls = [
         ("sessionStart", {"sessionId": "two", "source": "new", "initialPrompt": "go"}),
         ("userPromptSubmitted", prompt("go", "two")),

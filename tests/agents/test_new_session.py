@@ -59,7 +59,7 @@ def test_without_a_running_supervisor_nothing_is_new(tmp_path):
 
 def test_tether_hook_answers_codexs_new_with_the_payload(held):
     env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
-    env["TETHER_CONFIG_DIR"] = str(held.work_dir / "cfg")
+    env.setdefault("TETHER_CONFIG_DIR", str(held.work_dir / "cfg"))  # conftest's: trusted
     env["TETHER_PROFILE"] = "codex"
 
     def hook(session: str) -> subprocess.CompletedProcess[str]:

@@ -40,7 +40,9 @@ def work(tmp_path) -> Path:
 
 def hook(work: Path, stdin: dict | str, *, event: str = "SessionStart", profile: str | None = None):
     env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
-    env["TETHER_CONFIG_DIR"] = str(work.parent / "cfg")  # bundled profiles only
+    # The test's own config folder (conftest): bundled profiles only, and `init` trusted
+    # the `.tether/` it made there.
+    env.setdefault("TETHER_CONFIG_DIR", str(work.parent / "cfg"))
     if profile:
         env["TETHER_PROFILE"] = profile
     data = stdin if isinstance(stdin, str) else json.dumps(stdin)
@@ -135,7 +137,7 @@ def test_only_the_answering_branch_imports_the_tokenizer(work):
         "assert json.loads(run('SessionStart', {'source': 'compact'}))['hookSpecificOutput']\n"
         "assert 'tiktoken' in sys.modules\n"
     )
-    env = {**os.environ, "TETHER_CONFIG_DIR": str(work.parent / "cfg")}
+    env = dict(os.environ)  # the test's own config folder (conftest), where init trusted it
     env.pop("TETHER_PROFILE", None)
     done = subprocess.run(
         [sys.executable, "-c", code, str(work)], capture_output=True, text=True, cwd=REPO, env=env

@@ -32,6 +32,10 @@ def events(work: Path) -> list[dict]:
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
     (tmp_path / ".tether").mkdir()
+    from supervisor.store import trust
+    from supervisor.store.tether_dir import TetherDir
+
+    trust.trust(TetherDir.at(tmp_path))  # the user's own (no git to ask: it would be asked)
     return tmp_path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -70,3 +71,51 @@ def test_unreadable_lock_content_is_a_stale_lock_with_unknown_pid(tmp_path):
     assert lock.inspect(tether)[0] == "stale"
     with lock.acquire(tether) as held:
         assert held.previous.pid is None and "unknown pid" in held.previous.describe()
+
+
+def _planted_lock(tether, victim: subprocess.Popen, *, pid: int) -> None:
+    """A lock a clone ships: it names one of the user's own processes, start time and all."""
+    record = {
+        "pid": pid,
+        "started_at": "2026-05-01T09:00:00Z",
+        "agent_pid": victim.pid,
+        "agent_start": lock.process_start(victim.pid),
+    }
+    tether.lock.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("names", ["a dead tether", "this very process", "no tether"])
+def test_a_planted_lock_cannot_name_a_process_for_f4_to_end(tmp_path, names):
+    """The right pid and start time are easy to read in /proc: only an agent that tether
+    started (its hook socket in its environment) is ever offered to end."""
+    tether = init(tmp_path).tether
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        pid = {"a dead tether": 999_999, "this very process": os.getpid(), "no tether": None}
+        _planted_lock(tether, victim, pid=pid[names])
+        held = lock.acquire(tether)
+        try:
+            assert held.previous is not None and held.previous.agent_alive is False
+        finally:
+            held.release()
+        assert lock.started_by(victim.pid, pid[names]) is False
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+def test_an_agent_whose_environment_names_another_tethers_socket_is_not_ours(tmp_path):
+    env = dict(os.environ, TETHER_HOOK_SOCKET=f"{tmp_path}/tether-hook-4242-abcdef/s")
+    agent = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"],
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert agent.stdout.readline() == b"up\n"  # its own environment, once it runs
+        assert lock.started_by(agent.pid, 4242) is True  # as the tether with pid 4242 sees it
+        assert lock.started_by(agent.pid, 424) is False  # a prefix of the pid is not the pid
+        assert lock.started_by(agent.pid, 4243) is False
+    finally:
+        agent.kill()
+        agent.wait()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supervisor.agents.resume_figures import resume_figures
+from supervisor.shown import shown, shown_line
 from supervisor.store.tether_dir import INCIDENT_KIND
 
 INCIDENT_WORDS = {
@@ -78,7 +79,8 @@ def describe(event: dict[str, Any]) -> EventRow:
         number = event.get("incident")
     incident = f"#{number}" if number not in (None, "") else ""
     what, tone = _what(kind, event)
-    return EventRow(when, what, incident, tone)
+    # Every word of an event may come from the file (a clone ships events.jsonl).
+    return EventRow(shown_line(when), shown_line(what), shown_line(incident), tone)
 
 
 def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
@@ -87,7 +89,7 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         words = INCIDENT_WORDS.get(str(get("type")), str(get("type", "?")))
         trigger = f" ({get('trigger')})" if get("trigger") else ""
         head = f"⚠ {words}{trigger}, seen by {_via(event)}"
-        return head + _dropped_words(event), "incident"
+        return head + _changed_words(event) + _dropped_words(event), "incident"
     if kind == "incident_update":
         if get("acknowledged"):
             return f"incident #{get('number', '?')}: the agent acknowledged the recovery", "good"
@@ -139,9 +141,11 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind == "hook":
         figures = resume_figures(get("payload")) if get("event") == "SessionStart" else None
         if figures:  # Claude Code's resume/fork: what going on costs, where the user decides
-            source = get("payload").get("source") or "resume"
+            source = shown_line(str(get("payload").get("source") or "resume"))
             return f"hook: SessionStart ({source}): {figures}", "warning"
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
+    if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
+        return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"
     if kind == "agent_exit":
         return f"agent {get('description') or 'exited'}", "warning"
     if kind == "agent_restart":
@@ -159,9 +163,26 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind in INCIDENT_WORDS or kind in ("unclean_exit", "compaction_started"):
         words = {"unclean_exit": "tether stopped uncleanly", "compaction_started": "compaction"}
         return _observed(INCIDENT_WORDS.get(kind, words.get(kind, kind)), event), "quiet"
+    if kind == "compaction_failed":  # ends the compaction_started before it
+        said = get("marker") or get("said") or ""
+        return f"compaction refused or failed: {said}".rstrip(": "), "warning"
     if kind in ("context_low", "context_used", "context_full", "usage"):
         return f"{kind.replace('_', ' ')} seen {SOURCE_WORDS.get(str(get('source')), '')}", "quiet"
     return kind.replace("_", " ").replace("-", " "), ""
+
+
+def _changed_words(event: dict[str, Any]) -> str:
+    """ "  changed: 15 minute → 30 minute": facts the summary changed, before anything else."""
+    audit = event.get("audit")
+    rows = audit.get("changed") if isinstance(audit, dict) else None
+    pairs = [
+        f"{c.get('pinned')} → {c.get('now')}"
+        for row in rows or []
+        if isinstance(row, dict)
+        for c in row.get("changed") or []
+        if isinstance(c, dict)
+    ]
+    return f"  changed: {'; '.join(pairs)}" if pairs else ""
 
 
 def _dropped_words(event: dict[str, Any]) -> str:
@@ -186,16 +207,22 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
         covered = event.get("covered") or "?"
         return f"recall check: superseded by a newer recovery (its check: {covered})", "quiet"
     head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
-    for row in missing:
+    for row in sorted(missing, key=lambda r: not r.get("changed")):  # changed facts first
+        pairs = [c for c in row.get("changed") or [] if isinstance(c, dict)]
+        if pairs:
+            said = "; ".join(f"{c.get('pinned')} → {c.get('now')}" for c in pairs)
+            head += f"; decision {row.get('decision', '?')} changed: {said}"
+            continue
         terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"
         head += f"; decision {row.get('decision', '?')} missing: {terms}"
     return head, "good" if result == "complete" else "warning"
 
 
 def fields_text(event: dict[str, Any]) -> str:
-    """Every field of ``event``, one per line, values whole (long text wraps, never cut)."""
+    """Every field of ``event``, one per line, values whole (long text wraps, never cut),
+    control characters shown visibly."""
     lines = []
     for key, value in event.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {shown}")
+        value_text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{shown_line(key)}: {shown(value_text)}")
     return "\n".join(lines)

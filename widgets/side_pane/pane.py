@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
+from supervisor.shown import shown
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import TetherWatcher
 from widgets.side_pane.checkpoint_list import CheckpointList
@@ -60,8 +62,12 @@ class SidePane(PaneKeys, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            f"No .tether/ in {self.tether.work_dir} yet: `tether run` or `tether init` "
-            "creates it, and these tabs fill in when it appears.",
+            Text(
+                shown(
+                    f"No .tether/ in {self.tether.work_dir} yet: `tether run` or `tether init` "
+                    "creates it, and these tabs fill in when it appears."
+                )
+            ),
             id="side-missing",
         )
         with TabbedContent(id="side-tabs", initial=f"tab-{self._initial}"):
@@ -124,9 +130,11 @@ class SidePane(PaneKeys, can_focus=True):
         if path == tether.root:
             self.set_class(not tether.exists(), "-missing")
             targets = ["#notes", "#progress", "#checkpoints", "#events"]
-        elif path in (tether.notes, tether.task):
+        elif path == tether.notes:  # the Progress tab checks the Done claims in it
+            targets = ["#notes", "#progress"]
+        elif path == tether.task:
             targets = ["#notes"]
-        elif path in (tether.progress, tether.artifacts):
+        elif path in (tether.progress, tether.artifacts, tether.root / "ledger.jsonl"):
             targets = ["#progress"]
         elif path == tether.events:
             targets = ["#events"]
