@@ -25,16 +25,13 @@ import json
 import os
 from typing import Any
 
+from supervisor.agents.pending_loss import SOURCES, pending_loss, run_started
 from supervisor.agents.session_start_answer import PROFILE_ENV, session_start_answer
-from supervisor.agents.turn_recovery import ANSWERED_KINDS
 from supervisor.store import fsio
-from supervisor.store import lock as supervisor_lock
-from supervisor.store.incident_claim import last_incident
-from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
+from supervisor.store.tether_dir import TetherDir
 
 ANSWERING_EVENTS = frozenset({"sessionStart", "userPromptSubmitted"})
 DEFAULT_PROFILE = "copilot"
-_SOURCES = {"compaction": "compact", "wipe": "clear"}
 _ENDS = ("agent_exit", "agent_restart")
 SCAN_LIMIT = 5000  # events looked at, newest first
 
@@ -44,7 +41,7 @@ def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str)
     if event not in ANSWERING_EVENTS or not isinstance(hook_input, dict):
         return None
     tether = TetherDir.at(work_dir)
-    started = _run_started(tether)
+    started = run_started(tether)
     if started is None:
         return None  # no supervisor: nothing says which losses are this run's
     # Copilot starts the sessionStart and userPromptSubmitted hooks of one prompt together:
@@ -56,13 +53,13 @@ def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str)
 def _answer(
     tether: TetherDir, started: str, event: str, hook_input: dict[str, Any], work_dir: str
 ) -> str | None:
-    kind = _pending_loss(tether, started)
+    kind = pending_loss(tether, started)
     if kind is None and event == "sessionStart" and _cleared(tether, started, hook_input):
         kind = "wipe"  # /clear seen by the hooks alone: the screen's sighting may be missing
     if kind is None:
         return None
     profile = os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
-    claude_shaped = {"source": _SOURCES[kind], "session_id": hook_input.get("sessionId")}
+    claude_shaped = {"source": SOURCES[kind], "session_id": hook_input.get("sessionId")}
     answer = session_start_answer(work_dir, claude_shaped, profile_name=profile)
     if answer is None:
         return None
@@ -71,33 +68,6 @@ def _answer(
     except (ValueError, KeyError, TypeError):
         return None
     return json.dumps({"additionalContext": context}, ensure_ascii=False)
-
-
-def _run_started(tether: TetherDir) -> str | None:
-    state, info = supervisor_lock.inspect(tether)
-    return info.started_at if state == "held" and info is not None and info.started_at else None
-
-
-def _pending_loss(tether: TetherDir, started: str) -> str | None:
-    """The type of this run's last incident when it is a compaction or a wipe that no hook
-    answered and no whole recovery paste followed; else None."""
-    last = last_incident(tether)
-    if last is None or last.get("type") not in _SOURCES or str(last.get("at", "")) < started:
-        return None
-    number = last.get("number")
-    for seen, record in enumerate(fsio.iter_jsonl_reversed(tether.events)):
-        if seen >= SCAN_LIMIT:
-            return None
-        kind = record.get("kind")
-        if kind == INCIDENT_KIND and record.get("number") == number:
-            return str(last["type"])
-        if kind in ANSWERED_KINDS and record.get("incident") == number:
-            return None
-        if kind == "injection" and record.get("restate") == "all":
-            return None  # F6 or a restart pasted the whole payload after this loss
-        if kind in _ENDS:
-            return None
-    return None
 
 
 def _cleared(tether: TetherDir, started: str, hook_input: dict[str, Any]) -> bool:

@@ -87,6 +87,10 @@ def answer_for(
         from supervisor.agents.copilot_answer import copilot_answer
 
         return copilot_answer(event, payload_json, work_dir)
+    if event == "BeforeAgent":  # Gemini CLI's: the first prompt after a compression
+        from supervisor.agents.gemini_answer import gemini_answer
+
+        return gemini_answer(payload_json, work_dir)
     if event == "PreCompact":
         from supervisor.rehydrate.summary_instructions import instructions
         from supervisor.store.tether_dir import TetherDir

@@ -62,7 +62,7 @@ def session_start_answer(
     kind = "compaction" if source == "compact" and not new_session else "wipe"
     # Codex fires SessionStart(compact|clear) at the next turn, however late: its last
     # unanswered incident of that kind in this run is this loss, not only a recent one.
-    late = bool({"codex_hooks", "copilot_hooks"} & set(profile.integrations))
+    late = bool({"codex_hooks", "copilot_hooks", "gemini_hooks"} & set(profile.integrations))
     now = time.time()
     incident = this_loss(tether, kind, now, within=_this_run(tether) if late else None)
     number = incident.get("number")

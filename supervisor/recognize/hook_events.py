@@ -12,6 +12,10 @@ from supervisor.recognize.copilot_hook_events import (
     COPILOT_EVENTS,
     observations_from_copilot_hook,
 )
+from supervisor.recognize.gemini_hook_events import (
+    GEMINI_EVENTS,
+    observations_from_gemini_hook,
+)
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
@@ -35,6 +39,8 @@ def observations_from_hook(
     payload = payload if isinstance(payload, dict) else {}
     if event in COPILOT_EVENTS:
         return observations_from_copilot_hook(event, payload, at)
+    if event in GEMINI_EVENTS:
+        return observations_from_gemini_hook(event, payload, at)
     channel = {"channel": event}
     session = {k: payload[k] for k in ("session_id", "transcript_path") if payload.get(k)}
     known = (MANUAL, AUTO, *SCHEDULED_TRIGGERS)

@@ -49,3 +49,13 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
         at = len(argv) - len(extra)
         argv[at:at] = config_overrides(tether.work_dir)
     return argv
+
+
+def agent_env(profile: Profile, tether: TetherDir) -> dict[str, str]:
+    """Variables the agent needs from tether beside its command line: Gemini CLI's hooks
+    come through its system-defaults layer (:mod:`supervisor.agents.gemini_settings`)."""
+    if "gemini_hooks" in profile.integrations:
+        from supervisor.agents.gemini_settings import defaults_env
+
+        return defaults_env(tether.root)
+    return {}
