@@ -104,6 +104,23 @@ def defaults(
     return merged
 
 
+def insecure_parent(path: Path) -> str | None:
+    """Why Gemini CLI would skip the defaults file at ``path``: it refuses one below a
+    folder that others may write (seen in 0.61.0: "Skipping system defaults file ...:
+    Parent directory '/tmp' is insecure"), so its hooks would not run at all."""
+    for folder in Path(path).absolute().parents:
+        try:
+            mode = folder.stat().st_mode
+        except OSError:
+            continue
+        if mode & 0o022:
+            return (
+                f"{folder} is writable by group or others: Gemini CLI skips the hooks file "
+                f"{path} below it, so tether's hooks do not run (F6 still works)"
+            )
+    return None
+
+
 def write_defaults(
     tether_root: Path, env: Mapping[str, str] | None = None, argv: list[str] | None = None
 ) -> tuple[Path, str | None]:
@@ -115,10 +132,13 @@ def write_defaults(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DEFAULTS_NAME
     fsio.atomic_write_json(path, defaults(tether_root.parent, machine, argv))
-    return path, problem
+    return path, insecure_parent(path) or problem
 
 
-def defaults_env(tether_root: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The variable that points the agent at tether's defaults file (written now)."""
-    path, _problem = write_defaults(tether_root, env)
-    return {DEFAULTS_ENV: str(path)}
+def defaults_env(
+    tether_root: Path, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], str | None]:
+    """The variable that points the agent at tether's defaults file (written now), and
+    what the user should know about it (None: nothing)."""
+    path, problem = write_defaults(tether_root, env)
+    return {DEFAULTS_ENV: str(path)}, problem

@@ -57,5 +57,8 @@ def agent_env(profile: Profile, tether: TetherDir) -> dict[str, str]:
     if "gemini_hooks" in profile.integrations:
         from supervisor.agents.gemini_settings import defaults_env
 
-        return defaults_env(tether.root)
+        env, problem = defaults_env(tether.root)
+        if problem is not None:  # the Events tab says it; the run goes on without hooks
+            tether.record_event("agent_hooks_warning", "supervisor", agent="gemini", why=problem)
+        return env
     return {}
