@@ -132,7 +132,8 @@ def write_defaults(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / DEFAULTS_NAME
     fsio.atomic_write_json(path, defaults(tether_root.parent, machine, argv))
-    return path, insecure_parent(path) or problem
+    said = [found for found in (problem, insecure_parent(path)) if found]
+    return path, "; ".join(said) or None
 
 
 def defaults_env(
