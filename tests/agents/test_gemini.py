@@ -104,8 +104,8 @@ def test_the_first_prompt_after_a_compression_carries_the_payload_once(held: Tet
 
 
 def test_a_hooks_file_below_a_folder_others_may_write_is_said_to_be_skipped(tmp_path):
-    shared = tmp_path / "shared"
-    (shared / ".tether").mkdir(parents=True)
-    shared.chmod(0o777)
-    _path, problem = write_defaults(shared / ".tether", {DEFAULTS_ENV: str(tmp_path / "none")})
-    assert problem is not None and f"{shared} is writable by group or others" in problem
+    opened = tmp_path / "open-to-all"
+    (opened / ".tether").mkdir(parents=True)
+    opened.chmod(0o777)
+    _path, problem = write_defaults(opened / ".tether", {DEFAULTS_ENV: str(tmp_path / "none")})
+    assert problem is not None and f"{opened} is writable by group or others" in problem
