@@ -22,6 +22,8 @@ Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user
                                "checkpoint compaction" or "handoff summary")
 Copilot compaction prompt      ``FAKE-COPILOT-COMPACT-SUMMARY: ..`` (the last user message asks
                                to "create a detailed summary of the conversation so far")
+aider summarizer               ``FAKE-AIDER-SUMMARY: ..`` (its system message: "summarize this
+                               partial conversation about programming")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
 tether's recovery payload      with ``--ack`` (or ``--ack-drop N``, ``--ack-change N``): a
@@ -100,6 +102,12 @@ COPILOT_COMPACT_SUMMARY = (
     "<work_done>\nNothing yet.\n</work_done>"
 )
 COPILOT_COMPACT_MARK = "Please create a detailed summary of the conversation so far"
+# aider's summarizer (aider/prompts.py `summarize`), its system message.
+AIDER_SUMMARY_MARK = "summarize this partial conversation about programming"
+AIDER_SUMMARY = (
+    "FAKE-AIDER-SUMMARY: we talked about the authentication part of the project; a decision "
+    "about how refresh tokens are stored was recorded."
+)
 
 TITLE = "Fake session title"
 
@@ -459,6 +467,9 @@ def decide_chat(body: dict, state: State) -> dict:
             "text": COPILOT_COMPACT_SUMMARY,
             "delay": state.compact_delay,
         }
+    system = " ".join(_chat_text(m) for m in messages if m.get("role") == "system")
+    if AIDER_SUMMARY_MARK in system:
+        return {"rule": "aider-summary", "text": AIDER_SUMMARY, "delay": state.compact_delay}
     text = chat_last_prompt(body)
     typed = sum(1 for m in users if _COPILOT_WRAPPERS.sub("", _chat_text(m)).strip())
     reply = {"rule": "reply", "text": f"FAKE-REPLY {typed}: ack '{_one_line(text, 60)}'"}
