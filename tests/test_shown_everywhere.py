@@ -227,6 +227,8 @@ COMMANDS = [
     ("check",),
     ("transcript", "--list"),
     ("restore", "1"),
+    ("payload",),
+    ("note", "next", "see the notes"),
 ]
 
 
@@ -237,7 +239,7 @@ def test_no_shell_command_prints_a_control_character_from_the_folder(tmp_path, c
     out, err = (s.decode("utf-8", "surrogateescape") for s in (done.stdout, done.stderr))
     assert "Traceback" not in err
     assert found(UNSAFE, out) == [] and found(UNSAFE, err) == []
-    if command[0] != "restore":  # it quotes nothing of the folder's
+    if command[0] not in ("restore", "payload", "note"):  # quoting nothing, or removing all
         assert "^[" in out + err, "the planted text is shown, visibly"
 
 
@@ -285,3 +287,25 @@ def test_the_trust_prompt_shows_committed_file_names_without_their_controls(tmp_
     err = done.stderr.decode("utf-8", "surrogateescape")
     assert done.returncode != 0 and "is tracked by git" in err
     assert "Traceback" not in err and found(UNSAFE, err) == []
+
+
+MARKUP = "[@click=app.quit]press[/] [b red]loud[/]"
+
+
+@pytest.mark.parametrize("tab", ["checkpoints", "events", "progress"])
+async def test_text_from_the_folder_is_never_read_as_markup(tmp_path, tab):
+    """Square brackets in a reason or a phase are text: never a style, never a click action."""
+    tether = write_fixture(tmp_path)
+    point = json.loads((tether.checkpoints / "000002.json").read_text())
+    point["reason"] = MARKUP
+    (tether.checkpoints / "000002.json").write_text(json.dumps(point))
+    tether.progress.write_text(json.dumps({"cursor": 380, "phase": MARKUP}))
+    with tether.events.open("a") as handle:
+        handle.write(json.dumps({"at": "2026-05-01T10:09:00Z", "kind": MARKUP}) + "\n")
+    app = PaneHarness(tether, tab)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await prepare(pilot, tab)
+        if tab == "events":
+            await pilot.press("end")
+        await pilot.pause()
+        assert "[@click=app.quit]press[/]" in screen_text(app).replace("  ", " ")

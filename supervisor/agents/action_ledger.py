@@ -119,6 +119,7 @@ def record_tool_hook(
     *,
     rules: VerifyRules | None = None,
     source: str = "hook",
+    agent: str | None = None,
 ) -> list[drift.Alarm]:
     """Record the action a tool hook reports (if it acted) and any alarm it raises;
     ``source`` "transcript" for a report read from the session file instead."""
@@ -132,7 +133,7 @@ def record_tool_hook(
             action.duration_ms = end.duration_ms or action.duration_ms
             action.output = end.output or action.output
     tether = TetherDir.at(work_dir)
-    agent = agent_name()
+    agent = agent or agent_name()  # the hook's process names its agent's profile
     rules = rules if rules is not None else verify_rules(agent)
     ledger = Ledger(tether.root)
     needle = b"\0"  # matches no line: a write has no command to look back for

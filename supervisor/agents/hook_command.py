@@ -135,7 +135,7 @@ def handle(
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
-        return _record_action(event, fields, work_dir, stderr)
+        return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
     try:
@@ -157,7 +157,9 @@ def handle(
     return 0
 
 
-def _record_action(event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO) -> int:
+def _record_action(
+    event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO, profile: str | None
+) -> int:
     """A tool hook: its action into `.tether/ledger.jsonl` (see :mod:`.action_ledger`)."""
     payload = fields.get("payload")
     if not isinstance(payload, dict):
@@ -165,7 +167,7 @@ def _record_action(event: str, fields: dict[str, Any], work_dir: str, stderr: Te
     try:
         from supervisor.agents.action_ledger import record_tool_hook
 
-        record_tool_hook(event, payload, work_dir)
+        record_tool_hook(event, payload, work_dir, agent=profile)
     except Exception as problem:  # a full disk or a broken repository must not break the agent
         print(f"tether hook: action not recorded: {problem}", file=stderr)
     return 0

@@ -49,6 +49,25 @@ class Evidence:
     def empty(self) -> bool:
         return not self.items
 
+    def unbacked(self, text: str) -> list[str]:
+        """The kinds of verification ``text`` claims that no current passing run backs
+        ([] without a ledger: nothing to check against)."""
+        if not self.items:
+            return []
+        return [kind for kind in claimed_kinds(text) if kind not in self.passing_kinds]
+
+    def claim_lines(self, claims: list[tuple[str, str]]) -> list[str]:
+        """An Evidence line for each summary (``(label, text)``) claiming an unbacked pass."""
+        lines = []
+        for label, text in claims:
+            if text and (kinds := self.unbacked(text)):
+                quoted = _short(text, 100)
+                lines.append(
+                    f'{label} says "{quoted}": UNVERIFIED, no current passing '
+                    f"{'/'.join(kinds)} run in tether's ledger."
+                )
+        return lines
+
     def mark(self, item: str) -> str:
         """``item`` (a Done note) with the unverified mark if it claims an unbacked kind."""
         missing = [kind for kind in claimed_kinds(item) if kind not in self.passing_kinds]

@@ -123,6 +123,10 @@ def build_payload(
     state.evidence = proof.items
     state.sections["Done"] = [proof.mark(item) for item in state.sections["Done"]]
     view = incident_view(incident, state.decisions)
+    summaries = [("The phase (your summary)", state.phase)]
+    if view is not None and view.summary:
+        summaries.append(("The compaction summary", view.summary))
+    state.evidence[1:1] = proof.claim_lines(summaries)  # right after the checkout
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
     if state.evidence:

@@ -152,6 +152,7 @@ class Supervision:
         self._monotonic = time.monotonic
         self._scan_timer: asyncio.TimerHandle | None = None
         self.checkpointer = Checkpointer(self.tether, self._problem)
+        self._transcript_refused: str | None = None  # said once per refusal
         self.transcript = TranscriptFollower(
             claude=CLAUDE_TRANSCRIPT in profile_.integrations,
             started_at=self.started_at,
@@ -553,6 +554,10 @@ class Supervision:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
             self.observe(observation)
+        refused = self.transcript.refused  # its path is the hook's text: not shown
+        if refused is not None and refused != self._transcript_refused:
+            self._problem(f"the agent's transcript file is {refused}: not followed")
+        self._transcript_refused = refused
         if reads.invariant.problem:
             self._problem(reads.invariant.problem)
         for warning in reads.invariant.warnings:

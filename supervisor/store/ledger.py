@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ CARRY_START = b'{"kind":"carry"'
 CARRY_FILES = 300
 CARRY_VERIFICATIONS = 100
 CARRY_RECENT = 30
+CARRY_WITHIN = 16  # lines from the top of a segment where its carry line may be
 
 
 @dataclass(slots=True)
@@ -99,7 +99,10 @@ class Ledger:
                 return  # another process rolled it over while we waited
             if os.fstat(fd).st_size < SEGMENT_BYTES:
                 return
-            view = self.view()
+            # Renamed first, then read: a hook appending meanwhile lands in one file or
+            # the other, and the carry is appended, so no new line is overwritten.
+            os.replace(self.path, self.previous)
+            view = self.view(path=self.previous)
             carry = {
                 "kind": CARRY,
                 "at": utc_now(),
@@ -107,22 +110,19 @@ class Ledger:
                 "verifications": list(view.verifications.values())[:CARRY_VERIFICATIONS],
                 "recent": view.recent[-CARRY_RECENT:],
             }
-            os.replace(self.path, self.previous)
-            fsio.atomic_write_bytes(
-                self.path,
-                (json.dumps(carry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(),
-            )
+            fsio.append_jsonl(self.path, carry)
         finally:
             os.close(fd)
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _lines(self) -> tuple[bytes, list[bytes], list[str]]:
+    def _lines(self, path: Path | None = None) -> tuple[bytes, list[bytes], list[str]]:
         """The carry line (or b"") and the segment's other lines, oldest first; at most
         :data:`READ_LIMIT` bytes from the end are read, whatever the file's size."""
+        path = path if path is not None else self.path
         problems: list[str] = []
         try:
-            fd = fsio.open_regular(self.path, os.O_RDONLY)
+            fd = fsio.open_regular(path, os.O_RDONLY)
         except FileNotFoundError:
             return b"", [], problems
         try:
@@ -134,17 +134,20 @@ class Ledger:
                 head = os.pread(fd, 1 << 20, 0).split(b"\n", 1)[0]
                 data = data.split(b"\n", 1)[1] if b"\n" in data else b""
                 problems.append(
-                    f"{self.path}: larger than {READ_LIMIT // (1024 * 1024)} MB; "
-                    "only its end was read"
+                    f"{path}: larger than {READ_LIMIT // (1024 * 1024)} MB; only its end was read"
                 )
         finally:
             os.close(fd)
         lines = data.split(b"\n")
         if lines and not data.endswith(b"\n") and lines[-1].strip():
-            problems.append(f"{self.path}: torn last line (a write was cut short), skipped")
+            problems.append(f"{path}: torn last line (a write was cut short), skipped")
         lines = lines[:-1]  # the piece after the last newline: empty or torn
-        if start == 0 and lines and lines[0].startswith(CARRY_START):
-            head, lines = lines[0], lines[1:]
+        # The carry is the first line, or nearly: a hook may append between the rollover's
+        # rename and its carry.
+        for index, raw in enumerate(lines[:CARRY_WITHIN] if start == 0 else []):
+            if raw.startswith(CARRY_START):
+                head, lines = raw, lines[:index] + lines[index + 1 :]
+                break
         if not head.startswith(CARRY_START):
             head = b""
         return head, lines, problems
@@ -178,26 +181,11 @@ class Ledger:
                     found.append(record)
         return newest, found[:limit]
 
-    def records_reversed(self, containing: bytes | None = None) -> Iterator[dict[str, Any]]:
-        """The segment's actions from the newest back (the carry's recent ones after them),
-        parsing only lines holding ``containing``: the hook's cheap question."""
-        head, lines, _ = self._lines()
-        for raw in reversed(lines):
-            if containing is not None and containing not in raw:
-                continue
-            record, why = fsio.loads_why(raw)
-            if why is None and isinstance(record, dict):
-                yield record
-        carry = _carry(head)
-        for record in reversed(carry.get("recent") or []):
-            if isinstance(record, dict) and (
-                containing is None or containing in json.dumps(record).encode()
-            ):
-                yield record
-
-    def view(self, *, since: float | None = None, keep: int = CARRY_RECENT) -> LedgerView:
+    def view(
+        self, *, since: float | None = None, keep: int = CARRY_RECENT, path: Path | None = None
+    ) -> LedgerView:
         """Files, verifications and recent actions (those at ``t`` >= ``since``, if given)."""
-        head, lines, problems = self._lines()
+        head, lines, problems = self._lines(path)
         view = LedgerView(problems=problems)
         carry = _carry(head)
         if since is None:
@@ -221,7 +209,8 @@ class Ledger:
                 continue
             record, why = fsio.loads_why(raw)
             if why is not None or not isinstance(record, dict):
-                view.problems.append(f"{self.path}: a line is {why or 'not a JSON object'}")
+                where = path if path is not None else self.path
+                view.problems.append(f"{where}: a line is {why or 'not a JSON object'}")
                 continue
             t = record.get("t")
             if since is not None and not (isinstance(t, int | float) and t >= since):
@@ -230,18 +219,18 @@ class Ledger:
             if number >= last or since is not None:
                 view.recent.append(record)
             at = str(record.get("at") or "")
-            for path in record.get("paths") or []:
-                if isinstance(path, str):
-                    view.files.pop(path, None)
-                    view.files[path] = at
+            for touched in record.get("paths") or []:
+                if isinstance(touched, str):
+                    view.files.pop(touched, None)
+                    view.files[touched] = at
             command = record.get("command")
             if isinstance(record.get("verify"), dict) and isinstance(command, str):
                 view.verifications.pop(command, None)
                 view.verifications[command] = record
         # newest first; the carried files after this segment's
         newest = dict(reversed(list(view.files.items())))
-        for path, at in carried_files.items():
-            newest.setdefault(path, at)
+        for touched, at in carried_files.items():
+            newest.setdefault(touched, at)
         view.files = newest
         view.verifications = dict(reversed(list(view.verifications.items())))
         view.recent = view.recent[-keep:] if keep > 0 else []

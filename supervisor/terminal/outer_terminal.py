@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import select
-import termios
 import time
 from dataclasses import dataclass, field
 
@@ -118,6 +116,9 @@ def probe(in_fd: int = 0, out_fd: int = 1, timeout: float = PROBE_SECONDS) -> Ou
     does not answer within ``timeout`` (the answers that came are used)."""
     if not (os.isatty(in_fd) and os.isatty(out_fd)):
         return OuterTerminal()
+    import select
+    import termios  # POSIX only, as the probe: the emulators import this module everywhere
+
     try:
         saved = termios.tcgetattr(in_fd)
     except termios.error:

@@ -79,3 +79,18 @@ def test_the_evidence_fits_the_budget_and_points_to_tether_ledger(repo: Path) ->
     assert count_tokens(tight.text).n == tight.tokens
     assert "Evidence lines: run `tether ledger`" in tight.text
     assert "Checkout now:" in tight.text  # the most important line is kept
+
+
+def test_a_summary_claiming_a_pass_the_ledger_does_not_back_is_called_unverified(
+    repo: Path,
+) -> None:
+    tether = TetherDir.at(repo)
+    hook(repo, claude_bash_failed("pytest -q", "1 failed, 2 passed in 0.1s"))
+    tether.add_note("phase", "rehydrated: parser done, all tests pass")
+    incident = {"kind": "incident", "number": 1, "type": "compaction",
+                "summary": "The user fixed add(); the test suite is green."}  # fmt: skip
+    text = build_payload(tether, load_profile("claude"), incident=incident).text
+    evidence = _evidence(text)
+    assert 'The phase (your summary) says "rehydrated: parser done, all tests pass": ' in evidence
+    assert 'The compaction summary says "The user fixed add(); the test suite' in evidence
+    assert evidence.count("UNVERIFIED, no current passing tests run") == 2

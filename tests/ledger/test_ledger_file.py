@@ -86,3 +86,26 @@ def test_a_shell_command_is_credited_with_the_files_it_changed(repo: Path) -> No
     lines = ledger_lines(repo)
     assert lines[1]["paths"] == ["calc.py"]
     assert "paths" not in lines[2]  # nothing changed since the sed
+
+
+def test_a_line_appended_during_a_rollover_is_kept_before_the_carry(repo: Path) -> None:
+    ledger = Ledger(repo / ".tether")
+    ledger.path.write_text(
+        json.dumps({"t": 2, "tool": "Bash", "command": "early", "ok": True}) + "\n"
+        + json.dumps({"kind": "carry", "files": [["a.py", "x"]], "recent": []},
+                     separators=(",", ":")) + "\n"
+        + json.dumps({"t": 3, "tool": "Bash", "command": "late", "ok": True}) + "\n"
+    )  # fmt: skip
+    view = ledger.view()
+    assert [r["command"] for r in view.recent] == ["early", "late"]
+    assert "a.py" in view.files
+
+
+def test_the_agent_is_the_profile_the_hooks_process_names(repo: Path) -> None:
+    import io
+
+    from supervisor.agents.hook_command import handle
+
+    stdin = io.BytesIO(json.dumps(claude_bash("ls")).encode())
+    handle("PostToolUse", str(repo), stdin, io.StringIO(), io.StringIO(), profile="codex")
+    assert ledger_lines(repo)[-1]["agent"] == "codex"

@@ -521,3 +521,42 @@ async def test_a_stopped_reader_is_noticed_and_nothing_is_injected_while_output_
     finally:
         session.stop()
         supervision.close()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+async def test_a_hook_naming_a_folder_or_fifo_as_its_transcript_neither_ends_nor_blocks_tether(
+    tmp_path, kind
+):
+    """A folder as transcript_path ended tether (and hung up on the agent); a FIFO blocked
+    the tick's thread for ever. The tick now reads past it, and says why it is not followed."""
+    import threading
+
+    init(tmp_path, goal="g")
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.mkdir() if kind == "folder" else os.mkfifo(transcript)
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="claude", record=False)
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    session.start()
+    try:
+        payload = {"session_id": "s", "transcript_path": str(transcript)}
+        TetherDir.at(tmp_path).record_event("hook", "hook", event="Stop", payload=payload)
+        reads: list = []
+        for turn in range(3):  # the hook's event, then the transcript it named, twice
+            reader = threading.Thread(target=lambda: reads.append(supervision.read_tick()))
+            reader.daemon = True
+            reader.start()
+            reader.join(30)
+            assert not reader.is_alive(), "the tick's reads blocked"
+            supervision.apply_tick(reads[turn])
+        assert supervision.transcript.path == transcript
+        refused = {"folder": "a folder, not a file", "fifo": "a named pipe, not a file"}
+        assert supervision.transcript.refused == refused[kind]
+        said = f"the agent's transcript file is {refused[kind]}: not followed"
+        assert supervision.problems.count(said) == 1
+        assert session.running
+    finally:
+        session.stop()
+        supervision.close()

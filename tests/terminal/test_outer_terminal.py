@@ -13,6 +13,7 @@ from rich.cells import cell_len
 
 from supervisor.terminal.outer_terminal import OuterTerminal, parse_answers
 from supervisor.terminal.prefilter import Prefilter, Reply
+from tests.locations import REPO
 from widgets.terminal_view import row_strip
 
 LEGACY = OuterTerminal(vs16_cells=1, modifier_cells=4)  # tmux 3.3a, xterm, VTE...
@@ -49,7 +50,7 @@ PROBING_CHILD = textwrap.dedent(
 
 
 def _probing_child(timeout: str) -> ptyprocess.PtyProcess:
-    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    env = dict(os.environ, PYTHONPATH=str(REPO))
     return ptyprocess.PtyProcess.spawn(
         [sys.executable, "-c", PROBING_CHILD, timeout], env=env, dimensions=(24, 80)
     )

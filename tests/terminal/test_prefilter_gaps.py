@@ -92,3 +92,13 @@ def test_the_painter_draws_double_underline_overline_and_concealed_text():
     assert rich_style(CellStyle(underline=True, underline_style=3)).underline  # curly: single
     assert rich_style(CellStyle(overline=True)).overline
     assert rich_style(CellStyle(conceal=True)).conceal
+
+
+@pytest.mark.parametrize(("data", "shape"), [(b"ab\x1b[5 qcd", 5), (b"\x1b[2 q\x1b[ q", 0)])
+def test_the_cursor_shape_the_agent_asks_for_is_kept_for_the_real_cursor(
+    emulator_class, data, shape
+):
+    emulator = emulator_class(20, 3)
+    emulator.feed(data)
+    assert emulator.modes.cursor_shape == shape
+    assert emulator.display()[0].startswith("ab") or not data.startswith(b"ab")

@@ -44,14 +44,16 @@ def _env(home: Path) -> dict[str, str]:
     }
 
 
-def test_the_bar_lands_where_the_program_put_it_as_in_tmux(tmp_path):
+@pytest.mark.parametrize("backend", ["ghostty", "avt"])
+def test_the_bar_lands_where_the_program_put_it_as_in_tmux(tmp_path, backend):
     env = _env(tmp_path)
     with (
         TmuxSession(width=100, height=20, name="direct") as direct,
         TmuxSession(width=140, height=20, name="tether") as under,
     ):
         direct.start(["sh", "-c", SCRIPT], env=env, cwd=tmp_path)
-        under.start([str(VENV_BIN / "tether"), "run", "--", "sh", "-c", SCRIPT], env, tmp_path)
+        argv = [str(VENV_BIN / "tether"), "run", "--", "sh", "-c", SCRIPT]
+        under.start(argv, {**env, "TETHER_EMULATOR": backend}, tmp_path)
         direct.wait_for("PRINTED")
         under.wait_for("PRINTED")
         assert _bars(direct.capture()) == {"a": 20, "b": 20, "c": 20}

@@ -181,7 +181,7 @@ class CheckpointList(Widget):
             options.disable_option("none")
             self.highlighted = None
             return
-        options.add_options([Option(self._summary(seq), id=str(seq)) for seq in seqs])
+        options.add_options([Option(Text(self._summary(seq)), id=str(seq)) for seq in seqs])
         options.highlighted = seqs.index(keep) if keep in seqs else 0
 
     @on(OptionList.OptionHighlighted, "#cp-list")

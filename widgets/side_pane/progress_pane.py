@@ -77,9 +77,13 @@ class ProgressPane(Static):
 
     def _claims_worker(self) -> None:
         try:
-            done_section = notes.Document.parse(self.tether.read_notes()).find("Done")
-            done = notes.section_items(done_section.body) if done_section else []
-            found = check_claims(self.tether.root, self.tether.work_dir, done)
+            document = notes.Document.parse(self.tether.read_notes())
+            done_section, phase = document.find("Done"), document.find("Phase")
+            claims = notes.section_items(done_section.body) if done_section else []
+            summary = notes.strip_comments(phase.body).strip() if phase else ""
+            if summary:  # the agent's rehydration summary may claim a pass too
+                claims.append("Phase: " + summary.split("\n")[0])
+            found = check_claims(self.tether.root, self.tether.work_dir, claims)
         except Exception:  # a missing notes.md or a broken ledger: nothing to check
             found = None
         self.app.call_from_thread(setattr, self, "claims", found)
@@ -171,7 +175,7 @@ def render_progress(
     for warning in result.warnings:
         text.append(f"⚠ {shown_line(warning)}\n", style="yellow")
     if claims:
-        text.append("\nClaims of Done (checked against the ledger)\n", style="bold")
+        text.append("\nClaims of a pass (checked against the ledger)\n", style="bold")
         for claim in claims:
             item = " ".join(sanitize(claim.item).split())[:120]
             if claim.unverified:
