@@ -134,6 +134,11 @@ def handle(
     tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
+    if event == "postToolUse" and isinstance(fields.get("payload"), dict):  # Copilot CLI's
+        from supervisor.agents.copilot_actions import claude_shaped
+
+        event, shaped = claude_shaped(fields["payload"])
+        fields = {**fields, "payload": shaped}
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
         return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl

@@ -118,3 +118,17 @@ def test_session_start_and_prompt_hooks_started_together_answer_once(held):
     ]
     assert sorted(bool(out) for out in outs) == [False, True], outs
     assert len(answers(held)) == 1
+
+
+def test_copilots_tool_report_lands_in_the_ledger_with_its_exit_code(held):
+    """Recorded from 1.0.102 (cp102-tool.hooks.jsonl): `bash` ran `echo ... && exit 3`."""
+    from tests.locations import CAPTURES
+
+    (call,) = [
+        json.loads(x) for x in (CAPTURES / "cp102-tool.hooks.jsonl").read_text().splitlines()
+    ]
+    assert hook(held, "postToolUse", call["payload"]) == ""
+    ledger = held.root / "ledger.jsonl"
+    (action,) = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert action["command"] == "echo hello-from-tool && exit 3"
+    assert action["exit"] == 3

@@ -470,7 +470,13 @@ def decide_chat(body: dict, state: State) -> dict:
     system = " ".join(_chat_text(m) for m in messages if m.get("role") == "system")
     if AIDER_SUMMARY_MARK in system:
         return {"rule": "aider-summary", "text": AIDER_SUMMARY, "delay": state.compact_delay}
+    if messages and messages[-1].get("role") == "tool":  # the result of our RUN: tool call
+        result = _one_line(_chat_text(messages[-1]), 80)
+        return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + result}
     text = chat_last_prompt(body)
+    run = re.search(r"RUN:(.+)", text)
+    if run:
+        return {"rule": "run", "tool_command": run.group(1).strip()}
     typed = sum(1 for m in users if _COPILOT_WRAPPERS.sub("", _chat_text(m)).strip())
     reply = {"rule": "reply", "text": f"FAKE-REPLY {typed}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
@@ -731,7 +737,7 @@ class Handler(BaseHTTPRequestHandler):
             "created": int(time.time()),
             "model": model,
         }
-        text = d["text"]
+        text = d.get("text", "")
         in_tok = int(d.get("input_tokens") or self._approx_tokens)
         out_tok = max(1, len(text) // 4)
         usage = {
@@ -746,6 +752,24 @@ class Handler(BaseHTTPRequestHandler):
             return
         self._sse_start()
         chunk = dict(base, object="chat.completion.chunk")
+        if "tool_command" in d:  # Copilot CLI's shell tool, `bash`
+            args = json.dumps({"command": d["tool_command"], "description": "run", "mode": "sync"})
+            call = {"index": 0, "id": "call_fake_" + uuid.uuid4().hex[:16], "type": "function"}
+            call["function"] = {"name": "bash", "arguments": ""}
+            delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+            self._sse_data(
+                dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])
+            )
+            for part in _chunks(args, 2):
+                more = {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+                choice = {"index": 0, "delta": more, "finish_reason": None}
+                self._sse_data(dict(chunk, choices=[choice]))
+            done = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+            self._sse_data(dict(chunk, choices=[done]))
+            self._sse_data(dict(chunk, choices=[], usage=usage))
+            self._sse_data("[DONE]")
+            self._sse_end()
+            return
         first = {"role": "assistant", "content": ""}
         self._sse_data(dict(chunk, choices=[{"index": 0, "delta": first, "finish_reason": None}]))
         for part in _chunks(text):

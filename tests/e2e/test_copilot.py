@@ -2,7 +2,8 @@
 
 tether passes its hooks as a plugin for the one run (`--plugin-dir .tether/agent/...`),
 follows Copilot's journal (~/.copilot/session-state/<id>/events.jsonl) and its screen. The
-scenario: a typed DECISION (pinned once), /compact (one incident from journal and screen,
+scenario: a shell command through Copilot's tool (into the ledger, with its exit code), a
+typed DECISION (pinned once), /compact (one incident from journal and screen,
 the preCompact hook beside them, with the summary and its loss audit; the payload reaches
 the model with the next prompt, once), an automatic fold (the same), /clear (one wipe; the
 payload with the first prompt after it, once), a SIGKILL of the native binary, F6:
@@ -78,8 +79,21 @@ def test_copilot_decision_compact_clear_and_crash_each_rehydrate_once(
     with Timer("copilot: DECISION, /compact, /clear, SIGKILL + --continue"):
         setup = make_copilot_env()
         before = user_state(setup.home, setup.project)
-        run = tether_run(setup, fake_server, "copilot", ready=PM["ready"])
+        run = tether_run(setup, fake_server, "copilot", "--allow-all-tools", ready=PM["ready"])
         prompt_and_reply(run, "hello copilot")
+        # A shell command through Copilot's `bash` tool: its postToolUse hook fills the ledger.
+        run.type_line("RUN:echo hello-from-tool && exit 3", enter_delay=0.8)
+        run.wait_screen(r"TOOL-RESULT-SEEN: hello-from-tool", timeout=30)
+        run.wait_screen(PM["ready"])
+        ledger = setup.project / ".tether" / "ledger.jsonl"
+        actions = run.poll(
+            lambda: ledger.exists() and [json.loads(x) for x in ledger.read_text().splitlines()],
+            10,
+            "the tool's action in the ledger",
+        )
+        assert [(a["command"], a["exit"]) for a in actions] == [
+            ("echo hello-from-tool && exit 3", 3)
+        ], actions
         prompt_and_reply(run, DECISION)
         decisions = run.poll(lambda: run.events_of("decision"), 10, "the pinned DECISION")
         run.wait_screen(PM["ready"])
