@@ -6,8 +6,8 @@ changes nothing) and no hook after it, and its ``SessionStart`` has no ``compact
 source. ``BeforeAgent`` fires when a prompt is submitted, and its
 ``hookSpecificOutput.additionalContext`` is appended to that prompt for that turn: the
 first one after the compression carries the payload. A ``/clear`` is Claude Code's
-shape (``SessionStart`` source ``clear``), answered by :mod:`.session_start_answer`;
-the BeforeAgent after it then finds the loss answered.
+shape (``SessionStart`` source ``clear``), but Gemini's model never saw that hook's
+answer in the e2e run, so the first BeforeAgent after a clear carries it too.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def gemini_answer(hook_input: dict[str, Any] | None, work_dir: str) -> str | Non
             return None
         profile = os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         claude_shaped = {"source": SOURCES[kind], "session_id": hook_input.get("session_id")}
-        answer = session_start_answer(work_dir, claude_shaped, profile_name=profile)
+        answer = session_start_answer(
+            work_dir, claude_shaped, profile_name=profile, from_next_prompt=True
+        )
     if answer is None:
         return None
     try:

@@ -32,6 +32,7 @@ def session_start_answer(
     *,
     profile_name: str | None = None,
     new_session: bool = False,
+    from_next_prompt: bool = False,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
@@ -53,6 +54,10 @@ def session_start_answer(
         return None
     profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
+        return None
+    if "gemini_hooks" in profile.integrations and not from_next_prompt:
+        # Gemini CLI 0.61.0 took this answer after /clear and its model never saw it (e2e):
+        # the first BeforeAgent after the loss carries the payload instead (.gemini_answer).
         return None
     tether = TetherDir.at(work_dir)
     untrusted = trust.warning(tether)

@@ -26,6 +26,8 @@ CODEX_PACKAGE = "@openai/codex"
 # TETHER_E2E_CODEX_VERSION; to bump for everyone, change the default here.
 CLAUDE_VERSION = os.environ.get("TETHER_E2E_CLAUDE_VERSION") or "2.1.332"
 CODEX_VERSION = os.environ.get("TETHER_E2E_CODEX_VERSION") or "0.171.0"
+GEMINI_PACKAGE = "@google/gemini-cli"
+GEMINI_VERSION = os.environ.get("TETHER_E2E_GEMINI_VERSION") or "0.61.0"
 COPILOT_PACKAGE = "@github/copilot"
 COPILOT_VERSION = os.environ.get("TETHER_E2E_COPILOT_VERSION") or "1.0.102"
 
@@ -183,6 +185,11 @@ def ensure_agents(root: Path | None = None) -> AgentBins:
         codex_version=CODEX_VERSION,
         install_seconds={CLAUDE_PACKAGE: t_claude, CODEX_PACKAGE: t_codex},
     )
+
+
+def ensure_gemini(root: Path | None = None) -> tuple[Path, float]:
+    """Gemini CLI at its pin (a JavaScript bundle; no install script needed)."""
+    return install(GEMINI_PACKAGE, GEMINI_VERSION, "gemini", root, ("--ignore-scripts",))
 
 
 def ensure_copilot(root: Path | None = None) -> tuple[Path, float]:
@@ -434,6 +441,37 @@ def copilot_journals(home: Path) -> list[Path]:
     root = home / ".copilot" / "session-state"
     files = list(root.glob("*/events.jsonl")) if root.exists() else []
     return sorted(files, key=lambda p: p.stat().st_mtime)
+
+
+def prepare_gemini_home(home: Path, model_log: Path) -> Path:
+    """A fresh ``home`` whose ``~/.gemini/settings.json`` picks API-key auth (the key is a
+    dummy: no call leaves) and runs ``gemini_model.py`` as its ``BeforeModel`` hook, the
+    fake model; every request it answers is logged to ``model_log``."""
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    script = Path(__file__).with_name("gemini_model.py")
+    model = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"disableAutoUpdate": True},
+        "hooks": {
+            "BeforeModel": [{"hooks": [{"type": "command", "command": model, "timeout": 20000}]}]
+        },
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    model_log.touch()
+    return home
+
+
+def gemini_env(binary: Path, home: Path, model_log: Path) -> dict[str, str]:
+    """The environment for ``gemini`` offline: a dummy key, the project trusted."""
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        GEMINI_API_KEY=DUMMY_KEY,
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+        GEMINI_FAKE_LOG=str(model_log),
+    )
 
 
 def claude_transcripts(home: Path) -> list[Path]:

@@ -7,6 +7,8 @@ If node/npm are missing the tier FAILS with instructions (it is part of ``make t
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +192,41 @@ def make_copilot_env(
         return AgentSetup("copilot", copilot_bin, home, project, env, argv=["copilot"])
 
     return make
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """Gemini CLI at its pin (installed on first use, then cached)."""
+    try:
+        binary, secs = agents.ensure_gemini()
+    except agents.AgentInstallError as e:
+        pytest.fail(str(e), pytrace=False)
+    _INSTALL_REPORT[f"{agents.GEMINI_PACKAGE}@{agents.GEMINI_VERSION}"] = secs
+    return binary
+
+
+@pytest.fixture
+def make_gemini_env(gemini_bin: Path) -> Iterator[Callable[..., AgentSetup]]:
+    """An isolated Gemini CLI setup whose fake model is its BeforeModel hook. It lives in the
+    e2e cache, not in the temporary folder: Gemini skips a hooks file below a folder others
+    may write, and /tmp is one."""
+    made: list[Path] = []
+
+    def make(name: str = "gemini") -> AgentSetup:
+        root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=agents.cache_dir()))
+        made.append(root)
+        home, project = root / "home", root / "proj"
+        project.mkdir(parents=True)
+        log = root / "model.jsonl"
+        agents.prepare_gemini_home(home, log)
+        env = agents.gemini_env(gemini_bin, home, log)
+        return AgentSetup("gemini", gemini_bin, home, project, env, argv=["gemini"])
+
+    try:
+        yield make
+    finally:
+        for root in made:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
