@@ -191,6 +191,7 @@ class Supervision:
             take_checkpoint=self.checkpoint,
             why_waiting=self.gate.wait_reason,
             output_stalled=session.output_stalled,
+            submit_delay=profile_.submit_delay_ms / 1000,
         )
         self.injector.listeners.append(self._injection_changed)
         self.injector.sent_listeners.append(self.transcript.own_words.add)

@@ -7,6 +7,10 @@ has a BeforeModel hook of their own in ~/.gemini/settings.json that answers as t
 (pinned), /clear (one wipe from the SessionEnd/SessionStart clear hooks; the next prompt's
 BeforeAgent answer is the payload, which reaches the model in that request, once, no key
 pressed: Gemini's model never saw the SessionStart answer after /clear).
+
+Not here: a SIGKILL and F6 (`gemini --resume latest`). It worked in 4 of 7 runs; in the
+others the resumed Gemini drew its prompt before it took keys, and the paste and its
+Enter were lost (the banner then says the payload was not acknowledged; F6 again works).
 """
 
 from __future__ import annotations
