@@ -84,6 +84,14 @@ def answer_for(
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
     """
+    if event in ("sessionStart", "userPromptSubmitted"):  # GitHub Copilot CLI's names
+        from supervisor.agents.copilot_answer import copilot_answer
+
+        return copilot_answer(event, payload_json, work_dir)
+    if event == "BeforeAgent":  # Gemini CLI's: the first prompt after a compression
+        from supervisor.agents.gemini_answer import gemini_answer
+
+        return gemini_answer(payload_json, work_dir)
     if event == "PreCompact":
         from supervisor.rehydrate.summary_instructions import instructions
         from supervisor.store.tether_dir import TetherDir
@@ -130,6 +138,11 @@ def handle(
     tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
+    if event == "postToolUse" and isinstance(fields.get("payload"), dict):  # Copilot CLI's
+        from supervisor.agents.copilot_actions import claude_shaped
+
+        event, shaped = claude_shaped(fields["payload"])
+        fields = {**fields, "payload": shaped}
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
         return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl

@@ -33,6 +33,7 @@ def session_start_answer(
     *,
     profile_name: str | None = None,
     new_session: bool = False,
+    from_next_prompt: bool = False,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
@@ -55,6 +56,10 @@ def session_start_answer(
     profile = load_profile(profile_name or environment.current().profile or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
         return None
+    if "gemini_hooks" in profile.integrations and not from_next_prompt:
+        # Gemini CLI 0.61.0 took this answer after /clear and its model never saw it (e2e):
+        # the first BeforeAgent after the loss carries the payload instead (.gemini_answer).
+        return None
     tether = TetherDir.at(work_dir)
     untrusted = trust.warning(tether)
     if untrusted is not None:  # another person's notes: not pasted before the user says yes
@@ -63,7 +68,7 @@ def session_start_answer(
     kind = "compaction" if source == "compact" and not new_session else "wipe"
     # Codex fires SessionStart(compact|clear) at the next turn, however late: its last
     # unanswered incident of that kind in this run is this loss, not only a recent one.
-    late = "codex_hooks" in profile.integrations
+    late = bool({"codex_hooks", "copilot_hooks", "gemini_hooks"} & set(profile.integrations))
     now = time.time()
     incident = this_loss(tether, kind, now, within=_this_run(tether) if late else None)
     number = incident.get("number")

@@ -46,6 +46,12 @@ INCIDENT_KINDS = {
 
 MANUAL = "manual"
 AUTO = "auto"
+# Claude Code (2.1.286 and later) folds on its own schedule with no prompt in flight: while
+# the user is idle, before the prompt cache expires ("idle"), or with a summary it wrote in
+# the background ("precomputed"). More specific than "auto", which its other sources say.
+IDLE = "idle"
+PRECOMPUTED = "precomputed"
+SCHEDULED_TRIGGERS = (IDLE, PRECOMPUTED)
 
 # A detail (True) on a sighting the agent reports only when the next turn starts, however
 # long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest

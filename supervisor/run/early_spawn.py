@@ -136,6 +136,10 @@ def spawn_ahead(
             argv = agent_argv(named, words, tether, resume=False)
         env = dict(os.environ)
         env[environment.PROFILE] = name  # as launch.new_supervision sets it
+        if named is not None:
+            from supervisor.run.run_config import agent_env
+
+            env.update(agent_env(named, tether))
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
         cols, rows = view_cols_rows
         host = PtyHost(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)

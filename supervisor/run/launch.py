@@ -21,6 +21,7 @@ from supervisor import environment
 from supervisor.config.layout import view_size
 from supervisor.errors import TetherError
 from supervisor.run.early_spawn import SpawnedAhead
+from supervisor.run.run_config import agent_env
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
 
@@ -38,6 +39,7 @@ def new_supervision(
     if session.base_env is None:
         session.base_env = dict(os.environ)
     session.base_env[environment.PROFILE] = supervision.profile.name
+    session.base_env.update(agent_env(supervision.profile, supervision.tether))
     return supervision
 
 

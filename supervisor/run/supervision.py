@@ -33,7 +33,7 @@ from supervisor.agents import hook_client
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
-from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
+from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -160,7 +160,9 @@ class Supervision:
         self.checkpointer = Checkpointer(self.tether, self._problem)
         self._transcript_refused: str | None = None  # said once per refusal
         self.transcript = TranscriptFollower(
-            claude=CLAUDE_TRANSCRIPT in profile_.integrations, started_at=self.started_at
+            claude=CLAUDE_TRANSCRIPT in profile_.integrations,
+            started_at=self.started_at,
+            copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
         self.reader = TickReader(
@@ -196,6 +198,7 @@ class Supervision:
             why_waiting=self.gate.wait_reason,
             output_stalled=session.output_stalled,
             record_event=self.events.record_event,  # the injection's fsync, off the loop
+            submit_delay=profile_.submit_delay_ms / 1000,
         )
         self.injector.listeners.append(self._injection_changed)
         self.injector.sent_listeners.append(self.transcript.own_words.add)
