@@ -56,9 +56,7 @@ def test_quitting_gives_the_shell_its_cursor_back_where_it_was(tmp_path: Path) -
     cursor shown: the agent's cursor is not carried onto the user's own screen."""
     tether = str(VENV_BIN / "tether")
     shell = (
-        "printf 'BEFORE\\n'; "
-        f"{tether} run -- sh -c \"{SCRIPT}\"; "
-        "printf 'AFTER'; exec sleep 600"
+        f"printf 'BEFORE\\n'; {tether} run -- sh -c \"{SCRIPT}\"; printf 'AFTER'; exec sleep 600"
     )
     with TmuxSession(width=140, height=20, name="quit") as session:
         session.start(["sh", "-c", shell], _env(tmp_path), tmp_path)
