@@ -96,6 +96,20 @@ def test_a_new_folder_gets_its_templates_once_the_command_runs(tmp_path):
         ahead.abandon()
 
 
+def test_a_folder_the_first_run_made_is_trusted_so_the_next_run_does_not_ask(tmp_path):
+    """`tether run` in a folder without `.tether/` makes it (the user's own, as with
+    `tether init`): the next `tether run` there must not warn that it may have come from
+    someone else."""
+    from supervisor.store import trust
+
+    ahead = spawn_ahead(None, SLEEPER, tmp_path, (80, 24))
+    try:
+        ahead.complete()
+    finally:
+        ahead.abandon()
+    assert trust.warning(TetherDir.at(tmp_path)) is None
+
+
 async def test_the_supervision_adopts_the_agent_its_lock_and_its_hook_socket(tmp_path):
     ahead = spawn_ahead(None, SHOW_ENV, tmp_path, (70, 20))
     assert ahead is not None
