@@ -178,8 +178,9 @@ def _check_settings() -> None:
     folder = config_dir()
     if (folder / "keys.toml").exists():
         from supervisor.config.keymap import load_keymap
+        from supervisor.terminal.keys import refuse_unsendable
 
-        load_keymap()
+        refuse_unsendable(load_keymap())
     if (folder / "notify.toml").exists():
         from supervisor.config.notify import load_notify_settings
 
