@@ -268,11 +268,14 @@ class TetherApp(App[int], inherit_bindings=False):
 
     @work(thread=True, exclusive=True, group="tokenizer")
     def _warm_tokenizer(self) -> None:
-        """Load the tokenizer off the event loop so the first rehydrate does not wait for it,
-        then set what start-up built aside (:meth:`_settle_heap`)."""
+        """Load the tokenizer and the judge's libraries off the event loop so the first
+        rehydrate and the first loss audit do not wait for them, then set what start-up
+        built aside (:meth:`_settle_heap`)."""
+        from supervisor.recognize.judge.libraries import warm
         from supervisor.rehydrate.tokens import count_tokens
 
         count_tokens("")
+        warm()  # the judge's libraries, which the first audited compaction needs on the loop
         try:
             self.call_from_thread(self._settle_heap)
         except RuntimeError:  # the app has already stopped

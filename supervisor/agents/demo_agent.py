@@ -39,6 +39,7 @@ CONTEXT_WINDOW = 20_000
 AUTO_COMPACT_EVERY = 4
 DEMO_FOLDER_ENV = environment.DEMO_FOLDER  # set by `tether demo`: the folder it runs in
 PASTE_START, PASTE_END = f"{ESC}[200~", f"{ESC}[201~"
+NEWLINE_MARK = "↵"  # shown in the prompt for a typed line break (one cell)
 
 # Specifics a lossy summary drops: numbers with units, identifiers, names, quotes.
 _SPECIFIC = re.compile(
@@ -353,6 +354,11 @@ class DemoAgent:
                     if buffer:
                         buffer = buffer[:-1]
                         self.write("\b \b")
+                elif char == ESC and text[index : index + 1] in ("\r", "\n"):
+                    # Alt+Enter (ESC CR), as in Claude Code: a new line, not a submit.
+                    index += 1
+                    buffer += "\n"
+                    self.write(NEWLINE_MARK)
                 elif char == ESC:
                     # Swallow the rest of an escape sequence (arrows and the like).
                     match = re.match(r"(\[[0-9;?]*[ -/]*[@-~]|O.|.)?", text[index:])

@@ -61,6 +61,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.config.notify import load_notify_settings
     from supervisor.run.run_config import RunConfig, agent_argv
     from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.terminal.keys import refuse_unsendable
     from supervisor.terminal.pty_host import resolve_command
 
     if not workdir.is_dir():
@@ -84,12 +85,14 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
             init(workdir)
         argv = agent_argv(profile, words, tether, resume=False)
     resolve_command(argv)  # fail before the UI starts if the program is missing
+    keymap = load_keymap()
+    refuse_unsendable(keymap)
     return RunConfig(
         argv=argv,
         workdir=workdir,
         profile_name=profile.name,
         title=f"tether · {profile.name}",
-        keymap=load_keymap(),
+        keymap=keymap,
         notify=load_notify_settings(),
         extra_args=list(words) if profile_name is not None else [],
     )

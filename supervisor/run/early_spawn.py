@@ -60,9 +60,12 @@ class SpawnedAhead:
         what exists), which take ~50 ms of fsyncs."""
         self.hook_server  # noqa: B018 (made now, off the first frame's path)
         if self.templates_due:
-            from supervisor.store.tether_dir import init
+            from supervisor.store.tether_dir import TetherDir, init, trust_what_we_made
 
             init(self.session.cwd or ".")
+            # spawn_ahead made the folder (for the lock), so init found it there and
+            # did not trust it: the next run would ask if it came from someone else.
+            trust_what_we_made(TetherDir.at(self.session.cwd or "."))
             self.templates_due = False
 
     def abandon(self, reason: str | None = None) -> None:
@@ -180,8 +183,9 @@ def _check_settings() -> None:
     folder = config_dir()
     if (folder / "keys.toml").exists():
         from supervisor.config.keymap import load_keymap
+        from supervisor.terminal.keys import refuse_unsendable
 
-        load_keymap()
+        refuse_unsendable(load_keymap())
     if (folder / "notify.toml").exists():
         from supervisor.config.notify import load_notify_settings
 

@@ -405,13 +405,13 @@ def init(work_dir: Path | str = ".", goal: str | None = None) -> InitResult:
     if not os.path.lexists(tether.root):
         result = _init_new(tether, goal_text)
         if result is not None:
-            _trust_what_we_made(tether)
+            trust_what_we_made(tether)
             return result
     tether.check_door()
     return _fill_in(tether, goal_text)
 
 
-def _trust_what_we_made(tether: TetherDir) -> None:
+def trust_what_we_made(tether: TetherDir) -> None:
     """The user just made this `.tether/`: its notes are theirs, nothing to ask about
     (:mod:`supervisor.store.trust`). Not remembered (a read-only config folder): asked."""
     from supervisor.store import trust  # it reads TetherDir: imported here, not above

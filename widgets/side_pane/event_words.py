@@ -29,7 +29,10 @@ SOURCE_WORDS = {
     "process": "by the process",
     "stream": "in the output",
     "lock": "from the lock",
+    "typed": "in what the user typed",
 }
+# An incident's sources, listed after "seen by": the names, but a person for "typed".
+VIA_WORDS = {"typed": "what the user typed"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +60,7 @@ def _via(event: dict[str, Any]) -> str:
     sources = event.get("sources")
     if not isinstance(sources, list) or not sources:
         sources = [event.get("source", "?")]
-    return ", ".join(map(str, sources))
+    return ", ".join(VIA_WORDS.get(str(source), str(source)) for source in sources)
 
 
 def _observed(what: str, event: dict[str, Any]) -> str:
