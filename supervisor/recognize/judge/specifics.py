@@ -134,7 +134,7 @@ _HYPHENATED = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 _ISSUE = re.compile(r"(?<![\w])#\d+\b")
-_ALNUM = re.compile(r"\b[a-z]+\d+[a-z][a-z0-9]*\b")  # argon2id, e2e
+_ALNUM = re.compile(r"\b(?=\w{5,})[a-z]+\d+[a-z][a-z0-9]*\b")  # argon2id (e2e is a word)
 _GLUED = re.compile(r"\b([A-Za-z]{2,})(\d+(?:\.\d+)*)\b")  # PG16, EC2, ES2022
 _PRODUCTS = frozenset(
     """
