@@ -22,13 +22,14 @@ _SIZE_PREFIX = (0.9, 1.12)  # 4 GB and 4 GiB: the same number of a binary or dec
 
 def same(pinned: Specific, other: Specific) -> bool:
     """Whether ``other`` states ``pinned``'s value, in any notation."""
-    if pinned.key == other.key:
-        return True
     kinds = {pinned.kind, other.kind}
     if kinds <= {QUANTITY, NUMBER}:
         keys = (pinned.dimension, other.dimension)
         if all(k.startswith("key:") for k in keys) and keys[0] != keys[1]:
-            return False  # minAvailable 2 is not maxUnavailable 2
+            return False  # minAvailable 2 is not maxUnavailable 2, though both are 2
+    if pinned.key == other.key:
+        return True
+    if kinds <= {QUANTITY, NUMBER}:
         return _same_amount(pinned, other)
     if kinds == {NUMBER, VERSION}:  # "drop Node 16 and 18": 18 is Node 18
         number, version = (pinned, other) if pinned.kind == NUMBER else (other, pinned)

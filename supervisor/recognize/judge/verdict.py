@@ -387,19 +387,24 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)+\b")
 
 def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
     """ "Firebase Cloud Messaging" said as FCM, or FCM as "Firebase Cloud Messaging"."""
+    return _acronym_in(specific, pin, text.prepared.text)
+
+
+def _acronym_in(specific: Specific, pin: Decision, said: str) -> bool:
+    """Whether ``said`` names ``specific`` by its initials, or spells out its initials."""
     pin_text = pin.reading.prepared.text
     for run in _CAPITALISED_RUN.finditer(pin_text):
         if run.start() <= specific.start < run.end():
             initials = "".join(word[0] for word in run.group(0).split())
-            if re.search(rf"\b{initials}s?\b", text.prepared.text):
+            if re.search(rf"\b{initials}s?\b", said):
                 return True
     parts = re.findall(r"[A-Z][a-z0-9]+", specific.text)
     camel = len(parts) >= 2 and "".join(parts) == specific.text  # PodDisruptionBudget: PDB
-    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", text.prepared.text):
+    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", said):
         return True
     word = specific.text
     if word.isupper() and len(word) >= 2:
-        for run in _CAPITALISED_RUN.finditer(text.prepared.text):
+        for run in _CAPITALISED_RUN.finditer(said):
             if "".join(w[0] for w in run.group(0).split()) == word:
                 return True
     return False
@@ -482,12 +487,18 @@ def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
 
 
 def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
-    """The sentences that share at least one stem or value with the decision."""
+    """The sentences that share at least one stem or value with the decision, or name
+    one of its names by its initials ("PDB" for PodDisruptionBudget)."""
+    named = [s for s in pin.specifics if s.kind in (NAME, IDENTIFIER)]
     return [
         index
         for index, stems in enumerate(text.sentence_stems)
         if pin.stems & stems
         or any(matching.same(s, o) for s in pin.specifics for o in text._by_sentence[index])
+        or any(
+            _acronym_in(s, pin, text.prepared.text[slice(*text.sentence_spans[index])])
+            for s in named
+        )
     ]
 
 
@@ -522,7 +533,10 @@ def _instead(
     context = _context_stems(pin, specific)
     for index in relevant:
         for other in text._by_sentence[index]:
-            if other.key in claimed or not matching.replaces(specific, other):
+            # a setting's key is its own: maxUnavailable 2 holds no pinned minAvailable 2
+            if other.key in claimed and not other.dimension.startswith("key:"):
+                continue
+            if not matching.replaces(specific, other):
                 continue
             if not bindings.free(other):
                 continue
