@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 
@@ -27,6 +28,8 @@ def same(pinned: Specific, other: Specific) -> bool:
         keys = (pinned.dimension, other.dimension)
         if all(k.startswith("key:") for k in keys) and keys[0] != keys[1]:
             return False  # minAvailable 2 is not maxUnavailable 2, though both are 2
+        if pinned.scope and other.scope and pinned.scope != other.scope:
+            return False  # 25 MB per file is not 25 MB per request
     if pinned.key == other.key:
         return True
     if kinds <= {QUANTITY, NUMBER}:
@@ -45,6 +48,13 @@ def same(pinned: Specific, other: Specific) -> bool:
         clock_b, _, zone_b = other.key.partition("@")
         return clock_a == clock_b and (not zone_a or not zone_b or zone_a == zone_b)
     return False
+
+
+def same_amount_elsewhere(pinned: Specific, other: Specific) -> bool:
+    """Whether ``other`` is ``pinned``'s amount counted per something else."""
+    if not (pinned.scope and other.scope) or pinned.scope == other.scope:
+        return False
+    return same(dataclasses.replace(pinned, scope=""), dataclasses.replace(other, scope=""))
 
 
 def _same_amount(pinned: Specific, other: Specific) -> bool:

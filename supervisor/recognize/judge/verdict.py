@@ -326,8 +326,10 @@ def judge(
             continue
         if instead is None and not bindings.bound_elsewhere(owner, specific):
             instead = _instead(specific, pin, text, touching, claimed, bindings)
+        if instead is None:
+            instead = _rescoped(specific, text, near)
         if instead is not None:
-            changed.append(Changed(specific.text, instead.text))
+            changed.append(Changed(_with_scope(specific), _with_scope(instead)))
         else:
             missing.append(specific.text)
     subject = _subject(pin)
@@ -500,6 +502,25 @@ def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
             for s in named
         )
     ]
+
+
+def _rescoped(specific: Specific, text: Reading, near: list[Specific]) -> Specific | None:
+    """The same amount said per something else ("100 rpm per IP" for "100 requests per
+    minute per API key"): where a same amount would keep the value, it changes its scope."""
+    if not specific.scope:
+        return None
+    candidates = text.specifics if specific.kind == QUANTITY else near
+    for other in candidates:
+        if other.scope and matching.same_amount_elsewhere(specific, other):
+            return other
+    return None
+
+
+def _with_scope(specific: Specific) -> str:
+    """A value as written, with what it is counted per when that is what changed."""
+    if specific.scope_text and not specific.text.endswith(specific.scope_text.strip()):
+        return specific.text + specific.scope_text
+    return specific.text
 
 
 def _kept(specific: Specific, text: Reading, near: list[Specific]) -> bool:
