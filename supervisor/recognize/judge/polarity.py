@@ -194,3 +194,28 @@ def carried(direction: str, text: str) -> bool:
         if word.fullmatch(direction):
             return bool(carriers.search(text))
     return bool(FORWARD.search(text) or BACKWARD.search(text))
+
+
+# The opposites that rules turn on, by Snowball stem. No well-kept source of antonyms
+# installs offline (WordNet's data comes from a download), and rules use few of them:
+# this table is those few, written once.
+_OPPOSITE_PAIRS = (
+    ("automat", "manual"),
+    ("enabl", "disabl"),
+    ("allow", "deni"),
+    ("client", "server"),
+    ("sync", "async"),
+    ("synchron", "asynchron"),
+    ("includ", "exclud"),
+    ("upper", "lower"),
+    ("public", "privat"),
+    ("read", "write"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+)
+OPPOSITES: dict[str, str] = {a: b for a, b in _OPPOSITE_PAIRS} | {b: a for a, b in _OPPOSITE_PAIRS}
+
+
+def opposite(stem: str) -> str | None:
+    """The stem of the word that says the opposite of ``stem`` in a rule, or None."""
+    return OPPOSITES.get(stem)

@@ -26,6 +26,7 @@ from supervisor.recognize.judge.polarity import (
     Polarity,
     carried,
     directions,
+    opposite,
     rule_word,
 )
 from supervisor.recognize.judge.specifics import (
@@ -164,7 +165,24 @@ class Decision:
 def _decision(written: str) -> Decision:
     """A decision read once per process: the pins are judged again and again."""
     reading = Reading.of(written)
-    return Decision(written, reading, reading.specifics, _soft(reading), reading.stems)
+    return Decision(
+        written, reading, reading.specifics, _soft(reading), reading.stems | _compounds(written)
+    )
+
+
+def _compounds(text: str) -> frozenset[str]:
+    """The stems of two words said as one: "roll back" is "rollback", "dead letter"
+    "deadletter"."""
+    found = words(text)
+    return frozenset(
+        libraries.stem(a + b)
+        for (a, _s, a_end), (b, b_start, _e) in itertools.pairwise(found)
+        if len(a) >= 3
+        and len(b) >= 3
+        and text[a_end:b_start] in (" ", "-")
+        and a not in STOPWORDS
+        and b not in STOPWORDS
+    )
 
 
 def _soft(reading: Reading) -> list[Soft]:
@@ -353,6 +371,7 @@ def judge(
         _reversal(pin, text, relevant)
         or _swapped_modifier(pin, text, strong)
         or _other_alternative(pin, text, strong)
+        or _opposite_word(pin, text, touching)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -709,6 +728,36 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
+    return None
+
+
+def _opposite_word(pin: Decision, text: Reading, touching: list[int]) -> Changed | None:
+    """ "automatically" said as "manual", "server-side" as "client-side": a word of the
+    decision the text does not say, and its opposite said where the decision is spoken
+    of, either as a word the decision does not use or in the decision's own compound."""
+    pin_text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics if s.kind != NAME]
+    pin_words = [(w, s, e) for w, s, e in words(pin_text) if not any(a <= s < b for a, b in taken)]
+    for position, (word, start, end) in enumerate(pin_words):
+        stem = libraries.stem(word.lower())
+        other = opposite(stem)
+        if other is None or stem in text.stems:
+            continue
+        following = pin_words[position + 1][0].lower() if position + 1 < len(pin_words) else ""
+        joined = pin_text[end : pin_words[position + 1][1]] if following else ""
+        for index in touching:
+            sentence_start, sentence_end = text.sentence_spans[index]
+            said = words(text.prepared.text[sentence_start:sentence_end])
+            for place, (now, _s, _e) in enumerate(said):
+                if libraries.stem(now.lower()) != other:
+                    continue
+                after = said[place + 1][0].lower() if place + 1 < len(said) else ""
+                if other in pin.stems and not (following and after == following):
+                    continue  # the decision says both: only its own compound, turned, counts
+                pinned = pin.reading.prepared.original(start, end)
+                if following and after == following:
+                    return Changed(f"{pinned}{joined}{following}", f"{now}{joined}{after}")
+                return Changed(pinned, now)
     return None
 
 
