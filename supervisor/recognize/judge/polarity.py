@@ -83,7 +83,11 @@ class Polarity:
                 last = not clause[match.end() :].strip(" .!?;:,)—-")
                 begin = start if passive or last else start + match.start()
                 self._negated.append((begin, end, match.group(0)))
-                if match.group("state"):
+                # "Disable autoscaling": a switch turned off by order, when it opens its
+                # clause, is a rule ("drop Node 16" may still come back as "Node 16 goes")
+                opens = not clause[: match.start()].strip(" \t\n-*>#0123456789.)")
+                switch = re.match(r"disable|turn|switch", match.group(0), re.IGNORECASE)
+                if match.group("state") and not (opens and switch):
                     self._states.add((start + match.start(), end))
             allow = PERMISSIVE.search(clause)
             if allow:

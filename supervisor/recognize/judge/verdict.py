@@ -949,6 +949,12 @@ def _items(pin: Decision) -> list[tuple[str, int]]:
     return items
 
 
+def _same_stem(a: str, b: str) -> bool:
+    """One word's stem, or one the stemmer cut otherwise ("autoscaling" is autosc,
+    "autoscale" autoscal): of six letters or more, one begins the other."""
+    return a == b or (min(len(a), len(b)) >= 6 and (a.startswith(b) or b.startswith(a)))
+
+
 def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, int]) -> list[int]:
     """Where ``item`` appears in ``text[span]``."""
     start, end = span
@@ -957,7 +963,7 @@ def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, in
         return [
             start + s
             for word, s, _e in words(text.prepared.text[start:end])
-            if len(word) >= 3 and libraries.stem(word) == stem
+            if len(word) >= 3 and _same_stem(libraries.stem(word), stem)
         ]
     specifics = [s for s in pin.specifics if s.key == item]
     return [
@@ -980,7 +986,7 @@ def _occurrences(
             for word, s, _e in words(text.prepared.text[start:end]):
                 if any(a <= start + s < b for a, b in inside):
                     continue  # "prod" of infra/prod/ is a path's part, not the word
-                if len(word) >= 3 and libraries.stem(word) == stem:
+                if len(word) >= 3 and _same_stem(libraries.stem(word), stem):
                     places.append(start + s)
         return places
     specific = next(s for s in pin.specifics if s.key == item and s.start == at)
