@@ -19,7 +19,7 @@ _LIMIT = (
     r"|bigger|larger|smaller|sooner)\s+than|only)\b"
 )
 FORWARD = re.compile(
-    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|nothing|none|nowhere|nobody"
+    rf"(?<![\w-])(?!{_LIMIT})(?:no\s+longer|never|not|no|nor|neither|nothing|none|nowhere|nobody"
     r"|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"

@@ -866,6 +866,7 @@ def _clause_reversal(
     plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
     plain_places: list[tuple[str, str, int]] = []
     negated_items = 0
+    said_negated = 0  # of what the rule negates, the items the text says at all
     for item, at in items:
         sides = sides_in_pin.pop(item, None)
         if sides is None or len(sides) != 1:
@@ -877,6 +878,7 @@ def _clause_reversal(
         places = _occurrences(item, pin, at, text, strong)
         if not places:
             continue
+        said_negated += negated
         cues = [text.polarity.negation_at(place) for place in places]
         if negated and all(cue is None for cue in cues):
             allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
@@ -905,7 +907,17 @@ def _clause_reversal(
         plain = []  # "only from CI" says "never locally" its own way
     # with nothing of the rule's affirmed side said, half of what it negated is enough
     share = _WHOLE_RULE if agreeing[False] else 0.5
-    if plain and not agreeing[True] and len(plain) >= share * negated_items:
+    # or, its verb said in other words ("no longer supports offline mode" -> "keeps full
+    # offline mode"), all of what the text says of it, two items at least, said plainly
+    # and nothing negated in the sentences that say them
+    whole = (
+        len(plain) >= 2
+        and len(plain) == said_negated
+        and not any(
+            text.polarity.any_negation(*text.sentence_span(place)) for _i, _n, place in plain_places
+        )
+    )
+    if plain and not agreeing[True] and (len(plain) >= share * negated_items or whole):
         flipped[True] += plain
     for side in (True, False):
         if flipped[side] and len(flipped[side]) > agreeing[side]:
