@@ -636,7 +636,7 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
         return None
     polarity = pin.reading.polarity
     pin_text = pin.reading.prepared.text
-    lifted = _lifted(pin_text, text, strong)
+    lifted = _lifted(pin_text, text, strong) or _widened(pin, text, strong)
     if lifted is not None:
         return lifted
     items = _items(pin)
@@ -684,6 +684,70 @@ def _lifted(pin_text: str, text: Reading, strong: list[int]) -> Changed | None:
         opened = _ANY.search(sentence)
         if opened and rule.group(0).lower() == "only" and not _ONLY.search(sentence):
             return Changed(rule.group(0), opened.group(0).strip())
+    return None
+
+
+# "only the platform team", "only in the UI": what an "only" keeps to, up to its clause's end
+_ONLY_WHAT = re.compile(
+    r"\bonly\s+((?:(?:in|on|at|from|by|for|to|via)\s+)?(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+)?)",
+    re.IGNORECASE,
+)
+_VERB_AT_START = re.compile(r"^\s*([a-z]{4,})\b")
+_ALTERNATIVE_OR = re.compile(r"\s+(?:or|and)\s+(?:the\s+|a\s+|an\s+|any\s+)?[\w-]+(?:\s+[\w-]+)?")
+
+
+def _widened(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """An "only" the text widens or moves: "only the platform team" said as "the platform
+    team or the service owner"; "convert only in the UI" said as "the backend converts",
+    with no word of the UI. A clause that says "only" itself keeps the restriction."""
+    pin_text = pin.reading.prepared.text
+    for start, end in _rule_clauses(pin_text):
+        clause = pin_text[start:end]
+        restricted = _ONLY_WHAT.search(clause)
+        if restricted is None:
+            continue
+        kept_to = content_stems(restricted.group(1))
+        if not kept_to:
+            continue
+        verb = _VERB_AT_START.match(clause)
+        for index in strong:
+            for c_start, c_end in text.polarity._clauses:
+                sentence = text.sentence_spans[index]
+                if not sentence[0] <= c_start < sentence[1]:
+                    continue
+                said = text.prepared.text[c_start:c_end]
+                if _ONLY.search(said):
+                    continue
+                stems = content_stems(said)
+                where = _object_end(said, kept_to)
+                if where is not None:  # "the platform team or the service owner"
+                    more = _ALTERNATIVE_OR.match(said, where)
+                    if more and not set(content_stems(more.group(0))) <= set(kept_to):
+                        return Changed(
+                            "only " + restricted.group(1), said[: more.end()].strip(" —-")
+                        )
+                    continue
+                # "the backend converts": the restricted act, done where the "only" is not
+                if (
+                    verb
+                    and not text.polarity.any_negation(c_start, c_end)
+                    and not restricted.group(1).lower().startswith(("the ", "a ", "an "))
+                    and any(_same_stem(libraries.stem(verb.group(1)), x) for x in stems)
+                    and not any(_has_stem(frozenset(stems), x) for x in kept_to)
+                ):
+                    return Changed("only " + restricted.group(1), said.strip())
+    return None
+
+
+def _object_end(said: str, stems: list[str]) -> int | None:
+    """Where the words ``stems`` end when ``said`` holds them in a row, else None."""
+    found = words(said)
+    for i in range(len(found)):
+        run = [w for w in found[i:] if w[0] not in STOPWORDS][: len(stems)]
+        if len(run) == len(stems) and all(
+            libraries.stem(w) == x for (w, _s, _e), x in zip(run, stems, strict=True)
+        ):
+            return run[-1][2]
     return None
 
 
