@@ -16,6 +16,7 @@ from supervisor.recognize.judge.specifics import (
     TIME,
     VERSION,
     Specific,
+    is_media_type,
 )
 
 _SIZE_PREFIX = (0.9, 1.12)  # 4 GB and 4 GiB: the same number of a binary or decimal size
@@ -207,6 +208,8 @@ def search_written(pinned: Specific, text: str) -> bool:
         parts = value.strip("/").split("/")
         if len(parts) >= 2:
             candidates.append("/".join(parts[-2:]))
+    if pinned.kind == IDENTIFIER and is_media_type(value):
+        candidates.append(value.split("/", 1)[1])  # image/png said as PNG
     if pinned.kind == NAME:
         candidates.append(value.rstrip("s"))
     if pinned.kind == IDENTIFIER and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value):

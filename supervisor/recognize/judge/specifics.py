@@ -442,9 +442,34 @@ def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[
             position = match.start() + 1
 
 
+# The top-level media types (RFC 6838): "image/png" is a format, not a pair of words.
+_MEDIA_TYPES = frozenset(
+    [
+        "application",
+        "audio",
+        "font",
+        "example",
+        "image",
+        "message",
+        "model",
+        "multipart",
+        "text",
+        "video",
+    ]
+)
+
+
+def is_media_type(value: str) -> bool:
+    """``image/png``, ``application/pdf``: a top-level media type and its subtype."""
+    parts = value.split("/")
+    return len(parts) == 2 and parts[0].lower() in _MEDIA_TYPES and bool(parts[1])
+
+
 def _looks_like_ratio(value: str) -> bool:
     """``and/or``, ``read/write``, ``24/7``: a slash between words is no path."""
     parts = value.split("/")
+    if is_media_type(value):
+        return False  # image/png, application/pdf: a media type names one format
     if parts[0].replace(".", "").isdigit():  # 20/instance, 1/2-minute, 24/7
         return True
     if len(parts) == 2 and all(re.fullmatch(r"[A-Z0-9-]+", p) for p in parts):

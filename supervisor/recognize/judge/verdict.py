@@ -372,6 +372,7 @@ def judge(
         or _swapped_modifier(pin, text, strong)
         or _other_alternative(pin, text, strong)
         or _opposite_word(pin, text, touching)
+        or _grown_list(pin, text, claimed)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -792,6 +793,47 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
+    return None
+
+
+_LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s)\s*")
+
+
+def _lists(reading: Reading) -> list[list[Specific]]:
+    """The runs of two or more identifiers joined by commas, "and" or "or"."""
+    text = reading.prepared.text
+    runs: list[list[Specific]] = []
+    run: list[Specific] = []
+    for specific in reading.specifics:
+        if specific.kind != IDENTIFIER:
+            continue
+        if run and _LIST_JOIN.fullmatch(text[run[-1].end : specific.start]):
+            run.append(specific)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = [specific]
+    if len(run) >= 2:
+        runs.append(run)
+    return runs
+
+
+def _grown_list(pin: Decision, text: Reading, claimed: frozenset[str]) -> Changed | None:
+    """A pinned list said whole with more in it ("image/png, image/jpeg, application/pdf"
+    said with image/webp among them): what the list admits has changed."""
+    for pinned in _lists(pin.reading):
+        for said in _lists(text):
+            if not all(any(matching.same(p, o) for o in said) for p in pinned):
+                continue
+            extra = [
+                o
+                for o in said
+                if o.key not in claimed and not any(matching.same(p, o) for p in pinned)
+            ]
+            if extra and all(any(matching.shaped_like(p, o) for p in pinned) for o in extra):
+                written = pin.reading.prepared.original(pinned[0].start, pinned[-1].end)
+                now = text.prepared.original(said[0].start, said[-1].end)
+                return Changed(written, now)
     return None
 
 
