@@ -373,6 +373,8 @@ def judge(
         or _other_alternative(pin, text, strong)
         or _opposite_word(pin, text, touching)
         or _grown_list(pin, text, claimed)
+        or _requalified(pin, text)
+        or _rejected_taken(pin, text, strong)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -793,6 +795,83 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
+    return None
+
+
+_QUALIFIER = re.compile(r"\s*(?:for|of|on)\s+(?:the\s+|all\s+)?([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _qualifier(text: str, specific: Specific) -> str | None:
+    """The stem of what a value is said of: "0.1 for traces", "10% of errors"."""
+    match = _QUALIFIER.match(text, specific.end)
+    return libraries.stem(match.group(1).lower()) if match else None
+
+
+def _qualified(text: str, specific: Specific) -> str:
+    """A value with what it is said of, as written ("0.1 for traces")."""
+    match = _QUALIFIER.match(text, specific.end)
+    return text[specific.start : match.end() if match else specific.end]
+
+
+def _requalified(pin: Decision, text: Reading) -> Changed | None:
+    """Two values of a decision, each said of its own thing ("0.1 for traces and 1.0 for
+    errors"), and the text gives one thing the other's value ("10% of errors")."""
+    pin_text = pin.reading.prepared.text
+    qualified = [
+        (p, q)
+        for p in pin.specifics
+        if p.kind in (NUMBER, QUANTITY) and (q := _qualifier(pin_text, p)) is not None
+    ]
+    if len({q for _p, q in qualified}) < 2:
+        return None
+    for other in text.specifics:
+        if other.kind not in (NUMBER, QUANTITY):
+            continue
+        said_of = _qualifier(text.prepared.text, other)
+        if said_of is None:
+            continue
+        for pinned, of in qualified:
+            if (
+                of == said_of
+                and not matching.same(pinned, other)
+                and any(matching.same(p, other) for p, q in qualified if q != of)
+            ):
+                return Changed(_qualified(pin_text, pinned), _qualified(text.prepared.text, other))
+    return None
+
+
+# "partitioned by event_date, not by ingestion time": the act, what it takes, what it rejects
+_CONTRAST = re.compile(
+    r"\b(\w{4,})\s+(by|in|on|at|with|as|from|via|for)\s+([^,;.]+?),?\s+not\s+(?:\2\s+)?([^,;.]+)",
+    re.IGNORECASE,
+)
+
+
+def _rejected_taken(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "partitioned by event_date, not by ingestion time" said as "partition by ingestion
+    date": the act done with what the decision rejected, and not with what it chose."""
+    pinned = _CONTRAST.search(pin.reading.prepared.text)
+    if pinned is None:
+        return None
+    verb = libraries.stem(pinned.group(1).lower())
+    chosen = set(content_stems(pinned.group(3)))
+    rejected = set(content_stems(pinned.group(4))) - chosen
+    if not rejected:
+        return None
+    act = re.compile(rf"\b(\w{{4,}})\s+{pinned.group(2)}\s+([^,;.]+)", re.IGNORECASE)
+    for index in strong:
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        for said in act.finditer(sentence):
+            if not _same_stem(libraries.stem(said.group(1).lower()), verb):
+                continue
+            stems = set(content_stems(said.group(2)))
+            phrase = said.group(2).lower().replace("_", " ")
+            taken = pinned.group(3).strip().lower().replace("_", " ")
+            if stems & rejected and taken not in phrase and not _ONLY.search(sentence):
+                if text.polarity.any_negation(*text.sentence_spans[index]):
+                    continue
+                rejection = pinned.string[pinned.end(3) : pinned.end(4)].strip(" ,")
+                return Changed(rejection, said.group(0).strip())
     return None
 
 
