@@ -347,7 +347,10 @@ def judge(
         if instead is None:
             instead = _rescoped(specific, text, near)
         if instead is not None:
-            changed.append(Changed(_with_scope(specific), _with_scope(instead)))
+            if specific.scope != instead.scope:  # what it is counted per changed: say so
+                changed.append(Changed(_with_scope(specific), _with_scope(instead)))
+            else:
+                changed.append(Changed(specific.text, instead.text))
         else:
             missing.append(specific.text)
     subject = _subject(pin)
