@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from supervisor import environment
 from supervisor.agents.hook_client import SOCKET_ENV
 from supervisor.errors import TetherError
 
@@ -137,7 +138,11 @@ def spawn_ahead(
 
             argv = agent_argv(named, words, tether, resume=False)
         env = dict(os.environ)
-        env["TETHER_PROFILE"] = name  # as launch.new_supervision sets it
+        env[environment.PROFILE] = name  # as launch.new_supervision sets it
+        if named is not None:
+            from supervisor.run.run_config import agent_env
+
+            env.update(agent_env(named, tether))
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
         cols, rows = view_cols_rows
         host = PtyHost(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.agents.resume_figures import resume_figures
 from supervisor.shown import shown, shown_line
 from supervisor.store.tether_dir import INCIDENT_KIND
 
@@ -141,6 +142,10 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind == "artifacts-warning":  # a gap in the indexes or a bad line, with its line number
         return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
+        figures = resume_figures(get("payload")) if get("event") == "SessionStart" else None
+        if figures:  # Claude Code's resume/fork: what going on costs, where the user decides
+            source = shown_line(str(get("payload").get("source") or "resume"))
+            return f"hook: SessionStart ({source}): {figures}", "warning"
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
     if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
         return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"
