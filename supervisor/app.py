@@ -428,14 +428,16 @@ class TetherApp(App[int], inherit_bindings=False):
         self.terminal.focus()
 
     def action_switch_focus(self) -> None:
+        # Focus moves at once (Widget.focus waits a turn): a second F9 in the same read
+        # must see where the first one put it.
         slots = self.query(SideSlot)
-        if self.terminal.has_focus:
+        if self.focused is self.terminal:  # has_focus follows only once Focus is handled
             sides = self.query("#side")
             if sides:
                 slots.first().peek()
-                sides.first().focus()
+                self.screen.set_focus(sides.first())
         else:
-            self.terminal.focus()
+            self.screen.set_focus(self.terminal)
             if slots:
                 slots.first().unpeek()
 
