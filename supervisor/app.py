@@ -18,12 +18,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
-from textual.notifications import SeverityLevel
 from textual.widgets import Footer
 
 from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
@@ -39,11 +38,11 @@ from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
-from supervisor.shown import shown, shown_line
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets import banner_text
 from widgets.loss_banner import LossBanner
+from widgets.plain_notify import PlainNotifyApp
 from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
@@ -91,7 +90,7 @@ def _while_running(handler):
     return guarded
 
 
-class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
+class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -107,24 +106,6 @@ class TetherApp(RecoveryKeys, App[int], inherit_bindings=False):
         Binding(getattr(KEYS, name), action, text, priority=True, id=_binding_id(name))
         for name, (action, text) in ACTIONS.items()
     ]
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every notification (the widgets' too) may quote a file or the agent: shown, as text."""
-        super().notify(
-            shown(message),
-            title=shown_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
 
     def __init__(self, config: RunConfig, early: EarlyStart | None = None, hangups=None) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the

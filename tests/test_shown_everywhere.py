@@ -158,9 +158,6 @@ async def test_no_pane_draws_a_control_character_from_the_folder(tmp_path, tab):
                 options.highlighted = index
                 await pilot.pause()
                 seen.append(screen_text(app))
-        app.notify(HOSTILE, title=ONE_LINE)
-        await pilot.pause()
-        seen.append(screen_text(app))
         for text in seen:
             # The title's words, shown as text (the notes editor draws ESC as ␛, one for one).
             assert "pwned" not in text or "^[]2;" in text or "␛]2;" in text
@@ -194,13 +191,17 @@ async def test_the_banner_shows_a_planted_locks_start_time_without_its_controls(
     tether = hostile_folder(tmp_path)
     tether.lock.write_text(json.dumps({"pid": 999_999, "started_at": ONE_LINE}))  # stale
     app = TetherApp(RunConfig(argv=["bash", "--norc"], workdir=tmp_path, env=shell_env))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
         banner = app.query_one(LossBanner)
         await wait_until(pilot, lambda: "uncleanly" in banner.text, what="the banner")
         await pilot.pause()
         text = screen_text(app)
         assert "^[]52;c;" in text  # the start time, shown as text in the banner
         assert found(UNSAFE_ON_SCREEN, text) == []
+        # A notification quoting a file (the app's and every widget's go through the app).
+        app.notify(f"cannot read notes.md: {HOSTILE}", title=ONE_LINE, timeout=30)
+        await wait_until(pilot, lambda: "cannot read notes.md" in screen_text(app), what="toast")
+        assert found(UNSAFE_ON_SCREEN, screen_text(app)) == []
 
 
 # -- the shell commands --------------------------------------------------------------------------
