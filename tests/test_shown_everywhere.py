@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.widgets import OptionList
 
 from supervisor.recognize.observations import Dropped
@@ -310,3 +312,34 @@ async def test_text_from_the_folder_is_never_read_as_markup(tmp_path, tab):
             await pilot.press("end")
         await pilot.pause()
         assert "[@click=app.quit]press[/]" in screen_text(app).replace("  ", " ")
+
+
+# -- the rule, for any text ----------------------------------------------------------------------
+
+ANY_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(codec=None),  # anything, surrogates included
+        st.sampled_from([*C0, "\x7f", *C1, "\u202e", "\u2066", "\U000e0041", "\u2028", "["]),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_no_text_whatever_it_holds_is_shown_with_a_control_character(text):
+    for show in (shown, shown_line, shown_in_place):
+        out = show(text)
+        assert not UNSAFE.search(out)
+        assert show(out) == out  # showing twice changes nothing
+        out.encode("utf-8")  # printable to any UTF-8 terminal, surrogates included
+    assert "\n" not in shown_line(text) and "\t" not in shown_line(text)
+    assert len(shown_in_place(text)) == len(text)  # an editor's columns stay where they were
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(ANY_TEXT, ANY_TEXT, max_size=4))
+def test_json_shown_is_the_same_data_for_any_text(data):
+    dumped = json_shown(json.dumps(data, ensure_ascii=False))
+    assert json.loads(dumped) == data
+    assert not UNSAFE.search(dumped)
