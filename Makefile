@@ -18,11 +18,13 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/ruff format --check .
 
 screenshots: $(STAMP)
@@ -38,4 +40,4 @@ captures: $(STAMP)
 	$(BIN)/python -m tests.make_replay_screens $$($(BIN)/python -m tests.e2e.record_captures --names $(CAPTURES))
 
 clean:
-	rm -rf $(VENV) .pytest_cache .import_linter_cache .grimp_cache
+	rm -rf $(VENV) .pytest_cache .import_linter_cache .grimp_cache .mypy_cache

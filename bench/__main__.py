@@ -28,6 +28,7 @@ from bench import (
     idle,
     jitter,
     keys,
+    ledger_timings,
     memory,
     pipeline,
     redraw,
@@ -329,6 +330,32 @@ def bench_startup(table: Table, runs: int, frames: int) -> None:
         )
 
 
+def bench_ledger(table: Table, runs: int) -> None:
+    """Issue 28: a week-long ledger (300,000 actions) keeps the hook and the payload as fast."""
+    times = ledger_timings.ledger_times(runs)
+    table.raw["ledger"] = times
+    for command in ("tether hook PostToolUse", "tether hook SessionStart compact"):
+        base = _median(times[f"{command}, ledger none"])
+        for kind, words in (
+            ("rolled", "300,000 actions, rolled over"),
+            ("flat", "300,000 in one file"),
+        ):
+            values = times[f"{command}, ledger {kind}"]
+            ms = [x * 1000 for x in values]
+            lo, hi = _iqr(ms)
+            ratio = _median(values) / base
+            table.add(
+                "8. ledger",
+                f"`{command}` (supervisor answers), {words}",
+                f"{_median(ms):.0f} ms",
+                f"IQR {lo:.0f}–{hi:.0f}",
+                f"no ledger {base * 1000:.0f} ms",
+                f"{ratio:.2f}×",
+                "≤ 1.5× no ledger",
+                _verdict(ratio <= 1.5),
+            )
+
+
 def bench_detection(table: Table) -> None:
     r = detect.detection_latencies()
     table.raw["detection"] = r
@@ -383,6 +410,7 @@ def main() -> int:
         ("memory", lambda: bench_memory(table, 8 if quick else 1000)),
         ("startup", lambda: bench_startup(table, 5 if quick else 20, 2 if quick else 5)),
         ("detection", lambda: bench_detection(table)),
+        ("ledger", lambda: bench_ledger(table, 3 if quick else 15)),
     ]
     timings = {}
     for name, step in steps:

@@ -15,32 +15,32 @@ import functools
 import gc
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.driver import Driver
+from textual.events import Resize
 from textual.message import Message
-from textual.widgets import Footer
 
-from supervisor.agents.codex_hooks import rehydrates_at_next_prompt
 from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
 from supervisor.engine_link import EngineLink
 from supervisor.errors import TetherError
-from supervisor.recognize.fusion import IncidentChange
-from supervisor.rehydrate.injector import InjectorStatus
-from supervisor.rehydrate.summary_instructions import reaches_summarizer
+from supervisor.raw_input_driver import RawInput
 from supervisor.run.attention import Attention
+from supervisor.run.attention_model import AttentionState
+from supervisor.run.hangup import Hangups
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
-from widgets import banner_text
+from widgets.key_footer import KeyFooter
 from widgets.loss_banner import LossBanner
 from widgets.plain_notify import PlainNotifyApp
 from widgets.side_slot import SideSlot
@@ -65,7 +65,7 @@ ACTIONS = {  # Keymap field -> (action, footer text)
     "side_pane": ("toggle_pane", "Pane"),
     "rehydrate": ("rehydrate", "Rehydrate"),
     "preview": ("preview", "Preview"),
-    "checkpoint": ("checkpoint", "Checkpoint"),
+    "checkpoint": ("checkpoint", "Snapshot"),
     "switch_focus": ("switch_focus", "Focus"),
     "quit": ("request_quit", "Quit"),
     "pin_dropped": ("pin_dropped", "Pin"),
@@ -78,19 +78,43 @@ def _binding_id(name: str) -> str:
     return f"tether.{name}"
 
 
-def _while_running(handler):
+M = TypeVar("M", bound=Message)
+
+
+def _while_running(
+    handler: Callable[[TetherApp, M], None],
+) -> Callable[[TetherApp, M], None]:
     """Textual drains the app's message queue after it removed the widgets (App._shutdown):
     a message handled then has no widget left to update, and must not start anything."""
 
     @functools.wraps(handler)
-    def guarded(self, *args):
+    def guarded(self: TetherApp, message: M) -> None:
         if self.is_running:
-            handler(self, *args)
+            handler(self, message)
 
     return guarded
 
 
-class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
+class DriverSlot:
+    """The driver Textual made for this app, to write the user's alerts to their terminal
+    (Textual keeps its own reference private; ``get_driver_class`` is its public door)."""
+
+    def __init__(self) -> None:
+        self.driver: Driver | None = None
+
+    def remembering(self, base: type[Driver]) -> type[Driver]:
+        """A thin subclass of ``base`` whose instance this slot holds."""
+        slot = self
+
+        class Remembered(base):  # type: ignore[valid-type,misc]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                slot.driver = self
+
+        return Remembered
+
+
+class TetherApp(PlainNotifyApp, inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -107,9 +131,12 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         for name, (action, text) in ACTIONS.items()
     ]
 
-    def __init__(self, config: RunConfig, early: EarlyStart | None = None, hangups=None) -> None:
+    def __init__(
+        self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
+    ) -> None:
         """``early``: the agent `tether run` already spawned; else it starts once the
         terminal view knows its size. ``hangups``: a real run's SIGHUP and SIGTERM (hangup.py)."""
+        self._terminal_out = DriverSlot()  # before App.__init__, which asks get_driver_class
         super().__init__()
         self._hangups = hangups
         self.config = config
@@ -125,12 +152,15 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         self._heap_frozen = False  # _settle_heap ran (and on_unmount undoes it)
         read = lambda: self.supervision.read_tick()  # noqa: E731 (looked up per read)
         self._ticks = TickPump(read, self._apply_tick, self._tick_failed)
-        self._banner_source = ""
-        self._compact_offer_shown = False
         self.attention = Attention(config.notify, time.monotonic)
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
+        self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
+        self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
+
+    def get_driver_class(self) -> type[Driver]:
+        return self._terminal_out.remembering(super().get_driver_class())
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -142,7 +172,7 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
                 # first frame; the pane itself mounts after that frame (_mount_side_pane).
                 yield SideSlot(self.size.width, self.size.height, id="side-slot")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     async def _mount_side_pane(self) -> None:
         """Run from the app's own queue and awaited, so a quit waits until the pane is whole
@@ -189,14 +219,12 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         if self._hangups is not None:
             self._hangups.on_loop(asyncio.get_running_loop(), self.end)
         self.engine.attach()
-        view = self._view = self.terminal
-        self.status_bar.profile = supervision.profile.name
+        view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
-        self.banner.idle_text = f"tether is watching {supervision.profile.name}: no loss seen yet"
-        self.status_bar.context = supervision.meter.describe()
+        self._render(supervision.attention.state)
         for incident in supervision.fusion.incidents:  # e.g. the unclean exit of a dead tether
-            self._incident(IncidentChange(incident, new=True))
+            self._alert(self.attention.incident(incident.title()))
         self.set_interval(TICK_SECONDS, self._tick)
         view.focus()
         if self._early is not None:
@@ -260,14 +288,7 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         self._agent_started()
 
     def _agent_started(self) -> None:
-        self.status_bar.agent_state = "starting"
-        if self.supervision.profile.initial_brief:
-            self.supervision.send_brief()
-        if self.supervision.current_incident is not None:
-            # A dead tether left an unclean exit: offer the same recovery once the agent waits.
-            self._show(
-                self._incident_text(self.supervision.current_incident), "warning", "incident"
-            )
+        self.supervision.agent_started()
 
     def _tick(self) -> None:
         """Read what the tick needs from disk off the loop; one read at a time."""
@@ -280,14 +301,10 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         self.exit(1, message=f"tether: reading .tether/ failed: {error!r}")
 
     def _apply_tick(self, reads: TickReads) -> None:
-        """On the loop: the engine takes the reads; the status bar hears of it by message."""
+        """On the loop: the engine takes the reads (its attention model says what changed)."""
         if not self.is_running:  # shutting down: the supervision is closing
             return
         self.supervision.apply_tick(reads)
-        self.post_message(self.Ticked())
-
-    class Ticked(Message):
-        """The supervision applied a tick's reads: time to refresh what shows an age."""
 
     @_while_running
     def on_side_pane_file_changed(self, message: SidePane.FileChanged) -> None:
@@ -296,49 +313,39 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         if message.path in (tether.events, tether.progress, tether.artifacts):
             self._tick()
 
-    @_while_running
-    def on_tether_app_ticked(self, _message: Ticked) -> None:
-        self.status_bar.checkpoint_age = self._checkpoint_age()
-        injector = self.supervision.injector
-        if injector is not None and self._banner_source == "injection":
-            status = injector.status()
-            # keep "N s ago" current, and a queued payload's reason (busy, then a typed line...)
-            if status.state in ("sent", "unacknowledged", "queued"):
-                self._injection(status)
-
-    def _checkpoint_age(self) -> str:
-        return banner_text.checkpoint_age(self.supervision.last_checkpoint, time.time())
-
     # -- what the engine tells us ---------------------------------------------------
 
-    def _incident_text(self, incident) -> str:
-        return banner_text.incident_text(
-            incident,
-            self.config.keymap,
-            orphan=self.supervision.orphan if incident.kind == "unclean-exit" else None,
-            at_next_prompt=rehydrates_at_next_prompt(self.supervision.profile),
-        )
+    @_while_running
+    def on_engine_link_attention_changed(self, message: EngineLink.AttentionChanged) -> None:
+        self._render(message.state)
+
+    def _render(self, state: AttentionState) -> None:
+        """Show what the attention model decided: the banner's notice and the status texts."""
+        notice = state.notice
+        banner = self.banner
+        banner.idle_text = state.idle_text
+        if notice is None:
+            banner.hide()
+        else:
+            banner.show(notice.text, notice.tone, notice.short)
+        status, bar = state.status, self.status_bar
+        bar.profile = status.profile
+        bar.agent_state = status.agent_state
+        bar.context = status.context
+        bar.compactions = status.compactions
+        bar.incidents = status.incidents
+        bar.last_incident = status.last_incident
+        bar.checkpoint_age = status.checkpoint_age
 
     @_while_running
     def on_engine_link_incident_changed(self, message: EngineLink.IncidentChanged) -> None:
-        self._incident(message.change)
-
-    def _incident(self, change: IncidentChange) -> None:
-        incident = change.incident
-        tone = "error" if incident.kind == "crash" else "warning"
-        self._show(self._incident_text(incident), tone, "incident")
-        self.status_bar.compactions = self.supervision.fusion.compaction_count()
-        self.status_bar.incidents = incident.number  # numbered across runs: the count in all
-        self.status_bar.last_incident = incident.title()
-        if change.new:
-            self._alert(self.attention.incident(incident.title()))
+        if message.change.new:
+            self._alert(self.attention.incident(message.change.incident.title()))
 
     @_while_running
     def on_engine_link_agent_state_changed(self, message: EngineLink.AgentStateChanged) -> None:
         # "unknown": the agent gives no cue (a plain command); it is running, that is all.
-        state = message.state
-        self.status_bar.agent_state = "running" if state == "unknown" else state
-        self._alert(self.attention.state(state))
+        self._alert(self.attention.state(message.state))
 
     def _alert(self, message: str | None) -> None:
         """Call the user back: the bell and a desktop notification, through their terminal."""
@@ -348,45 +355,9 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         if not sequence:
             return
         self.alerts.append(sequence)
-        driver = self._driver
-        if driver is not None and not self.is_headless:
+        driver = self._terminal_out.driver
+        if driver is not None and not driver.is_headless:
             driver.write(sequence)  # as App.bell() writes its BEL
-
-    @_while_running
-    def on_engine_link_meter_changed(self, message: EngineLink.MeterChanged) -> None:
-        meter = message.meter
-        self.status_bar.context = meter.describe()
-        offered = self.supervision.compact_offered()
-        if offered and not self._compact_offer_shown and self._banner_source != "incident":
-            told = reaches_summarizer(self.supervision.profile)
-            text = banner_text.compact_offer(meter.describe(), self.config.keymap, told)
-            self._show(text, "info", "compact-offer")
-        self._compact_offer_shown = offered
-
-    @_while_running
-    def on_engine_link_injection_changed(self, message: EngineLink.InjectionChanged) -> None:
-        self._injection(message.status)
-
-    def _injection(self, status: InjectorStatus) -> None:
-        if status.state == "idle":
-            return
-        if status.reason == "initial brief":
-            if status.state == "queued":
-                self._show(
-                    "The initial brief waits until the agent is ready for input",
-                    "info",
-                    "injection",
-                )
-            elif self._banner_source == "injection":
-                self.banner.hide()
-            return
-        text, tone = banner_text.injection(status, self.config.keymap)
-        self._show(text, tone, "injection")
-
-    def _show(self, text: str, tone: str, source: str) -> None:
-        """The banner shows one thing at a time; ``source`` says whose it is."""
-        self._banner_source = source
-        self.banner.show(text, tone)
 
     @_while_running
     def on_engine_link_screen_changed(self, _message: EngineLink.ScreenChanged) -> None:
@@ -395,13 +366,6 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
     @_while_running
     def on_engine_link_problem_reported(self, message: EngineLink.ProblemReported) -> None:
         self.notify(message.text, title="tether", severity="error", timeout=10)
-
-    @_while_running
-    def on_engine_link_agent_exited(self, message: EngineLink.AgentExited) -> None:
-        status = message.status
-        self.status_bar.agent_state = status.describe()
-        if status.clean:
-            self.banner.show(banner_text.agent_ended(status.describe(), self.config.keymap), "info")
 
     # -- tether's keys -------------------------------------------------------------
 
@@ -414,6 +378,24 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
             self.notify(str(taken), severity="error")
             return
         self.notify(f"Checkpoint #{taken.seq} taken", title="tether", timeout=3)
+
+    def action_rehydrate(self) -> None:
+        self.recovery_keys.rehydrate()
+
+    def action_preview(self) -> None:
+        self.recovery_keys.preview()
+
+    def action_compact(self) -> None:
+        self.recovery_keys.compact()
+
+    def action_pin_dropped(self) -> None:
+        self.recovery_keys.pin_dropped()
+
+    def action_end_orphan(self) -> None:
+        self.recovery_keys.end_orphan()
+
+    def _focus_terminal(self) -> None:
+        self.terminal.focus()
 
     def action_switch_focus(self) -> None:
         slots = self.query(SideSlot)
@@ -438,7 +420,7 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
         for slot in self.query(SideSlot):
             slot.toggle()
 
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: Resize) -> None:
         for slot in self.query(SideSlot):
             slot.fit(event.size.width, event.size.height)
 
@@ -479,7 +461,9 @@ class TetherApp(RecoveryKeys, PlainNotifyApp, inherit_bindings=False):
             self._heap_frozen = False
 
 
-def run_app(config: RunConfig, early: EarlyStart | None = None, hangups=None) -> int:
+def run_app(
+    config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
+) -> int:
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
     app = TetherApp(config, early, hangups)

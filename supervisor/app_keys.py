@@ -1,63 +1,95 @@
-"""tether's recovery keys as app actions: rehydrate, preview, compact now, pin, end orphan.
+"""tether's recovery keys: rehydrate, preview, compact now, pin, end the left-over agent.
 
-A mixin of :class:`~supervisor.app.TetherApp`, which composes it: these actions
-share one rule, that a payload is built on a worker thread (notes can be
-megabytes) and delivered on the loop, and one set of attributes the app sets
-(``supervision``, ``session``, ``banner``, ``terminal``).
+The app's actions call one :class:`RecoveryKeys`, which shares one rule among
+them: a payload is built on a worker thread (notes can be megabytes) and
+delivered on the loop. What the user is told goes through the engine's
+attention model, like everything else the banner says.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual import work
+from textual.app import App
 from textual.worker import get_current_worker
 
 from supervisor.errors import TetherError
+from supervisor.run.supervision import Supervision
 
 if TYPE_CHECKING:
+    from supervisor.recognize.observations import Incident
     from supervisor.rehydrate.payload import Payload
 
 
 class RecoveryKeys:
     """The actions behind F3, F4, F6, F7 and F12 (by default; keys.toml renames them)."""
 
-    supervision: Any
-    session: Any
-    banner: Any
-    terminal: Any
+    def __init__(
+        self, app: App[int], supervision: Supervision, focus_terminal: Callable[[], None]
+    ) -> None:
+        """``app``: runs the workers and the dialogs, and shows the toasts."""
+        self.app = app
+        self.supervision = supervision
+        self.attention = supervision.attention
+        self.focus_terminal = focus_terminal
 
-    def action_rehydrate(self) -> None:
-        if not self.session.running:
-            self.banner.show("Restarting the agent with its resume command…", "info")
-            self._build_payload(self._restart_with)
+    def rehydrate(self) -> None:
+        if not self.supervision.session.running:
+            self.attention.say("Restarting the agent with its resume command…", "info")
+            self._build_payload(self._asked_first(self._restart_with))
             return
-        self._build_payload(self._send_payload)
+        self._build_payload(self._asked_first(self._send_payload))
+
+    def _asked_first(self, then: Callable[[Payload], None]) -> Callable[[Payload], None]:
+        """``then``, but for a shell profile only once the user says yes: a paste would run
+        the payload's lines as commands there (the injector refuses it unconfirmed)."""
+        if self.supervision.profile.kind != "shell":
+            return then
+
+        def ask(payload: Payload) -> None:
+            from widgets.confirm_shell_paste import ConfirmShellPaste
+
+            def answered(yes: bool | None) -> None:
+                self.focus_terminal()
+                if not yes:
+                    self.attention.say("Nothing was pasted into the shell", "info")
+                    return
+                self.supervision.injector.confirm_into_shell()
+                then(payload)
+
+            self.app.push_screen(ConfirmShellPaste(self.supervision.profile.name), answered)
+
+        return ask
 
     def _restart_with(self, payload: Payload) -> None:
         try:
             self.supervision.restart(payload=payload)
         except TetherError as error:
-            self.banner.show(str(error), "error")
+            self.attention.say(str(error), "error")
 
-    @work(thread=True, exclusive=True, group="payload")
     def _build_payload(self, then: Callable[[Payload], None]) -> None:
         """Build the payload off the event loop (notes can be megabytes), then ``then`` on it.
 
         A newer F6/F7 cancels this one (``exclusive``): only the newest is delivered.
         """
+        self.app.run_worker(
+            functools.partial(self._build, then), thread=True, exclusive=True, group="payload"
+        )
+
+    def _build(self, then: Callable[[Payload], None]) -> None:
         try:
             payload = self.supervision.build_payload()
         except TetherError as error:
-            self._from_thread(self.banner.show, str(error), "error")
+            self._from_thread(self.attention.say, str(error), "error")
             return
         if not get_current_worker().is_cancelled:
             self._from_thread(then, payload)
 
     def _from_thread(self, callback: Callable[..., object], *args: object) -> None:
         try:
-            self.call_from_thread(callback, *args)
+            self.app.call_from_thread(callback, *args)
         except RuntimeError:  # the app has already stopped
             pass
 
@@ -65,21 +97,23 @@ class RecoveryKeys:
         try:
             result = self.supervision.rehydrate(payload=payload)
         except TetherError as error:
-            self.banner.show(str(error), "error")
+            self.attention.say(str(error), "error")
             return
         if result == "empty":
-            self.banner.show("Nothing to send: the payload is empty", "warning")
+            self.attention.say("Nothing to send: the payload is empty", "warning")
 
-    @work(exclusive=True, group="orphan")
-    async def action_end_orphan(self) -> None:
+    def end_orphan(self) -> None:
         """SIGTERM, then SIGKILL, to the dead tether's agent; the banner says how it went."""
         if self.supervision.orphan is None:
             return
-        self.banner.show("Ending the previous tether's agent…", "info")
-        said = await self.supervision.end_orphan()
-        self._show(said, "success" if "was ended" in said else "error", "orphan")
+        self.app.run_worker(self._end_orphan(), exclusive=True, group="orphan")
 
-    def action_preview(self) -> None:
+    async def _end_orphan(self) -> None:
+        self.attention.say("Ending the previous tether's agent…", "info")
+        said = await self.supervision.end_orphan()
+        self.attention.say(said, "success" if "was ended" in said else "error", "orphan")
+
+    def preview(self) -> None:
         self._build_payload(self._preview_payload)
 
     def _preview_payload(self, payload: Payload) -> None:
@@ -87,47 +121,64 @@ class RecoveryKeys:
 
         def send(text: str | None) -> None:
             if text is not None:
-                self.supervision.rehydrate(text, reason="rehydrate (edited)")
-            self.terminal.focus()
+                result = self.supervision.rehydrate(text, reason="rehydrate (edited)")
+                if result == "refused":  # a shell: F6 asks before it pastes
+                    self.attention.say(self.supervision.injector.problems[-1], "warning")
+            self.focus_terminal()
 
-        self.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
+        self.app.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
 
-    def action_compact(self) -> None:
+    def compact(self) -> None:
         """Compact the agent now (Claude Code's `/compact <instructions>` with the pins;
         Codex's bare `/compact`, and the banner says its summarizer is not told them)."""
         from supervisor.rehydrate.summary_instructions import reaches_summarizer
-        from widgets import banner_text
+        from supervisor.run import banner_text
 
         try:
             result = self.supervision.compact_now()
         except TetherError as error:
-            self.banner.show(str(error), "error")
+            self.attention.say(str(error), "error")
             return
+        self.attention.compaction_sent(result)
         told = reaches_summarizer(self.supervision.profile)
-        text = banner_text.compact_sent(result, told)
-        if result == "queued":
-            self._show(text, "info", "compact")
         if not told:  # the incident's banner soon replaces the above: a toast keeps it in view
-            self.notify(text, title="tether", timeout=10)
+            self.app.notify(banner_text.compact_sent(result, told), title="tether", timeout=10)
 
-    def action_pin_dropped(self) -> None:
+    def pin_dropped(self) -> None:
         """Pick from what the last compaction dropped that nobody pinned, and pin it."""
         incident = self.supervision.current_incident
         dropped = incident.dropped if incident is not None else ()
-        if not dropped:
-            self.banner.show("Nothing to pin: no compaction dropped an unpinned specific", "info")
+        if not dropped:  # a toast: the incident's banner stays as it was
+            self.app.notify(nothing_to_pin(incident), title="tether", timeout=6)
             return
         from widgets.pin_dropped import PinDropped
 
         def pinned(added: list[str] | TetherError) -> None:
             if isinstance(added, TetherError):
-                self.banner.show(str(added), "error")
+                self.attention.say(str(added), "error")
             else:
-                self.notify(f"{len(added)} decision(s) pinned", title="tether", timeout=3)
+                self.app.notify(f"{len(added)} decision(s) pinned", title="tether", timeout=3)
 
         def pin(sentences: list[str] | None) -> None:
-            self.terminal.focus()
+            self.focus_terminal()
             if sentences:  # notes.md is rewritten off the loop (it can be megabytes)
                 self.supervision.pin(sentences, "pinned from the audit", then=pinned)
 
-        self.push_screen(PinDropped(dropped), pin)
+        self.app.push_screen(PinDropped(dropped), pin)
+
+
+def nothing_to_pin(incident: Incident | None) -> str:
+    """Why F12 offers nothing, truly: no compaction, no summary to audit, or none dropped."""
+    if incident is None or incident.kind != "compaction":
+        return "Nothing to pin: there has been no compaction to audit"
+    if not incident.summary:
+        return (
+            f"Nothing to pin: no summary of compaction #{incident.number} was available, "
+            "so what it dropped is unknown"
+        )
+    if not incident.fold_audited:
+        return (
+            f"Nothing to pin: the conversation compaction #{incident.number} folded was not "
+            "read (no transcript), so what it dropped is unknown"
+        )
+    return f"Nothing to pin: compaction #{incident.number} dropped no unpinned specific"

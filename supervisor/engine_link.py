@@ -11,6 +11,7 @@ half-removed widget.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,9 @@ from textual.message_pump import MessagePump
 
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.fusion import IncidentChange
-from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.run.attention_model import AttentionState
+from supervisor.run.supervision import Supervision
 from supervisor.terminal.pty_host import ExitStatus
 
 
@@ -52,6 +55,12 @@ class EngineLink:
         status: InjectorStatus
 
     @dataclass
+    class AttentionChanged(Message):
+        """What the user is told changed (the banner, the status texts): render it."""
+
+        state: AttentionState
+
+    @dataclass
     class ProblemReported(Message):
         """Something the user should know went wrong (a file not written...)."""
 
@@ -73,11 +82,10 @@ class EngineLink:
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, EngineLink.ScreenChanged)
 
-    def __init__(self, supervision: Any, target: MessagePump) -> None:
-        """``supervision``: a :class:`Supervision` (not imported: the app layer sits above it)."""
+    def __init__(self, supervision: Supervision, target: MessagePump) -> None:
         self.supervision = supervision
         self.target = target
-        self._subscribed: list[tuple[list, Any]] = []
+        self._subscribed: list[tuple[list[Any], Callable[..., object]]] = []
 
     def attach(self) -> None:
         """Start posting; the session's exit is heard after the supervision recorded it."""
@@ -92,11 +100,14 @@ class EngineLink:
         self._listen(supervision.on_injection, lambda status: post(self.InjectionChanged(status)))
         self._listen(supervision.on_problem, lambda text: post(self.ProblemReported(text)))
         self._listen(
+            supervision.attention.listeners, lambda state: post(self.AttentionChanged(state))
+        )
+        self._listen(
             supervision.session.exit_listeners, lambda status: post(self.AgentExited(status))
         )
         self._listen(supervision.session.screen_listeners, lambda: post(self.ScreenChanged()))
 
-    def _listen(self, listeners: list, callback: Any) -> None:
+    def _listen(self, listeners: list[Any], callback: Callable[..., object]) -> None:
         listeners.append(callback)
         self._subscribed.append((listeners, callback))
 

@@ -20,7 +20,7 @@ from supervisor.app import TetherApp
 from supervisor.config.profiles import load_profile
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import TetherDir, init
-from tests.conftest import wait_for_screen
+from tests.conftest import wait_for_screen, wait_until
 from widgets.side_pane import SidePane
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,6 +157,50 @@ async def main(only: set[str] | None = None) -> list[Path]:
         )
         return folder
 
+    def ledger_folder() -> Path:
+        """A project whose agent failed a test, fixed it, passed it, then changed the file and
+        failed again, and wrote "all tests pass" anyway: what its tool hooks reported."""
+        from tests.ledger.conftest import claude_bash, claude_bash_failed, claude_write, git, hook
+
+        folder = scratch / "ledger"
+        folder.mkdir()
+        git(folder, "init", "-q")
+        (folder / ".gitignore").write_text(".tether/\n__pycache__/\n")
+        (folder / "test_calc.py").write_text("from calc import add\n")
+        git(folder, "add", ".")
+        git(folder, "commit", "-qm", "start")
+        tether = init(folder, goal="fix add() in calc.py").tether
+        tether.add_note("rejected", "`pip install ujson`: segfaults on 3.13; keep the stdlib json")
+        hook(folder, claude_bash_failed("pytest -q test_calc.py", "==== 1 failed in 0.04s ===="))
+        hook(folder, claude_write(folder / "calc.py", "def add(a, b):\n    return a + b\n"))
+        hook(folder, claude_bash("pytest -q test_calc.py", "..\n==== 2 passed in 0.02s ====\n"))
+        hook(folder, claude_write(folder / "calc.py", "def add(a, b):\n    return b - a\n"))
+        hook(folder, claude_bash_failed("pytest -q test_calc.py", "==== 1 failed, 1 passed ===="))
+        tether.add_note("done", "fixed add(); all tests pass")
+        return folder
+
+    async def ledger_session(app, pilot):
+        from tests.ledger.conftest import claude_bash, hook
+
+        await _wait_for(app, pilot, "$")
+        await _type(pilot, "tether ledger")
+        await _wait_for(app, pilot, "Files touched")
+        await asyncio.to_thread(hook, app.config.workdir, claude_bash("pip install ujson"))
+        await wait_until(
+            pilot,
+            lambda: "Rejected approach" in app.supervision.attention.state.banner_line(),
+            20,
+            what="the drift alarm in the banner",
+        )
+        app.query_one(SidePane).show_tab("progress")
+        await pilot.pause(1.0)
+
+    tools = scratch / "bin"
+    tools.mkdir()
+    (tools / "tether").write_text(f'#!/bin/sh\nexec {sys.executable} -m supervisor.cli "$@"\n')
+    (tools / "tether").chmod(0o755)
+    ledger_env = dict(env, PATH=f"{tools}:{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
+
     demo = load_profile("demo").argv()
     # the demo leaves decision 2 out of its first ack, and does not compact by itself meanwhile
     forgetful = dict(env, TETHER_DEMO_FORGET="2", TETHER_DEMO_AUTO_COMPACT="0")
@@ -168,6 +212,7 @@ async def main(only: set[str] | None = None) -> list[Path]:
         ("rehydrate-sent", demo, rehydrated, env, lambda: demo_folder("sent"), SIZE),
         ("narrow-80x24", demo, narrow, env, lambda: demo_folder("narrow"), (80, 24)),
         ("recall-partial", demo, recall_partial, forgetful, lambda: recall_folder("recall"), SIZE),
+        ("ledger", bash, ledger_session, ledger_env, ledger_folder, SIZE),
     ]
     if shutil.which("vim"):
         shots.append(("terminal-vim", bash, vim_session, env, lambda: work, SIZE))

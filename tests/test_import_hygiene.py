@@ -15,7 +15,12 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-UI = {"supervisor.app", "supervisor.app_keys", "supervisor.engine_link"}
+UI = {
+    "supervisor.app",
+    "supervisor.app_keys",
+    "supervisor.engine_link",
+    "supervisor.raw_input_driver",
+}
 
 
 def _module(path: Path) -> str:

@@ -12,6 +12,7 @@ only repaints its own row, and not at all when the text and tone are the same
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -42,21 +43,36 @@ class LossBanner(Static):
     tone: reactive[str] = reactive("idle", init=False)
     idle_text: reactive[str] = reactive("tether is watching: no loss of context seen")
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._line: str | None = None  # what the row shows now
+        self._short = ""  # the same notice with its action first, for a narrow row
 
     def on_mount(self) -> None:
         self.hide()
         self.watch_tone(self.tone)  # the first tone is no change, so no watcher call
 
-    def show(self, text: str, tone: str = "warning") -> None:
+    def show(self, text: str, tone: str = "warning", short: str = "") -> None:
+        """``short``: the notice written to fit, its action first; shown when ``text`` does
+        not fit the row (what is left past the row's end is ellipsized, never the action)."""
         self.tone = tone if tone in TONES else "warning"
-        self._set_line(text, text)
+        self._short = short
+        self._set_line(text, self._fitted(text))
+
+    def _fitted(self, text: str) -> str:
+        width = self.content_size.width
+        if not self._short or not width or cell_len(text) <= width:
+            return text
+        return self._short
+
+    def on_resize(self) -> None:
+        if self.text:
+            self._set_line(self.text, self._fitted(self.text))
 
     def hide(self) -> None:
         """Back to the quiet line; ``text`` is empty while nothing needs attention."""
         self.tone = "idle"
+        self._short = ""
         self._set_line("", self.idle_text)
 
     def _set_line(self, text: str, line: str) -> None:

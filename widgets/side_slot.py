@@ -38,8 +38,8 @@ class SideSlot(Vertical):
         def control(self) -> SideSlot:
             return self.slot
 
-    def __init__(self, columns: int, rows: int, **kwargs) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, columns: int, rows: int, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.wanted: bool | None = None  # the user's choice; None: by the width
         self.peeking = False  # shown for a look while it would be hidden
         self.shown = True

@@ -12,6 +12,8 @@ fifth).
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -41,16 +43,18 @@ class StatusBar(Static):
     pane_key: reactive[str] = reactive("F5")
 
     def render(self) -> Text:
-        parts = [f"agent: {self.agent_state}"]
-        if self.profile:
-            parts.insert(0, self.profile)
-        if self.context:
-            parts.append(f"context {self.context}")
-        parts.append(f"compactions {self.compactions} this run")
-        if self.incidents:
-            parts.append(f"incidents {self.incidents} in all")
-        if self.checkpoint_age:
-            parts.append(f"checkpoint {self.checkpoint_age}")
+        """The first of the line's forms, from the fullest words to the fewest, that fits
+        the bar: every fact stays, in fewer words, before the row would cut one."""
+        width = self.content_size.width
+        forms = [self._parts(), self._parts(short=True), self._parts(short=True, tight=True)]
+        head = self._head()
+        for parts in forms:
+            line = head + Text(shown_line(SEPARATOR.join(parts)))
+            if not width or line.cell_len <= width:
+                return line
+        return line
+
+    def _head(self) -> Text:
         line = Text()
         if self.pane_hidden:
             if self.last_incident:
@@ -58,5 +62,29 @@ class StatusBar(Static):
                 line.append(" ")
             line.append(f"{self.pane_key} pane", style="dim")
             line.append(" │ ")
-        line.append(shown_line(SEPARATOR.join(parts)))
         return line
+
+    def _parts(self, *, short: bool = False, tight: bool = False) -> list[str]:
+        parts = [self.agent_state if short else f"agent: {self.agent_state}"]
+        if self.profile and not short:
+            parts.insert(0, self.profile)
+        if self.context:
+            parts.append(f"context {_context(self.context) if tight else self.context}")
+        if short:
+            plural = "s" * (self.compactions != 1)
+            parts.append(f"{self.compactions} compaction{plural} this run")
+        else:
+            parts.append(f"compactions {self.compactions} this run")
+        if self.incidents:
+            label = "#" if tight else "incidents "
+            parts.append(f"{label}{self.incidents} in all")
+        if self.checkpoint_age:
+            parts.append(f"{'ckpt' if tight else 'checkpoint'} {self.checkpoint_age}")
+        return parts
+
+
+def _context(described: str) -> str:
+    """The meter in its fewest words: "2%" of "15,982/1,000,000 (2%)", and "stale" if so."""
+    found = re.search(r"\((\d+%)\)", described)
+    short = found.group(1) if found else described.split(",")[0]
+    return short + (" stale" if "stale" in described else "")

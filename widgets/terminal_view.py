@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from rich.color import Color
 from rich.segment import Segment
@@ -20,6 +21,7 @@ from rich.style import Style
 from textual import events
 from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -54,10 +56,13 @@ def rich_style(style: CellStyle) -> Style:
         bold=style.bold or None,
         dim=style.dim or None,
         italic=style.italic or None,
-        underline=style.underline or None,
+        underline=(style.underline and style.underline_style != 2) or None,
+        underline2=style.underline_style == 2 or None,  # double (curly shows single)
         reverse=style.reverse or None,
         strike=style.strike or None,
         blink=style.blink or None,
+        conceal=style.conceal or None,
+        overline=style.overline or None,
     )
 
 
@@ -68,6 +73,15 @@ def row_strip(row: Row, width: int) -> Strip:
 
 
 CURSOR_STYLE = Style(reverse=True)
+
+
+class CursorOut(Protocol):
+    """The user's terminal's real cursor (the raw-input driver writes it)."""
+
+    def show_cursor(self, x: int, y: int, shape: int) -> None: ...
+
+    def hide_cursor(self) -> None: ...
+
 
 # Whole-screen repaints come at most this often: a flood's screens are coalesced (nobody
 # reads fifty a second), and the loop keeps its time for the agent's output and the keys.
@@ -97,6 +111,22 @@ class TerminalView(Widget, can_focus=True):
         cols: int
         rows: int
 
+    class Typed(Message, bubble=False):
+        """What the user typed while the agent had the keys, as their terminal sent it
+        (posted by the raw-input driver: no input parser has rewritten it)."""
+
+        def __init__(self, data: bytes) -> None:
+            super().__init__()
+            self.data = data
+
+    class FocusReported(Message, bubble=False):
+        """The user's terminal gained or lost the focus while the agent had the keys: the
+        agent hears it if it enabled focus reporting."""
+
+        def __init__(self, gained: bool) -> None:
+            super().__init__()
+            self.gained = gained
+
     def __init__(
         self,
         session: AgentSession,
@@ -117,6 +147,10 @@ class TerminalView(Widget, can_focus=True):
         self._held: set[int] = set()  # rows changed while a whole repaint waits its turn
         self._repainted_whole_at = float("-inf")
         self._clock = time.monotonic
+        # The real cursor, where the terminal can show it: it then sits at the agent's
+        # cursor in the agent's shape (input methods and screen readers follow it), and
+        # no cell is painted reversed. None (headless): the painted cell.
+        self.cursor_out: CursorOut | None = None
 
     # -- painting ----------------------------------------------------------
 
@@ -140,8 +174,25 @@ class TerminalView(Widget, can_focus=True):
             self._pending_paint = True
             self.call_after_refresh(self._paint_changes)
 
+    def on_mount(self) -> None:
+        self.app.screen_change_signal.subscribe(self, lambda _screen: self._place_cursor())
+
+    def _place_cursor(self) -> None:
+        """The real cursor at the agent's, shown while the agent has the keys and shows one."""
+        out = self.cursor_out
+        if out is None:
+            return
+        cursor = self.emulator.cursor
+        if cursor.visible and not self.scroll_back and self.takes_keys():
+            region = self.content_region
+            at = (region.x + cursor.x, region.y + cursor.y)
+            out.show_cursor(*at, self.emulator.modes.cursor_shape)
+        else:
+            out.hide_cursor()
+
     def _paint_changes(self) -> None:
         self._pending_paint = False
+        self._place_cursor()
         emulator = self.emulator
         dirty = self._held | self.session.take_unpainted()
         self._held = set()
@@ -193,7 +244,8 @@ class TerminalView(Widget, can_focus=True):
             self._strips[y] = strip
         cursor = emulator.cursor
         if (
-            not self.scroll_back
+            self.cursor_out is None
+            and not self.scroll_back
             and y == cursor.y
             and cursor.visible
             and self.has_focus
@@ -214,12 +266,15 @@ class TerminalView(Widget, can_focus=True):
     def watch_scroll_back(self) -> None:
         self._strips.clear()
         self.refresh()
+        self._place_cursor()
 
     def on_focus(self) -> None:
         self.refresh()
+        self.call_after_refresh(self._place_cursor)  # app.focused is this view by then
 
     def on_blur(self) -> None:
         self.refresh()
+        self._place_cursor()
 
     # -- size --------------------------------------------------------------
 
@@ -250,6 +305,25 @@ class TerminalView(Widget, can_focus=True):
         if self.scroll_back:
             self.scroll_back = 0
         self.session.send_input(data)
+
+    def takes_keys(self) -> bool:
+        """The agent has the keys: this view has the focus on the screen shown (no dialog
+        above it). Asked by the raw-input driver from its thread (attribute reads only)."""
+        try:
+            return self.app.focused is self
+        except Exception:  # no screen yet, or the app is closing
+            return False
+
+    def on_terminal_view_typed(self, message: Typed) -> None:
+        message.stop()
+        if self.scroll_back:
+            self.scroll_back = 0
+        self.session.send_input(message.data)
+
+    def on_terminal_view_focus_reported(self, message: FocusReported) -> None:
+        message.stop()
+        if self.emulator.modes.focus_events:
+            self.session.send_input(b"\x1b[I" if message.gained else b"\x1b[O")
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()

@@ -8,11 +8,18 @@ Textual's TextArea has no key to the start or the end of the whole text, so
 ctrl+Home and ctrl+End (with shift: select) are added; it binds F6 and F7 itself
 (select line, select all), which would shadow tether's keys, so those two are
 dropped and go on to the app.
+
+Its own keys run as they arrive. Textual runs a widget's bindings only when the
+key has bubbled up to the app, through every ancestor's queue, while a typed
+character is inserted at once: in a burst (ctrl+Home, Down, End, "Y" read in one
+go) the "Y" would land before the moves. The editor runs its bindings itself,
+in turn with the characters around them.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
@@ -63,3 +70,12 @@ class Editor(TextArea, inherit_bindings=False):
 
     def action_text_end(self, select: bool = False) -> None:
         self.move_cursor(self.document.end, select=select)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key bound here runs now, in the order the keys came (see the module's docstring)."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
+        await super()._on_key(event)

@@ -25,6 +25,9 @@ HOOK_EVENTS = (
     "Notification",
     "SessionEnd",
     "UserPromptSubmit",
+    # What the agent did, for the ledger: every tool's success and failure.
+    "PostToolUse",
+    "PostToolUseFailure",
 )
 SETTINGS_NAME = "claude-settings.json"
 HOOK_TIMEOUT_S = 10

@@ -40,8 +40,16 @@ from supervisor.agents.claude_settings import HOOK_TIMEOUT_S, hook_command
 if TYPE_CHECKING:
     from supervisor.config.profiles import Profile
 
-# Codex 0.171.0 fires all five; SessionEnd and Notification do not exist there.
-HOOK_EVENTS = ("SessionStart", "PreCompact", "PostCompact", "UserPromptSubmit", "Stop")
+# Codex 0.171.0 fires all six; SessionEnd and Notification do not exist there.
+# PostToolUse reports each tool's result (success or not) for the ledger.
+HOOK_EVENTS = (
+    "SessionStart",
+    "PreCompact",
+    "PostCompact",
+    "UserPromptSubmit",
+    "Stop",
+    "PostToolUse",
+)
 # The label Codex uses for each event in trust keys and hashes.
 EVENT_LABELS = {
     "SessionStart": "session_start",
@@ -49,6 +57,7 @@ EVENT_LABELS = {
     "PostCompact": "post_compact",
     "UserPromptSubmit": "user_prompt_submit",
     "Stop": "stop",
+    "PostToolUse": "post_tool_use",
 }
 # Where Codex says hooks given with -c come from (its synthetic session-flags layer).
 SESSION_FLAGS_SOURCE = "/<session-flags>/config.toml"

@@ -21,14 +21,9 @@ from __future__ import annotations
 
 # _socket, not socket: the module around it imports enum and selectors (~2 ms a hook).
 import _socket as socket
-import io
 import os
 import stat  # already loaded by os
 import sys
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~8 ms)
-if TYPE_CHECKING:
-    from typing import BinaryIO
 
 SOCKET_ENV = "TETHER_HOOK_SOCKET"
 PROFILE_ENV = "TETHER_PROFILE"  # as supervisor.agents.session_start_answer reads it
@@ -94,9 +89,14 @@ def ask(event: str, work_dir: str, data: bytes, path: str | None = None) -> Answ
             return None
         if not _peer_is_us(sock):
             return None
-        sock.sendall(request(event, work_dir, data, profile))
-        sock.shutdown(socket.SHUT_WR)
-        reply = _read_all(sock)
+        try:
+            sock.sendall(request(event, work_dir, data, profile))
+            sock.shutdown(socket.SHUT_WR)
+            reply = _read_all(sock)
+        except (BrokenPipeError, ConnectionResetError):
+            # The supervisor closed before reading the whole request (a busy one declines
+            # unread), so it handled nothing: it reads to the end before it records.
+            return None
     finally:
         sock.close()
     return parse_answer(reply)
@@ -158,30 +158,3 @@ def _read_all(sock: socket.socket) -> bytes:
     while chunk := sock.recv(1 << 16):
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def read_stdin(stream: BinaryIO) -> bytes | None:
-    """At most :data:`STDIN_LIMIT` + 1 bytes of stdin, or None for a terminal (nothing read)."""
-    if stream.isatty():
-        return None
-    return stream.read(STDIN_LIMIT + 1)
-
-
-class Replay(io.RawIOBase):
-    """``head`` (the bytes already read), then the rest of ``stream``: stdin as it was."""
-
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
-        self._head, self._stream = head, stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        if self._head:
-            n = min(len(buffer), len(self._head))
-            buffer[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        data = self._stream.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)

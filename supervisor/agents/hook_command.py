@@ -8,41 +8,53 @@ imports nothing heavy, and it never breaks the agent: stdin is untrusted
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any, BinaryIO, TextIO
 
-STDIN_LIMIT = 1024 * 1024
+from supervisor.agents.hook_stdin import STDIN_LIMIT, StdinRead, read_stdin
+
 _EVENT_MAX = 64
 _RAW_HEAD = 200
 
 
-def read_payload(stream: BinaryIO, limit: int = STDIN_LIMIT) -> dict[str, Any]:
+def read_payload(stream: BinaryIO | StdinRead | None, limit: int = STDIN_LIMIT) -> dict[str, Any]:
     """Read at most ``limit`` bytes of hook JSON; describe what was wrong instead of raising.
 
     Returns the fields to record: ``payload`` (the parsed JSON or None) and,
-    when something was wrong, ``error`` plus what helps to see why.
+    when something was wrong, ``error`` plus what helps to see why. The payload holds
+    only what JSON can carry (:func:`supervisor.store.fsio.json_safe`): no NaN or
+    Infinity, no lone surrogates, nesting at most :data:`~supervisor.store.fsio.MAX_DEPTH`.
     """
-    data = stream.read(limit + 1)
+    read = stream if isinstance(stream, StdinRead) else read_stdin(stream, limit)
+    data = read.data
     if len(data) > limit:
-        total = len(data)
-        while chunk := stream.read(1 << 16):  # drain, so the agent's write does not fail
-            total += len(chunk)
-        return {"payload": None, "error": f"stdin over {limit} bytes", "bytes": total}
+        return {"payload": None, "error": f"stdin over {limit} bytes", "bytes": read.total}
+    if read.why is not None:
+        fields: dict[str, Any] = {"payload": None, "error": read.why}
+        if data:
+            fields["raw_head"] = _head(data)
+        return fields
     if not data.strip():
         return {"payload": None, "error": "empty stdin"}
+    from supervisor.store import fsio
+
+    payload, why = fsio.loads_why(data)
+    if why is not None:
+        return {"payload": None, "error": f"invalid JSON: {why}", "raw_head": _head(data)}
     try:
-        payload = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as problem:  # a 5,000-digit number is a ValueError
-        head = data[:_RAW_HEAD].decode("utf-8", "replace")
-        return {"payload": None, "error": f"invalid JSON: {problem}", "raw_head": head}
-    except RecursionError:  # valid JSON nested deeper than the interpreter's stack
-        head = data[:_RAW_HEAD].decode("utf-8", "replace")
-        return {"payload": None, "error": "JSON nested too deeply to read", "raw_head": head}
+        payload = fsio.json_safe(payload)
+    except ValueError as problem:  # nested deeper than an agent's JSON ever is
+        return {"payload": None, "error": f"invalid JSON: {problem}", "raw_head": _head(data)}
     if not isinstance(payload, dict):
         return {"payload": payload, "error": "not a JSON object"}
     return {"payload": payload}
+
+
+def _head(data: bytes) -> str:
+    from supervisor.store.fsio import json_safe
+
+    return str(json_safe(data[:_RAW_HEAD].decode("utf-8", "replace")))
 
 
 def clean_event_name(event: str) -> str:
@@ -50,7 +62,13 @@ def clean_event_name(event: str) -> str:
     return name or "unknown"
 
 
-def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = ".") -> str | None:
+def answer_for(
+    event: str,
+    payload_json: dict[str, Any] | None,
+    work_dir: str = ".",
+    *,
+    profile: str | None = None,
+) -> str | None:
     """What to print on stdout for the agent, or None to print nothing.
 
     For ``PreCompact``: plain text that Claude Code appends to its compaction
@@ -82,29 +100,34 @@ def answer_for(event: str, payload_json: dict[str, Any] | None, work_dir: str = 
         return None
     from supervisor.agents.session_start_answer import session_start_answer
 
-    return session_start_answer(work_dir, payload_json, new_session=new_session)
+    return session_start_answer(
+        work_dir, payload_json, new_session=new_session, profile_name=profile
+    )
 
 
 def handle(
-    event: str, work_dir: str, stdin: BinaryIO, stdout: TextIO, stderr: TextIO | None = None
+    event: str,
+    work_dir: str,
+    stdin: BinaryIO | StdinRead | None,
+    stdout: TextIO,
+    stderr: TextIO | None = None,
+    *,
+    profile: str | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
     ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
-    server passes its own, to send them back to the hook's process.
+    server passes its own, to send them back to the hook's process, and ``profile``,
+    the one the hook's process names (default: ``$TETHER_PROFILE`` here).
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
-    try:
-        if stdin.isatty():
-            fields: dict[str, Any] = {"payload": None, "error": "no stdin (a terminal)"}
-        else:
-            fields = read_payload(stdin)
-    except (OSError, ValueError) as problem:
-        fields = {"payload": None, "error": f"cannot read stdin: {problem}"}
+    fields = read_payload(stdin)
     tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
+    if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
+        return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
     try:
@@ -114,11 +137,29 @@ def handle(
         return 0
     payload = fields.get("payload")
     try:
-        answer = answer_for(event, payload if isinstance(payload, dict) else None, work_dir)
+        answer = answer_for(
+            event, payload if isinstance(payload, dict) else None, work_dir, profile=profile
+        )
     except Exception as problem:
         print(f"tether hook: no answer: {problem}", file=stderr)
         return 0
     if answer:
         stdout.write(answer)
         stdout.flush()
+    return 0
+
+
+def _record_action(
+    event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO, profile: str | None
+) -> int:
+    """A tool hook: its action into `.tether/ledger.jsonl` (see :mod:`.action_ledger`)."""
+    payload = fields.get("payload")
+    if not isinstance(payload, dict):
+        return 0
+    try:
+        from supervisor.agents.action_ledger import record_tool_hook
+
+        record_tool_hook(event, payload, work_dir, agent=profile)
+    except Exception as problem:  # a full disk or a broken repository must not break the agent
+        print(f"tether hook: action not recorded: {problem}", file=stderr)
     return 0

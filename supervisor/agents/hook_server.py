@@ -6,8 +6,13 @@ start, on this server's thread, so start-up does not pay for it) and the tokeniz
 a small process and a round trip instead of a cold payload build (see
 :mod:`supervisor.agents.hook_client` for the exchange). The call is handled by the very same
 :func:`supervisor.agents.hook_command.handle` as in the hook's own process, on
-this server's thread (never on the event loop: it writes files and asks git),
-one call at a time. The socket lives in a private temporary folder (0700).
+a thread of its own (never on the event loop: it writes files and asks git). Each
+connection is served by its own thread, at most :data:`MAX_CONNECTIONS` at once, and
+must deliver its request within :data:`REQUEST_DEADLINE_S`: a silent or slow one
+never holds up another, and one beyond the bound is declined at once (the hook then
+answers itself). Any profile is served: the answer is built for the profile the
+hook's process names, as that process would build it. The socket lives in a private
+temporary folder (0700).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import shutil
 import socket
 import threading
+import time
 from pathlib import Path
 
 from supervisor.agents import hook_client, hook_folders
@@ -25,13 +31,21 @@ from supervisor.agents.hook_command import handle
 # Long after start-up is done, long before an agent has worked long enough to compact.
 PRELOAD_AFTER_S = 3.0
 _HEADER_LIMIT = 3 * 4096 + len(hook_client.MAGIC) + 4
-_READ_TIMEOUT_S = 5.0
+# The hook's process has read its stdin before it connects and sends it at once: a
+# request that takes longer than this to arrive is not one, and is declined.
+REQUEST_DEADLINE_S = 2.0
+# Connections served at once; one more is declined at once (the hook answers itself).
+MAX_CONNECTIONS = 16
+# How long stop() waits for the calls being answered (the hook's client waits 9 s).
+STOP_WAIT_S = 10.0
 
 
 class HookServer:
     """Listens on a Unix socket for the hook calls of the agent supervised in ``work_dir``."""
 
-    def __init__(self, work_dir: Path | str, *, preload_after: float | None = PRELOAD_AFTER_S):
+    def __init__(
+        self, work_dir: Path | str, *, preload_after: float | None = PRELOAD_AFTER_S
+    ) -> None:
         self.work_dir = os.path.realpath(work_dir)
         self.path: str | None = None
         self.served = 0  # calls answered here (not declined)
@@ -40,6 +54,8 @@ class HookServer:
         self._listener: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._preload: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._connections: set[threading.Thread] = set()  # serving one connection each
 
     def reserve(self, path: str | None = None) -> str:
         """The socket's path, before listening (``path``: one from
@@ -86,8 +102,13 @@ class HookServer:
                 pass
             listener.close()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=STOP_WAIT_S)
             self._thread = None
+        deadline = time.monotonic() + STOP_WAIT_S
+        with self._lock:
+            serving = list(self._connections)
+        for thread in serving:
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
@@ -100,12 +121,30 @@ class HookServer:
                 conn, _ = listener.accept()
             except OSError:
                 return  # stopped
+            with self._lock:  # started under the lock: stop() joins only started threads
+                busy = len(self._connections) >= MAX_CONNECTIONS
+                if not busy:
+                    thread = threading.Thread(
+                        target=self._serve_one, args=(conn,), name="tether-hook-call", daemon=True
+                    )
+                    self._connections.add(thread)
+                    thread.start()
+            if busy:
+                _decline_now(conn)
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        """One hook call, on its own thread: its request within the deadline, then its answer."""
+        try:
             with conn:
-                try:
-                    conn.settimeout(_READ_TIMEOUT_S)
-                    conn.sendall(self.answer(_read_request(conn)))
-                except OSError:
-                    pass  # the hook's process went away; it records nothing twice
+                request = _read_request(conn, time.monotonic() + REQUEST_DEADLINE_S)
+                reply = b"DECLINE\n" if request is None else self.answer(request)
+                conn.settimeout(hook_client.ANSWER_TIMEOUT_S)
+                conn.sendall(reply)
+        except OSError:
+            pass  # the hook's process went away; it records nothing twice
+        finally:
+            with self._lock:
+                self._connections.discard(threading.current_thread())
 
     def answer(self, request: bytes) -> bytes:
         """The reply to one request's bytes."""
@@ -116,35 +155,61 @@ class HookServer:
             event, work_dir, profile = (f.decode() for f in fields[1:4])
         except UnicodeDecodeError:
             return b"DECLINE\n"
-        if os.path.realpath(work_dir) != self.work_dir or not _same_profile(profile):
+        if os.path.realpath(work_dir) != self.work_dir:
             return b"DECLINE\n"
         out, err = io.StringIO(), io.StringIO()
         try:
-            code = handle(event, work_dir, io.BytesIO(fields[4]), out, err)
+            code = handle(
+                event, work_dir, io.BytesIO(fields[4]), out, err, profile=_hook_profile(profile)
+            )
         except Exception as problem:  # as in the hook's own process: never a traceback
             print(f"tether hook: {problem}", file=err)
             code = 0
-        self.served += 1
-        stdout, stderr = out.getvalue().encode(), err.getvalue().encode()
+        with self._lock:
+            self.served += 1
+        stdout = out.getvalue().encode("utf-8", "backslashreplace")
+        stderr = err.getvalue().encode("utf-8", "backslashreplace")
         return b"OK %d %d %d\n" % (code, len(stdout), len(stderr)) + stdout + stderr
 
 
-def _same_profile(theirs: str) -> bool:
-    """Whether the hook's process would pick the profile this process picks: the answer
-    reads ``$TETHER_PROFILE``, which the agent's environment has and ours may not."""
-    from supervisor.agents.session_start_answer import DEFAULT_HOOK_PROFILE, PROFILE_ENV
+def _hook_profile(theirs: str) -> str:
+    """The profile the hook's process would answer for: the one its environment names
+    (``$TETHER_PROFILE``, sent with the request), else the default, never ours."""
+    from supervisor.agents.session_start_answer import DEFAULT_HOOK_PROFILE
 
-    ours = os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE
-    return (theirs or DEFAULT_HOOK_PROFILE) == ours
+    return theirs or DEFAULT_HOOK_PROFILE
 
 
-def _read_request(conn: socket.socket) -> bytes:
+def _decline_now(conn: socket.socket) -> None:
+    """Too many calls at once: the hook answers this one itself (nothing was recorded)."""
+    with conn:
+        try:
+            conn.setblocking(False)
+            conn.send(b"DECLINE\n")
+        except OSError:
+            pass
+
+
+def _read_request(conn: socket.socket, deadline: float) -> bytes | None:
+    """The request's bytes, up to the client's end; None when it did not come whole by
+    ``deadline`` (a silent or slow peer) or was longer than any request."""
     limit = _HEADER_LIMIT + hook_client.STDIN_LIMIT + 1
-    chunks, size = [], 0
-    while size <= limit and (chunk := conn.recv(1 << 16)):
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(1 << 16)
+        except TimeoutError:
+            return None
+        if not chunk:
+            return b"".join(chunks)
         chunks.append(chunk)
         size += len(chunk)
-    return b"".join(chunks)
+    return None
 
 
 def preload(tokenizer: bool = False) -> None:

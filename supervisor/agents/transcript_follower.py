@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from supervisor.recognize.observations import Observation
-from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
+from supervisor.recognize.tool_reports import Report, ToolReports
+from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, OwnWords
 from supervisor.store.jsonl_tail import JsonlTail
 
 NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started is still new
@@ -20,11 +21,18 @@ NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started
 class TranscriptFollower:
     """The tail of one transcript (Claude Code) or rollout (Codex) file and its parser."""
 
-    def __init__(self, *, claude: bool, started_at: float) -> None:
+    def __init__(
+        self, *, claude: bool, started_at: float, own_words: OwnWords | None = None
+    ) -> None:
+        """``own_words``: what tether sent the agent, kept out of the folded window."""
         self.claude = claude
         self.started_at = started_at
+        self.own_words = own_words if own_words is not None else OwnWords()
         self.tail: JsonlTail | None = None
         self.parser: ClaudeTranscript | CodexRollout | None = None
+        self.bad_entries = 0  # entries the parser could not read
+        self.tools = ToolReports()
+        self.reports: list[Report] = []  # finished tool calls, for the ledger's backfill
 
     @property
     def path(self) -> Path | None:
@@ -39,11 +47,12 @@ class TranscriptFollower:
         target = Path(path)
         try:
             new_file = target.stat().st_mtime >= self.started_at - NEW_FILE_SLACK
-        except OSError:
+        except (OSError, ValueError):  # missing yet, or a name no file can have
             new_file = True
         previous = self.parser
         self.tail = JsonlTail(target, start=0 if new_file else "tail")
-        self.parser = ClaudeTranscript() if self.claude else CodexRollout()
+        parser = ClaudeTranscript if self.claude else CodexRollout
+        self.parser = parser(self.own_words)
         if previous is not None:
             self.parser.session_id = getattr(previous, "session_id", None)
 
@@ -51,13 +60,30 @@ class TranscriptFollower:
         """The agent was restarted: its next file is found again."""
         self.tail, self.parser = None, None
 
+    @property
+    def refused(self) -> str | None:
+        """Why the file named cannot be followed (a folder, a named pipe), if it cannot."""
+        return self.tail.refused if self.tail is not None else None
+
     def poll(self, now: float) -> list[Observation]:
-        """Observations from what was appended since the last poll (reads the file)."""
+        """Observations from what was appended since the last poll (reads the file).
+
+        An entry of a shape the parser does not expect is skipped and counted
+        (:attr:`bad_entries`): a file the agent (or anyone) wrote never stops tether."""
         tail, parser = self.tail, self.parser
         if tail is None or parser is None:
             return []
-        return [
-            observation
-            for record, history in tail.poll()
-            for observation in parser.feed(record, now, history=history)
-        ]
+        found: list[Observation] = []
+        for record, history in tail.poll():
+            try:
+                found += parser.feed(record, now, history=history)
+                if not history:
+                    self.reports += self.tools.feed(record)
+            except Exception:  # a line of any shape: skipped, never fatal
+                self.bad_entries += 1
+        return found
+
+    def take_reports(self) -> list[Report]:
+        """The tool calls finished since the last take (the session file's own record)."""
+        reports, self.reports = self.reports, []
+        return reports

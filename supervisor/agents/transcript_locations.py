@@ -16,8 +16,12 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from supervisor.errors import TetherError
+from supervisor.store import fsio
+
 CLAUDE_TRANSCRIPT = "claude_transcript"  # profile integrations
 CODEX_ROLLOUT = "codex_rollout"
+SESSION_FILE_LIMIT = 64 * 1024  # Claude Code's sessions/<pid>.json is a few hundred bytes
 
 
 def _home(env: Mapping[str, str] | None) -> Path:
@@ -46,9 +50,9 @@ def claude_project_dir(cwd: Path, config: Path | None = None) -> Path:
 def claude_session_of_pid(pid: int, config: Path | None = None) -> str | None:
     """The live session id Claude Code records in `<config>/sessions/<pid>.json`."""
     path = (config or claude_config_dir()) / "sessions" / f"{pid}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    try:  # a regular file of a sane size only: never a FIFO's endless wait
+        data = json.loads(fsio.read_bounded(path, SESSION_FILE_LIMIT))
+    except (OSError, ValueError, RecursionError, TetherError):
         return None
     session = data.get("sessionId") if isinstance(data, dict) else None
     return session if isinstance(session, str) else None

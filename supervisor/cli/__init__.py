@@ -30,10 +30,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("supervisor.cli.store", "restore a checkpoint into the live files"),
     "payload": ("supervisor.cli.payload", "print the rehydrate payload as it would be sent"),
     "ack": ("supervisor.cli.ack", "after a recovery: the agent's restatement of the pins, checked"),
+    "audit": (
+        "supervisor.cli.audit",
+        "the judge: which pinned specifics a summary or restatement kept, dropped or changed",
+    ),
     "compact": ("supervisor.cli.compact", "compact the running agent now, keeping the pins"),
     "transcript": (
         "supervisor.cli.transcript",
         "a recorded session as plain text (each screen before it was cleared, the last one)",
+    ),
+    "ledger": (
+        "supervisor.cli.ledger",
+        "what the agent did: actions, exit codes, verifications and whether they are current",
     ),
     "hook": ("supervisor.cli.hook", "called by agent hooks: records the event, may answer"),
     "profiles": ("supervisor.cli.profiles", "list agent profiles and where each was loaded from"),
@@ -112,7 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"tether: unknown command {name!r}; see `tether --help`", file=sys.stderr)
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f"; did you mean `tether {close[0]}`?" if close else ""
+        print(f"tether: unknown command {name!r}{hint} (see `tether --help`)", file=sys.stderr)
         return 2
     module_name, help_ = COMMANDS[name]
     module = importlib.import_module(module_name)
@@ -120,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(parser, name)
     args = parser.parse_args(rest)
     args.command = name
-    if sys.stdout.errors == "strict":  # a non-UTF-8 folder name prints back as its bytes
+    if sys.stdout is not None and sys.stdout.errors == "strict":  # a non-UTF-8 name: its bytes
         try:
             sys.stdout.reconfigure(errors="surrogateescape")
         except (AttributeError, ValueError):  # a replaced stream (tests, pipes in wrappers)

@@ -1,8 +1,8 @@
 """`tether ack [TEXT]`: the agent's restatement after a recovery, checked against the pins.
 
-The recovery payload asks the agent to restate the pinned decisions in its own
-words and send them here (as arguments, or on stdin when there are none or the
-only one is ``-``). tether records the restatement and its recall check
+The recovery payload asks the agent to restate each pinned decision under its
+number, values copied exactly, and send them here (as arguments, or on stdin when
+there are none or the only one is ``-``). tether records the restatement and its recall check
 (:mod:`supervisor.rehydrate.recall_check`) and says the result, so the agent
 hears at once what it did not take back.
 """
@@ -57,5 +57,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(shown(f"tether ack: recall check for {label}: {check.result}: {check.describe()}"))
     for number, terms in check.missing:
-        print(shown(f"  decision {number}: not restated: {', '.join(terms) or 'all of it'}"))
+        pairs = check.changes_of(number)
+        if pairs:
+            said = "; ".join(f"{pinned} → {now}" for pinned, now in pairs)
+            print(shown(f"  decision {number}: changed: {said} (the pin holds as written)"))
+        gone = [t for t in terms if not any(t == p for p, _n in pairs)]
+        if gone or not pairs:
+            print(shown(f"  decision {number}: not restated: {', '.join(gone) or 'all of it'}"))
     return 0 if check.result == COMPLETE else 1

@@ -14,7 +14,9 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~8 ms)
 if TYPE_CHECKING:
     import argparse
-    from typing import BinaryIO
+    from typing import BinaryIO, TextIO
+
+    from supervisor.agents.hook_stdin import StdinRead
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -25,7 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return _handle(args.event, args.dir, sys.stdin.buffer)
+    from supervisor.agents.hook_stdin import read_stdin
+
+    return _handle(args.event, args.dir, read_stdin(_stdin()))
+
+
+def _stdin() -> BinaryIO | None:
+    """The hook's stdin, None when it was closed (Python then has no sys.stdin)."""
+    return sys.stdin.buffer if sys.stdin is not None else None
 
 
 def fast_main(words: list[str]) -> int | None:
@@ -45,40 +54,49 @@ def fast_main(words: list[str]) -> int | None:
         return None
     if event.startswith("-") or work_dir.startswith("-"):
         return None
-    try:
-        data = hook_client.read_stdin(sys.stdin.buffer)
-    except (OSError, ValueError):
-        data = None
-    if data is None:  # a terminal (or unreadable): the handler says so in the event
-        return _handle(event, work_dir, sys.stdin.buffer)
-    if len(data) <= hook_client.STDIN_LIMIT:
+    from supervisor.agents.hook_stdin import read_stdin
+
+    read = read_stdin(_stdin())
+    if read.why is None and len(read.data) <= hook_client.STDIN_LIMIT:
         try:
-            answer = hook_client.ask(event, work_dir, data)
+            answer = hook_client.ask(event, work_dir, read.data)
         except OSError as problem:  # sent, so maybe recorded: never handle it twice
             from supervisor.shown import shown  # only here: the fast path imports no `re`
 
-            print(
-                f"tether hook: the supervisor did not answer: {shown(str(problem))}",
-                file=sys.stderr,
+            _write(
+                sys.stderr,
+                f"tether hook: the supervisor did not answer: {shown(str(problem))}\n".encode(),
             )
             return 0
         if answer is not None:
-            sys.stdout.buffer.write(answer.stdout)
-            sys.stdout.buffer.flush()
-            sys.stderr.buffer.write(answer.stderr)
-            sys.stderr.buffer.flush()
+            _write(sys.stdout, answer.stdout)
+            _write(sys.stderr, answer.stderr)
             return answer.code
-    stdin = io.BufferedReader(hook_client.Replay(data, sys.stdin.buffer))
-    return _handle(event, work_dir, stdin)
+    return _handle(event, work_dir, read)
 
 
-def _handle(event: str, work_dir: str, stdin: BinaryIO) -> int:
+def _write(stream: TextIO | None, data: bytes) -> None:
+    """Bytes to stdout or stderr, which the agent may have closed (then nowhere)."""
+    if stream is None or not data:
+        return
+    try:
+        stream.buffer.write(data)
+        stream.buffer.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _handle(event: str, work_dir: str, stdin: StdinRead) -> int:
     try:
         from supervisor.agents.hook_command import handle
 
-        return handle(event, work_dir, stdin, sys.stdout)
+        out = sys.stdout if sys.stdout is not None else io.StringIO()
+        err = sys.stderr if sys.stderr is not None else io.StringIO()
+        return handle(event, work_dir, stdin, out, err)
     except Exception as problem:  # the agent's hook must never see a traceback
         from supervisor.shown import shown
 
-        print(f"tether hook: {shown(str(problem))}", file=sys.stderr)
+        _write(
+            sys.stderr, f"tether hook: {shown(str(problem))}\n".encode("utf-8", "backslashreplace")
+        )
         return 0

@@ -22,7 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         "--checkpoint", type=int, metavar="N", help="build it from checkpoint N (default: live)"
     )
     parser.add_argument(
-        "--budget", type=int, metavar="T", help="token budget (default: the profile's; 0: none)"
+        "--budget",
+        type=_budget,
+        metavar="T",
+        help="token budget: a positive number of tokens, or `none` (default: the profile's)",
     )
     parser.add_argument(
         "--profile",
@@ -33,6 +36,23 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         "--no-incident", action="store_true", help="leave out the last incident and its audit"
     )
     add_dir_option(parser)
+
+
+def _budget(text: str) -> int:
+    """A budget of at least one token, or ``none`` (0 inside): a 0 or a negative number
+    typed is more likely a mistake than a way to say "no budget"."""
+    if text.strip().lower() == "none":
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of tokens") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{value} is not a budget: give a positive number of tokens, `none` for no "
+            "budget, or leave --budget out for the profile's"
+        )
+    return value
 
 
 def last_session_profile(tether: TetherDir) -> str | None:

@@ -19,6 +19,7 @@ from supervisor.shown import shown
 
 # TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
 EARLY_ENV = "TETHER_EARLY_START"
+PROBE_ENV = "TETHER_PROBE_TERMINAL"  # "0": assume grapheme widths and tether's own colours
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -113,11 +114,18 @@ def ask_trust(workdir: Path, *, trusted: bool, asked=None) -> None:
             )
         print(f"tether: {shown(warning)}.", file=sys.stderr)
         try:
-            answer = input("Trust them and paste them into the agent when it loses context? [y/N] ")
+            answer = input(
+                "Trust them and paste them into the agent when it loses context? "
+                "[y/N; N does not start the agent] "
+            )
         except EOFError:
             answer = ""
         if answer.strip().lower() not in ("y", "yes"):
-            raise TetherError("not started: move .tether/ away or read it first", exit_code=1)
+            raise TetherError(
+                "not started (you answered no): read .tether/ first, or move it away and run "
+                "again for a fresh one; `tether run --trust` starts with it",
+                exit_code=1,
+            )
     trust.trust(tether)
 
 
@@ -134,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args, hangups)
     except Ended as ended:
-        return ended.code
+        return 128 + ended.signum
     finally:
         gc.enable()
 
@@ -147,6 +155,9 @@ def _run(args: argparse.Namespace, hangups) -> int:
         trusted = getattr(args, "trust", False)
         ask_trust(workdir, trusted=trusted, asked=asked)  # before anything runs
     ahead = _spawn_ahead(profile, words, workdir)  # the agent starts before the engine
+    outer = _probe_terminal()  # before anything else draws on it or reads its keys
+    if ahead is not None:  # fed nothing yet: its bytes wait in the PTY
+        ahead.session.emulator.follow(outer)
     painter = _early_painter(ahead.session) if ahead is not None else None
     early = None
     try:
@@ -159,12 +170,14 @@ def _run(args: argparse.Namespace, hangups) -> int:
         from supervisor.run.launch import start_early
 
         early = start_early(config, ahead)  # the agent starts while the UI loads
+        if early is not None:  # fed nothing yet: the painter holds what it read
+            early.session.emulator.follow(outer)
         ahead = None  # the supervision has it now
         if painter is None and early is not None:
             painter = _early_painter(early.session)  # and shows while the UI loads
         from supervisor.app import run_app
 
-        if painter is not None:
+        if painter is not None and early is not None:
             early.session.hand_back(painter.finish())
             painter = None  # the app's driver takes the alternate screen over
         return run_app(config, early, hangups)
@@ -205,6 +218,15 @@ def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
 
     size = view_size(*shutil.get_terminal_size(), side_pane=True)  # as launch.agent_size
     return spawn_ahead(profile, words, workdir, size)
+
+
+def _probe_terminal():
+    """How the user's terminal draws emoji and which colours it has (outer_terminal.py)."""
+    from supervisor.terminal.outer_terminal import OuterTerminal, probe
+
+    if os.environ.get(PROBE_ENV) == "0":
+        return OuterTerminal()
+    return probe()
 
 
 def _early_painter(session):

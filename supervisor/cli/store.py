@@ -156,8 +156,11 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
             problems.append(str(error))
     lock_state, holder = lock.inspect(tether)
     lock_state = SUPERVISOR_STATES.get(lock_state, lock_state)
+    recall = _recall_report(tether)
+    if recall is not None and recall["result"] is None:  # waited for only while a run lasts
+        recall["waiting"] = lock_state == "running"
     return {
-        "recall": _recall_report(tether),
+        "recall": recall,
         "dir": str(tether.root),
         "phase": phase,
         "cursor": cursor,
@@ -226,8 +229,11 @@ def _status(args: argparse.Namespace) -> int:
     _out(f"incidents:  {report['incidents']}")
     recall = report["recall"]
     if recall is not None:
-        said = recall.get("describe") or "waiting for `tether ack` (restate the pinned decisions)"
-        _out(f"recall:     {recall['result'] or 'pending'}: {said}")
+        if recall["result"] is None and not recall.get("waiting"):
+            _out("recall:     not checked: the run ended before the agent's `tether ack`")
+        else:
+            said = recall.get("describe") or "waiting for `tether ack` (restate the pins)"
+            _out(f"recall:     {recall['result'] or 'pending'}: {said}")
     ended = supervisor["last_end"]
     if ended:
         _out(f"supervisor: not running; the last one ended {_age(ended['at'])}: {ended['reason']}")

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise TetherError(f"cannot read {path}: {error.strerror}") from None
     out = sys.stdout
     with handle:
-        for line in render(handle, str(path), AvtEmulator):
+        for line in render(handle, str(path), lambda cols, rows: AvtEmulator(cols, rows)):
             out.write(shown_line(line) + "\n")
     out.flush()
     return 0

@@ -31,12 +31,14 @@ from supervisor.config.config_dir import (  # noqa: F401 (their home was here)
     user_profiles_dir,
 )
 from supervisor.config.toml_file import line_of, parse_toml
+from supervisor.config.verify_commands import DEFAULT_RULES, KINDS, VerifyRules, merged
 from supervisor.errors import TetherError
 
 #: Marker kinds a profile may give regexes for, and what each means.
 MARKER_KINDS: dict[str, str] = {
     "compaction_started": "the agent is compacting (opens no incident by itself)",
     "compaction": "a compaction finished",
+    "compaction_failed": "a compaction was refused or failed (ends its compaction_started)",
     "context_low": "context nearly full; named group `percent` = percent remaining",
     "context_used": "context meter; named group `percent` = percent used",
     "context_full": "the context is full / a prompt was refused for its size",
@@ -55,6 +57,7 @@ INTEGRATIONS = frozenset(
 # key -> (python type(s), description of the TOML type for messages)
 _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "description": (str, "a string"),
+    "kind": (str, '"agent" or "shell"'),
     "command": (list, "an array of strings"),
     "resume_command": (list, "an array of strings"),
     "context_window": (int, "an integer (tokens, 0 = unknown)"),
@@ -69,9 +72,12 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "compact_command": (str, 'a string such as "/compact {instructions}"'),
     "compact_offer_percent": (int, "an integer (percent of the context window, 0 = never)"),
     "compact_at_break": (bool, "true or false"),
+    "wipe_commands": (list, 'an array of strings such as ["/clear", "/new"]'),
     "markers": (dict, "a table [markers]"),
+    "verify": (dict, "a table [verify]"),
 }
 _REQUIRED = ("command", "preamble", "markers")
+PROFILE_KINDS = ("agent", "shell")
 
 
 # RE2's own memory cap for one compiled pattern; a pattern needing more is refused at load.
@@ -172,6 +178,7 @@ class MarkerRules:
 
     compaction_started: tuple[Pattern, ...] = ()
     compaction: tuple[Pattern, ...] = ()
+    compaction_failed: tuple[Pattern, ...] = ()
     context_low: tuple[Pattern, ...] = ()
     context_used: tuple[Pattern, ...] = ()
     context_full: tuple[Pattern, ...] = ()
@@ -229,6 +236,14 @@ class Profile:
     compact_command: str = ""
     compact_offer_percent: int = 0
     compact_at_break: bool = False
+    # What the user types to wipe the conversation (submitted while the agent waits): seen
+    # when it is sent, before an agent that tells only at its next turn (Codex) says so.
+    wipe_commands: tuple[str, ...] = ()
+    # "shell" (or any program tether knows nothing of): a paste runs its lines as commands,
+    # so tether pastes a payload into it only when the user confirms (injector.py).
+    kind: str = "agent"
+    # The commands that verify (tests, lint, types, build): the ledger keeps their results.
+    verify: VerifyRules = DEFAULT_RULES
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -354,6 +369,10 @@ def parse_profile(
     ):
         if data.get(key, 0) < 0:
             raise check.fail(None, key, "must not be negative")
+    profile_kind = data.get("kind", "agent")
+    if profile_kind not in PROFILE_KINDS:
+        known = ", ".join(PROFILE_KINDS)
+        raise check.fail(None, "kind", f"must be one of {known}, not {profile_kind!r}")
     submit = data.get("submit_key", "\r")
     if not submit:
         raise check.fail(None, "submit_key", "must not be empty")
@@ -365,6 +384,7 @@ def parse_profile(
                 "markers", kind, f"unknown marker kind (known: {', '.join(MARKER_KINDS)})"
             )
         rules[kind] = _compile(check, kind, value)
+    verify = _verify_rules(check, data.get("verify", {}))
     return Profile(
         name=name,
         path=path,
@@ -385,7 +405,26 @@ def parse_profile(
         compact_command=data.get("compact_command", ""),
         compact_offer_percent=data.get("compact_offer_percent", 0),
         compact_at_break=data.get("compact_at_break", False),
+        wipe_commands=tuple(_str_list(check, None, "wipe_commands", data.get("wipe_commands", []))),
+        kind=profile_kind,
+        verify=verify,
     )
+
+
+def _verify_rules(check: _Checker, table: dict[str, Any]) -> VerifyRules:
+    """``[verify]``: per kind, commands added to the defaults (``replace_defaults = true``
+    makes them the only ones)."""
+    if not isinstance(table.get("replace_defaults", False), bool):
+        raise check.fail("verify", "replace_defaults", "must be true or false")
+    for kind, value in table.items():
+        if kind == "replace_defaults":
+            continue
+        if kind not in KINDS:
+            raise check.fail("verify", kind, f"unknown kind (known: {', '.join(KINDS)})")
+        commands = _str_list(check, "verify", kind, value)
+        if any(not command.strip() for command in commands):
+            raise check.fail("verify", kind, "holds an empty command")
+    return merged(table)
 
 
 def load_profile_file(path: Path, *, origin: str = "user") -> Profile:

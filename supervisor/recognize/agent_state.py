@@ -135,6 +135,12 @@ class AgentState:
         if needs_cue is not None:
             self.needs_cue = needs_cue
 
+    @property
+    def said_waiting(self) -> bool:
+        """Whether the agent's last own word (a cue, a report) was that it waits for input:
+        the user's typing, echoed, does not change it (a command typed at the prompt)."""
+        return self._reported == WAITING and self.drawn
+
     def state(self, now: float) -> str:
         if self._reported == WAITING and not self.drawn:
             return UNKNOWN  # it cannot wait for input on a screen it has not drawn

@@ -6,7 +6,7 @@ screen ("21% context used", "Context low (30% remaining)") take turns as each
 is newer. A screen row is news only when its percentage changes: the same row
 read again (a redraw, a scan after a restart, a row that left the screen and
 came back) says nothing new and never overrides a fresher report. A compaction
-makes the figures stale until a reading observed after it.
+or a wipe (/clear) makes the figures stale until a reading observed after it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from supervisor.recognize.observations import (
     CONTEXT_USED,
     SCREEN,
     USAGE,
+    WIPE,
     Observation,
 )
 
@@ -38,7 +39,8 @@ class ContextMeter:
     at: float | None = None
     by_usage: bool = False
     _screen: dict[str, int] = field(default_factory=dict, repr=False)  # last row per kind
-    _compacted_at: float | None = field(default=None, repr=False)
+    _compacted_at: float | None = field(default=None, repr=False)  # the last loss
+    _lost_by: str = field(default="compaction", repr=False)  # which: "compaction" or "clear"
 
     def used_percent(self) -> float | None:
         """How full the window is by the freshest reading, in percent; None before any."""
@@ -58,16 +60,19 @@ class ContextMeter:
             text = f"{self.percent}% used"
         else:
             return ""
-        return text + (", stale since the compaction" if self.stale else "")
+        return text + (f", stale since the {self._lost_by}" if self.stale else "")
 
     def update(self, observation: Observation) -> bool:
         """Take what ``observation`` says about the context; whether the meter may have changed."""
         details = observation.details
         kind = observation.kind
-        if kind == COMPACTION:
+        if kind in (COMPACTION, WIPE):
             at = observation.source_time
             if self._compacted_at is None or at > self._compacted_at:
                 self._compacted_at = at
+                self._lost_by = "compaction" if kind == COMPACTION else "clear"
+            if kind == WIPE and (self.at is None or at >= self.at) and self.describe():
+                self.stale = True  # (a compaction's incident makes it stale: supervision)
             return True
         if kind == USAGE and isinstance(details.get("used"), int):
             window = details.get("window")

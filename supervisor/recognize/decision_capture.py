@@ -84,6 +84,7 @@ class DecisionCapture:
 
     def __init__(self) -> None:
         self._typed = ""
+        self._submitted: list[str] = []  # lines finished with Enter since the last take
         self._pending: list[_Pending] = []
         self._taken: list[str] = []  # decisions taken this session, bare, for fragments
         self._until = 0.0
@@ -109,6 +110,8 @@ class DecisionCapture:
             return
         for char in text:
             if char in "\r\n":
+                self._submitted.append(self._typed)
+                del self._submitted[:-8]
                 for found in decision_lines([self._typed]):
                     self._pending.append(_Pending(found, now + ECHO_WAIT))
                     self._until = max(self._until, now + ECHO_WAIT)
@@ -121,6 +124,12 @@ class DecisionCapture:
                 self._typed = _without_last_word(self._typed)
             elif char >= " ":
                 self._typed += char
+
+    def take_submitted(self) -> list[str]:
+        """The lines the user finished with Enter since the last call (a slash command's
+        words, for :mod:`supervisor.recognize.typed_commands`)."""
+        lines, self._submitted = self._submitted, []
+        return lines
 
     # -- the agent's output --------------------------------------------------------
 

@@ -22,9 +22,18 @@ the banner is immediate) and adds later sightings to it as sources:
   when the next turn starts, minutes later perhaps) joins the newest incident of
   its kind that lacks its channel, outside the window, if no other incident was
   opened since; otherwise it opens one, as for a /clear nothing else saw;
+* compaction_failed (a /compact refused: "Not enough messages to compact")
+  ends the compaction_started before it: its trigger is not kept for the next;
 * compaction_started opens nothing; its trigger (PreCompact's manual/auto) is
   kept for a compaction that follows within the window, or given to the recent
   compaction it was read after (hooks are read a tick after the screen);
+* a sighting of a loss that happened before this run, or before the agent's
+  current process started (``agent_started``: a crash restart with ``claude
+  --continue`` replays its session file, old ``compact_boundary`` and ``/clear``
+  entries with their old times and ids), is history: so is a sighting naming a
+  loss id an incident already holds for its channel (the same entry read
+  twice). Both are told by identity (the entry's own time, its id), recorded as
+  events with ``history`` set, and open nothing;
 * the trigger and the summary are filled in by whichever source knows them;
   with a summary and pinned decisions, the loss audit is computed; with the
   window the transcript saw folded, the specifics the summary dropped that no
@@ -40,12 +49,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
     COMPACTION,
+    COMPACTION_FAILED,
     COMPACTION_STARTED,
     CONTEXT_USED,
     HOOK,
@@ -56,6 +67,11 @@ from supervisor.recognize.observations import (
 )
 
 DEFAULT_WINDOW = 10.0
+# The agent may be spawned a moment before tether notes the time (tether run spawns it
+# while the app loads); its own entries are never older than that.
+START_SLACK = 2.0
+# Ids that name one loss only (Claude Code's entry uuids); a Codex turn id may name two.
+UNIQUE_ID = "uuid:"
 # The meter and the agent's state change constantly: the status bar shows them, the
 # event log would drown in them.
 _NOT_RECORDED = frozenset({USAGE, AGENT_STATE, CONTEXT_USED})
@@ -71,18 +87,36 @@ class IncidentChange:
     new: bool
 
 
+class IncidentLog(Protocol):
+    """Where fusion records its incidents and sightings (the store is a layer below)."""
+
+    def claim_incident(
+        self, type_: str, source: str, **how: Any
+    ) -> tuple[dict[str, Any], bool]: ...
+
+    def record_event(self, kind: str, source: str, **details: Any) -> dict[str, Any]: ...
+
+
 class Fusion:
     """Stateful fuser for one supervised session. Not thread-safe: feed it from one place."""
 
     def __init__(
         self,
-        tether: object | None = None,
+        tether: IncidentLog | None = None,
         *,
         window: float = DEFAULT_WINDOW,
         decisions: Callable[[], list[str]] | None = None,
+        agent_started: float | None = None,
     ) -> None:
-        """``tether`` is a :class:`~supervisor.store.tether_dir.TetherDir` (None: no recording);
-        ``decisions`` returns the pinned decisions for the loss audit when a summary arrives."""
+        """``tether``: where incidents and sightings are recorded (a
+        :class:`~supervisor.store.tether_dir.TetherDir`, or the supervisor's event recorder
+        that writes them off the loop; None: no recording);
+        ``decisions`` returns the pinned decisions for the loss audit when a summary arrives;
+        ``agent_started``: when this run started its agent (see :meth:`agent_started`)."""
+        # a restart's time is taken just before the spawn: exact; the first spawn may come
+        # a moment before the run notes its start
+        self._agent_started = agent_started - START_SLACK if agent_started is not None else None
+        self._entries: set[tuple[str, str, str, float]] = set()  # (id, source, channel, time)
         self._tether = tether
         self._window = window
         self._decisions = decisions
@@ -100,6 +134,36 @@ class Fusion:
     def compaction_count(self) -> int:
         return sum(1 for incident in self._incidents if incident.kind == "compaction")
 
+    def agent_started(self, at: float) -> None:
+        """The agent's process (re)started at ``at``: a sighting its source dates before
+        that (a transcript entry's own time) is history, however late it is read."""
+        self._agent_started = at
+
+    def history(self, observation: Observation) -> str | None:
+        """Why a loss sighting is history rather than a loss of this run, or None."""
+        if observation.kind not in INCIDENT_KINDS:
+            return None
+        entry_at = observation.details.get("entry_at")
+        since = self._agent_started
+        if (
+            since is not None
+            and isinstance(entry_at, int | float)
+            and not isinstance(entry_at, bool)
+            and entry_at < since
+        ):
+            return "written before the agent's process started"
+        entry = _entry(observation)
+        if entry is not None and entry in self._entries:
+            return "the same entry, read again"
+        ident = _compaction_id(observation)
+        if ident is not None and ident.startswith(UNIQUE_ID):  # a Codex turn may compact twice
+            channel = (observation.source, str(observation.details.get("channel", "")))
+            for incident in self._incidents:
+                number = incident.number
+                if ident in self._ids.get(number, ()) and channel in self._channels[number]:
+                    return f"already seen in incident #{number}"
+        return None
+
     def acknowledge(self, number: int) -> Incident | None:
         """Mark an incident acknowledged (the agent wrote its rehydration summary)."""
         for incident in self._incidents:
@@ -111,8 +175,17 @@ class Fusion:
 
     def observe(self, observation: Observation) -> IncidentChange | None:
         """Record one observation; return the incident it opened or joined, if any."""
+        history = self.history(observation)
         if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
-            self._record(observation.kind, source=observation.source, **observation.to_event())
+            fields = observation.to_event()
+            if history is not None:
+                fields["history"] = history
+            self._record(observation.kind, source=observation.source, **fields)
+        if history is not None:
+            return None
+        if observation.kind == COMPACTION_FAILED:  # it ends the start: no trigger carries on
+            self._pending_trigger = None
+            return None
         if observation.kind == COMPACTION_STARTED:
             if not observation.trigger:
                 return None
@@ -137,18 +210,18 @@ class Fusion:
             return IncidentChange(self._open(kind, observation, channel), new=True)
         changed = self._merge(incident, observation, channel)
         if changed:
+            found: dict[str, Any] = {}
+            if incident.audit:
+                found["audit"] = incident.audit.to_dict()
+            if incident.dropped:
+                found["dropped_unpinned"] = [d.to_dict() for d in incident.dropped]
             self._record(
                 "incident_update",
                 number=incident.number,
                 trigger=incident.trigger,
                 sources=list(incident.sources),
                 summary=incident.summary,
-                **({"audit": incident.audit.to_dict()} if incident.audit else {}),
-                **(
-                    {"dropped_unpinned": [d.to_dict() for d in incident.dropped]}
-                    if incident.dropped
-                    else {}
-                ),
+                **found,
             )
         return IncidentChange(incident, new=False)
 
@@ -186,6 +259,9 @@ class Fusion:
         return best
 
     def _note_id(self, incident: Incident, observation: Observation) -> None:
+        entry = _entry(observation)
+        if entry is not None:
+            self._entries.add(entry)
         ident = _compaction_id(observation)
         if ident is not None:
             self._ids.setdefault(incident.number, set()).add(ident)
@@ -289,6 +365,7 @@ class Fusion:
             return False
         pins = self._decisions() if self._decisions else []
         incident.dropped = tuple(dropped_specifics(observation.folded, summary, pins))
+        incident.fold_audited = True
         return bool(incident.dropped)
 
     def _record_incident(self, incident: Incident) -> int:
@@ -316,9 +393,18 @@ class Fusion:
             self._record("incident_update", number=event["number"], **fields)
         return int(event["number"])
 
-    def _record(self, kind: str, source: str = "fusion", **fields: object) -> None:
+    def _record(self, kind: str, source: str = "fusion", **fields: Any) -> None:
         if self._tether is not None:
             self._tether.record_event(kind, source, **fields)
+
+
+def _entry(observation: Observation) -> tuple[str, str, str, float] | None:
+    """What names one entry of a session file: its loss id, source, channel and own time."""
+    ident, entry_at = _compaction_id(observation), observation.details.get("entry_at")
+    if ident is None or not isinstance(entry_at, int | float) or isinstance(entry_at, bool):
+        return None
+    channel = str(observation.details.get("channel", ""))
+    return (ident, observation.source, channel, float(entry_at))
 
 
 def _compaction_id(observation: Observation) -> str | None:

@@ -15,6 +15,7 @@ from supervisor.times import iso
 # Observation kinds. The first four are losses; the rest inform the meter and state.
 COMPACTION_STARTED = "compaction_started"
 COMPACTION = "compaction"
+COMPACTION_FAILED = "compaction_failed"  # refused or failed: ends its compaction_started
 WIPE = "wipe"
 CRASH = "crash"
 UNCLEAN_EXIT = "unclean_exit"
@@ -35,7 +36,8 @@ PROCESS = "process"
 LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN)
+TYPED = "typed"  # what the user submitted to the agent (a /clear typed while it waited)
+SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN, TYPED)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {
@@ -95,12 +97,17 @@ class Observation:
 
 @dataclass(frozen=True, slots=True)
 class DecisionLoss:
-    """One pinned decision and the key terms a summary dropped from it."""
+    """One pinned decision and the key terms a summary dropped or changed in it."""
 
     decision: str
     terms: tuple[str, ...]
     missing: tuple[str, ...]
-    status: str  # "kept", "degraded" or "lost"
+    status: str  # "kept", "degraded", "lost" or "changed"
+    changed: tuple[tuple[str, str], ...] = ()  # (pinned, what the summary says now)
+
+    def changes(self) -> str:
+        """The changed facts as text, pinned first: "15 minute → 30 minute; never → may"."""
+        return "; ".join(f"{pinned} → {now}" for pinned, now in self.changed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +123,13 @@ class Dropped:
 
 @dataclass(frozen=True, slots=True)
 class LossAudit:
-    """Which pinned decisions a compaction summary lost or degraded."""
+    """Which pinned decisions a compaction summary lost, degraded or changed."""
 
     decisions: tuple[DecisionLoss, ...]
+
+    @property
+    def changed(self) -> tuple[DecisionLoss, ...]:
+        return tuple(d for d in self.decisions if d.status == "changed")
 
     @property
     def lost(self) -> tuple[DecisionLoss, ...]:
@@ -131,9 +142,9 @@ class LossAudit:
     def headline(self) -> str:
         """A short phrase for the banner, e.g. "2 pinned decisions missing from the summary"."""
         lost, degraded = len(self.lost), len(self.degraded)
-        if not lost and not degraded:
+        parts = [f"changed: {d.changes()}" for d in self.changed]  # changed facts first
+        if not lost and not degraded and not parts:
             return "pinned decisions intact in the summary"
-        parts = []
         if lost:
             parts.append(f"{lost} pinned decision{'s' * (lost != 1)} missing from the summary")
         if degraded:
@@ -142,11 +153,31 @@ class LossAudit:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "changed": [
+                {
+                    "decision": d.decision,
+                    "changed": [{"pinned": p, "now": n} for p, n in d.changed],
+                    "missing": list(d.missing),
+                }
+                for d in self.changed
+            ],
             "lost": [{"decision": d.decision, "missing": list(d.missing)} for d in self.lost],
             "degraded": [
                 {"decision": d.decision, "missing": list(d.missing)} for d in self.degraded
             ],
         }
+
+
+# What a shell's exit status says (bash, sh): the command could not be found or run.
+SHELL_STATUS = {126: "command not executable", 127: "command not found"}
+
+
+def ended_words(exit_code: object, signal: object) -> str:
+    """How the agent ended, truly: a signal is a crash; an exit status is an exit."""
+    if signal or not isinstance(exit_code, int) or isinstance(exit_code, bool):
+        return "Agent crashed"
+    said = SHELL_STATUS.get(exit_code)
+    return f"Agent exited with code {exit_code}" + (f", {said}" if said else "")
 
 
 @dataclass(slots=True)
@@ -161,6 +192,7 @@ class Incident:
     summary: str | None = None
     audit: LossAudit | None = None
     dropped: tuple[Dropped, ...] = ()  # "dropped, not pinned"
+    fold_audited: bool = False  # the folded window was read and held against the summary
     acknowledged: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -169,7 +201,7 @@ class Incident:
         words = {
             "compaction": "Context compacted",
             "wipe": "Context wiped",
-            "crash": "Agent crashed",
+            "crash": ended_words(self.details.get("exit_code"), self.details.get("signal")),
             "unclean-exit": "tether was stopped uncleanly",
         }[self.kind]
         extra = f", {self.trigger}" if self.trigger else ""

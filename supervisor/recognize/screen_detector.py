@@ -31,6 +31,18 @@ De-duplication of loss markers (compaction, wipe) — the rule, and why:
   compaction in that window is still reported by the hook/transcript sources,
   which are trusted above the screen.
 
+* A marker is also counted, by its words, in the screen *and* the scrollback:
+  a redraw repeats rows already seen, it does not add to them. A loss is new
+  only when the marker is there more often than this detector has already
+  accounted for (whatever the row above it says now), or, for a compaction,
+  when a compaction-started cue appeared since the last one was accounted
+  (Claude Code erases its old notice when it repaints after /compact, so the
+  new one may be no more numerous than the old). After a resize (the
+  emulator's size changed between two looks) the agent redraws its screen:
+  until the next input or a new compaction-started cue, no loss marker is new,
+  and no cue the redraw brings back counts as activity. This is identity, not
+  a time window: a resize long after a compaction still repeats only it.
+
 A compaction regex with a named group ``auto`` tells the trigger from the marker
 itself: "auto" when the group matched, "manual" when not (the demo prints
 ``(auto)``); without the group the trigger is left to the sources that know.
@@ -51,6 +63,7 @@ from supervisor.recognize.observations import (
     AGENT_STATE,
     AUTO,
     COMPACTION,
+    COMPACTION_FAILED,
     COMPACTION_STARTED,
     MANUAL,
     SCREEN,
@@ -92,6 +105,13 @@ class ScreenDetector:
         self._percent: dict[str, int] = {}
         self._state: str | None = None
         self._pending_input = False
+        # identity by count (see the module docstring): (kind, words) -> occurrences known
+        self._accounted: Counter[tuple[str, str]] = Counter()
+        self._on_screen: Counter[tuple[str, str]] = Counter()  # as of the last look
+        self._starts = 0  # compaction-started cues seen appear
+        self._credited: dict[tuple[str, str], int] = {}  # notice words -> starts it answered
+        self._size: tuple[int, int] | None = None
+        self._redraw = False  # resized: what the agent draws until input is a redraw
 
     # -------------------------------------------------------------- inputs
 
@@ -133,6 +153,12 @@ class ScreenDetector:
         over its key and never be reported.
         """
         rows = emulator.rows
+        size = (emulator.cols, rows)
+        resized = self._size is not None and size != self._size
+        self._size = size
+        if resized:
+            self._redraw = True
+            self._credited = dict.fromkeys(self._accounted, self._starts)
         if len(self._texts) != rows:
             self._texts = [""] * rows
             self._row_matches = [[] for _ in range(rows)]
@@ -151,9 +177,12 @@ class ScreenDetector:
         observations: list[Observation] = []
 
         # activity cues first, so a compaction drawn in the same frame as its spinner counts
-        for key, count in counts.items():
-            if key[0] in _ACTIVITY_KINDS and count > kept.get(key, 0):
-                self._activity += 1
+        if not resized:  # a resize's reflow moves cues, it draws none
+            for key, count in counts.items():
+                if key[0] in _ACTIVITY_KINDS and count > kept.get(key, 0):
+                    self._activity += 1
+        present = _Present(self, emulator, matches, everything=resized)
+        self._count_starts(present, resized)
         reported: set[tuple[str, str, str]] = set()
         for match in matches:
             key = match.key
@@ -161,6 +190,11 @@ class ScreenDetector:
                 continue
             reported.add(key)
             observation = self._new_match(match, now, again=key in kept)
+            if key[0] in LOSS_KINDS and not self._new_by_identity(match, present):
+                observation = None
+            if observation is not None and key[0] == COMPACTION_FAILED:
+                # the start it answers announced nothing: no redrawn notice may take it
+                self._credited = dict.fromkeys(self._accounted, self._starts)
             if observation is not None:
                 observations.append(observation)
                 if key[0] in LOSS_KINDS:
@@ -168,9 +202,13 @@ class ScreenDetector:
         for match in matches:
             if match.kind in LOSS_KINDS:
                 self._seen_losses[match.key] = self._activity
+        for words, count in present.known.items():
+            if words[0] in LOSS_KINDS and count > self._accounted[words]:
+                self._accounted[words] = count  # rows seen now are history from now on
         if self._pending_input and changed:
             self._pending_input = False
             self._replaying = False
+            self._redraw = self._redraw and resized  # input before a resize: the redraw is next
             self._activity += 1
 
         state = self._screen_state()
@@ -178,6 +216,32 @@ class ScreenDetector:
             observations.append(Observation(AGENT_STATE, SCREEN, now, details={"state": state}))
         self._state = state
         return observations
+
+    def _count_starts(self, present: _Present, resized: bool) -> None:
+        """A compaction-started cue there more often than before announces a compaction
+        (a spinner comes and goes, so its count follows the screen both ways)."""
+        for words in present.changed(COMPACTION_STARTED):
+            count = present.count(words)
+            if count > self._accounted[words] and not resized:
+                self._starts += 1
+                self._redraw = False
+            self._accounted[words] = count
+
+    def _new_by_identity(self, match: _Match, present: _Present) -> bool:
+        """Whether a loss marker the row logic finds new is a loss not yet accounted for:
+        never in a redraw after a resize or a resumed session's replay; else when its words
+        are on the screen and in the scrollback more often than accounted, or (compaction)
+        when a compaction-started cue came since the last one."""
+        words = (match.kind, match.text)
+        if self._redraw or self._replaying:
+            return False
+        started = match.kind == COMPACTION and self._starts > self._credited.get(words, 0)
+        if match.kind == COMPACTION:
+            self._credited[words] = self._starts  # each notice answers a start once
+        if present.count(words) > self._accounted[words]:
+            self._accounted[words] += 1
+            return True
+        return started
 
     def _screen_state(self) -> str | None:
         if self.visible("busy"):
@@ -208,6 +272,28 @@ class ScreenDetector:
                         orphans.remove(key)
                         row[index] = replace(match, key=key)
                         break
+
+    def _history_counts(self, emulator: Emulator) -> Counter[tuple[str, str]]:
+        """The loss markers and compaction-started cues in the scrollback, by their words."""
+        found: Counter[tuple[str, str]] = Counter()
+        text_of = getattr(emulator, "history_text", None)
+        if text_of is None:  # a backend without plain scrollback text: join the spans
+
+            def text_of(index: int) -> str:
+                return "".join(span.text for span in emulator.history_row(index))
+
+        rules = [(kind, patterns) for kind, patterns in self._rules if kind in _COUNTED]
+        for index in range(emulator.history_size):
+            text = text_of(index)
+            if not text.strip() or not self._markers.may_match(text):
+                continue
+            for kind, patterns in rules:
+                for pattern in patterns:
+                    hit = pattern.search(text)
+                    if hit is not None:
+                        found[(kind, hit.group(0).strip())] += 1
+                        break
+        return found
 
     def _context_above(self, y: int, emulator: Emulator) -> str:
         for above in range(y - 1, -1, -1):
@@ -278,3 +364,48 @@ class ScreenDetector:
         if match.session:
             details["session"] = match.session
         return Observation(match.kind, SCREEN, now, details=details)
+
+
+_COUNTED = (*LOSS_KINDS, COMPACTION_STARTED)
+
+
+class _Present:
+    """How often each marker's words are on the screen and in the scrollback, for one look.
+
+    The scrollback is read only for words whose count on the screen changed since the
+    last look (or all of them after a resize), and once per look.
+    """
+
+    def __init__(
+        self,
+        detector: ScreenDetector,
+        emulator: Emulator,
+        matches: list[_Match],
+        *,
+        everything: bool,
+    ) -> None:
+        self._detector = detector
+        self._emulator = emulator
+        screen = Counter((m.kind, m.text) for m in matches if m.kind in _COUNTED)
+        before = detector._on_screen
+        detector._on_screen = screen
+        words = set(screen) | set(before)
+        if everything:
+            words |= set(detector._accounted)
+        self._changed = {w for w in words if everything or screen[w] != before[w]}
+        self._screen = screen
+        self.known: dict[tuple[str, str], int] = {}
+        self._history: Counter[tuple[str, str]] | None = None
+
+    def changed(self, kind: str) -> list[tuple[str, str]]:
+        return sorted(w for w in self._changed if w[0] == kind)
+
+    def count(self, words: tuple[str, str]) -> int:
+        if words not in self.known:
+            self.known[words] = self._screen[words] + self._in_history()[words]
+        return self.known[words]
+
+    def _in_history(self) -> Counter[tuple[str, str]]:
+        if self._history is None:
+            self._history = self._detector._history_counts(self._emulator)
+        return self._history

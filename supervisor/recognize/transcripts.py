@@ -19,8 +19,10 @@ import re
 from typing import Any
 
 from supervisor.recognize.observations import (
+    AT_NEXT_TURN,
     AUTO,
     COMPACTION,
+    COMPACTION_FAILED,
     MANUAL,
     TRANSCRIPT,
     USAGE,
@@ -32,7 +34,10 @@ from supervisor.times import epoch
 
 def entry_time(record: dict[str, Any]) -> float | None:
     """The entry's own ``timestamp`` as epoch seconds, if it has one."""
-    return epoch(record.get("timestamp"))
+    try:
+        return epoch(record.get("timestamp"))
+    except (OverflowError, ValueError, OSError):  # a time no clock reaches (year 1, +14:00)
+        return None
 
 
 def _identity(record: dict[str, Any], ident: Any, prefix: str = "uuid:") -> dict[str, Any]:
@@ -47,12 +52,22 @@ def _identity(record: dict[str, Any], ident: Any, prefix: str = "uuid:") -> dict
     return found
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: an entry of any shape reads."""
+    return value if isinstance(value, dict) else {}
+
+
+def _count(value: Any) -> int:
+    """A token count as the agent wrote it, 0 for anything that is not a count."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [block.get("text", "") for block in content if isinstance(block, dict)]
-        return "\n".join(part for part in parts if part)
+        parts = [block.get("text") for block in content if isinstance(block, dict)]
+        return "\n".join(part for part in parts if isinstance(part, str) and part)
     return ""
 
 
@@ -65,15 +80,60 @@ WINDOW_TOTAL = 32_000  # ...and this many characters in all (the audit runs on t
 _DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:")
 
 
-class _Window:
-    """What the conversation said since its last fold: the user's messages and the agent's
-    DECISION lines, for the audit of what the next summary drops (bounded)."""
+_PASTE_TAGS = re.compile(r"</?pasted_content(?: [^>]*)?>")
+_SPACE = re.compile(r"\s+")
+
+
+def _plain(text: str) -> str:
+    """A message as compared with what tether sent: paste tags gone, spaces collapsed."""
+    return _SPACE.sub(" ", _PASTE_TAGS.sub("", text)).strip()
+
+
+class OwnWords:
+    """The texts tether itself sent the agent (payloads, recovery prompts, re-sends).
+
+    They come back in the transcript as user messages; they are not the user's words,
+    so they are not in the folded window whose specifics "dropped, not pinned" lists.
+    Told by identity: the message is one of them (or holds one, or is held by one, as
+    when the agent adds to a paste or shows part of it).
+    """
+
+    SHORTEST = 24  # a shorter message is matched only whole
 
     def __init__(self) -> None:
+        self._texts: list[str] = []
+
+    def add(self, text: str) -> None:
+        plain = _plain(text)
+        if plain and plain not in self._texts:
+            self._texts.append(plain)
+            del self._texts[:-50]
+
+    def said(self, text: str) -> bool:
+        plain = _plain(text)
+        if not plain:
+            return False
+        for own in self._texts:
+            if plain == own:
+                return True
+            if min(len(plain), len(own)) >= self.SHORTEST and (plain in own or own in plain):
+                return True
+        return False
+
+
+class _Window:
+    """What the conversation said since its last fold: the user's messages and the agent's
+    DECISION lines, for the audit of what the next summary drops (bounded); never what
+    tether itself sent (``own``)."""
+
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.texts: list[str] = []
+        self.own = own
 
     def add(self, text: str) -> None:
         text = text.strip()
+        if self.own is not None and self.own.said(text):
+            return
         if text and not text.startswith("<") and not text.startswith("# AGENTS.md"):
             self.texts.append(text[:WINDOW_CHARS])
             del self.texts[:-WINDOW_ENTRIES]
@@ -84,6 +144,11 @@ class _Window:
         folded, self.texts = tuple(self.texts), []
         return folded
 
+
+# Claude Code's answer to a /compact it refused, in its local command's output
+_REFUSED_COMPACT = re.compile(
+    r"<local-command-std(?:err|out)>[^<]*(?:No messages|Not enough messages) to compact"
+)
 
 _SUMMARY_BLOCK = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
@@ -97,9 +162,9 @@ def summary_text(text: str) -> str:
 class ClaudeTranscript:
     """Claude Code session JSONL entries -> observations."""
 
-    def __init__(self) -> None:
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.session_id: str | None = None
-        self.window = _Window()
+        self.window = _Window(own)
         self._boundary: str | None = None  # the uuid of the last compact_boundary read
 
     def feed(
@@ -107,16 +172,16 @@ class ClaudeTranscript:
     ) -> list[Observation]:
         at = now if now is not None else (entry_time(record) or 0.0)
         session = record.get("sessionId")
-        details: dict[str, Any] = {"session": session} if session else {}
+        details: dict[str, Any] = {"session": session} if isinstance(session, str) else {}
         if isinstance(session, str):
             self.session_id = session
         kind = record.get("type")
         self._note_window(record)
         if kind == "assistant" and not record.get("isSidechain"):
-            usage = (record.get("message") or {}).get("usage")
+            usage = _dict(record.get("message")).get("usage")
             if isinstance(usage, dict):
                 used = sum(
-                    int(usage.get(key) or 0)
+                    _count(usage.get(key))
                     for key in (
                         "input_tokens",
                         "cache_creation_input_tokens",
@@ -129,11 +194,11 @@ class ClaudeTranscript:
         if history:
             return []
         if kind == "system" and record.get("subtype") == "compact_boundary":
-            meta = record.get("compactMetadata") or {}
+            meta = _dict(record.get("compactMetadata"))
             trigger = meta.get("trigger") if meta.get("trigger") in (MANUAL, AUTO) else None
             extra = {
-                "pre_tokens": meta.get("preTokens"),
-                "post_tokens": meta.get("postTokens"),
+                "pre_tokens": _count(meta.get("preTokens")) or None,
+                "post_tokens": _count(meta.get("postTokens")) or None,
                 "channel": "compact_boundary",
                 **_identity(record, record.get("uuid")),
             }
@@ -144,7 +209,7 @@ class ClaudeTranscript:
                 )
             ]
         if kind == "user" and record.get("isCompactSummary"):
-            text = _text_of((record.get("message") or {}).get("content"))
+            text = _text_of(_dict(record.get("message")).get("content"))
             return [
                 Observation(
                     COMPACTION,
@@ -161,16 +226,24 @@ class ClaudeTranscript:
                     folded=self.window.fold(),
                 )
             ]
+        if kind in ("user", "system"):
+            text = _text_of((record.get("message") or {}).get("content")) or _text_of(
+                record.get("content")
+            )
+            if _REFUSED_COMPACT.search(text):
+                refused = {**details, "channel": "local_command", "said": text.strip()[:200]}
+                return [Observation(COMPACTION_FAILED, TRANSCRIPT, at, details=refused)]
         if kind == "user":
-            text = _text_of((record.get("message") or {}).get("content"))
+            text = _text_of(_dict(record.get("message")).get("content"))
             if "<command-name>/clear</command-name>" in text:
-                return [Observation(WIPE, TRANSCRIPT, at, details={**details, "channel": "clear"})]
+                extra = {"channel": "clear", **_identity(record, record.get("uuid"))}
+                return [Observation(WIPE, TRANSCRIPT, at, details={**details, **extra})]
         return []
 
     def _note_window(self, record: dict[str, Any]) -> None:
         if record.get("isSidechain") or record.get("isMeta") or record.get("isCompactSummary"):
             return
-        content = (record.get("message") or {}).get("content")
+        content = _dict(record.get("message")).get("content")
         if record.get("type") == "user":
             if isinstance(content, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" for b in content
@@ -199,18 +272,18 @@ class CodexRollout:
     a new session when the next prompt is submitted.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, own: OwnWords | None = None) -> None:
         self.window: int | None = None
         self.session_id: str | None = None
         self._turn_by_user = False
         self._turn_id: str | None = None  # the turn the entries belong to (task_started)
-        self.said = _Window()  # the folded window (``window`` is the context size)
+        self.said = _Window(own)  # the folded window (``window`` is the context size)
 
     def feed(
         self, record: dict[str, Any], now: float | None = None, *, history: bool = False
     ) -> list[Observation]:
         at = now if now is not None else (entry_time(record) or 0.0)
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = _dict(record.get("payload"))
         kind = record.get("type")
         if kind == "session_meta":
             return self._session(payload, at, history)
@@ -226,16 +299,18 @@ class CodexRollout:
             if sub == "task_started":
                 turn = payload.get("turn_id")
                 self._turn_id = turn if isinstance(turn, str) and turn else None
-                attribution = payload.get("turn_attribution") or {}
+                attribution = _dict(payload.get("turn_attribution"))
                 self._turn_by_user = attribution.get("turn_trigger") == "user"
-                if isinstance(payload.get("model_context_window"), int):
+                if _count(payload.get("model_context_window")):
                     self.window = payload["model_context_window"]
             elif sub == "token_count":
-                info = payload.get("info") or {}
-                if isinstance(info.get("model_context_window"), int):
+                info = _dict(payload.get("info"))
+                if _count(info.get("model_context_window")):
                     self.window = info["model_context_window"]
-                last = info.get("last_token_usage") or {}
-                if isinstance(last.get("input_tokens"), int):
+                last = _dict(info.get("last_token_usage"))
+                if isinstance(last.get("input_tokens"), int) and not isinstance(
+                    last.get("input_tokens"), bool
+                ):
                     details = {"used": last["input_tokens"], "window": self.window}
                     details.update(_identity(record, None))  # when the agent counted it
                     return [Observation(USAGE, TRANSCRIPT, at, details=details)]
@@ -279,5 +354,12 @@ class CodexRollout:
         previous, self.session_id = self.session_id, session
         if history or previous is None or previous == session:
             return []
-        details = {"channel": "new_session", "session": session, "previous_session": previous}
+        # written when the first prompt after /clear is submitted, however late: it joins
+        # the wipe already seen (the typed /clear), as Codex's SessionStart(clear) does
+        details = {
+            "channel": "new_session",
+            "session": session,
+            "previous_session": previous,
+            AT_NEXT_TURN: True,
+        }
         return [Observation(WIPE, TRANSCRIPT, at, details=details)]

@@ -23,6 +23,8 @@ class IncidentView:
     lost: list[tuple[str, list[str]]]
     degraded: list[tuple[str, list[str]]]
     audited: bool
+    # (decision, ["15 minute → 30 minute", ...]): facts the summary changed, shown first
+    changed: list[tuple[str, list[str]]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # "dropped, not pinned" terms
     message: str | None = None  # what tether says about it (an unclean exit's lifetime)
 
@@ -52,6 +54,7 @@ def incident_view(incident: Any, decisions: list[str]) -> IncidentView | None:
         if isinstance(audit, dict):
             view.lost = _audit_rows(audit.get("lost"))
             view.degraded = _audit_rows(audit.get("degraded"))
+            view.changed = _changed_rows(audit.get("changed"))
             view.audited = True
     else:
         from supervisor.times import iso
@@ -71,14 +74,34 @@ def incident_view(incident: Any, decisions: list[str]) -> IncidentView | None:
         view.dropped = [d.term for d in getattr(incident, "dropped", ())]
         audit = incident.audit
         if audit is not None:
-            view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
-            view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
-            view.audited = True
+            _take_audit(view, audit)
     if view.kind != "compaction":  # only a compaction summary the agent gave is audited
-        view.lost, view.degraded, view.audited = [], [], False
+        view.lost, view.degraded, view.changed, view.audited = [], [], [], False
     elif not view.audited and view.summary and decisions:
         _audit_now(view, decisions)
     return view
+
+
+def _take_audit(view: IncidentView, audit: Any) -> None:
+    view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
+    view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
+    view.changed = [
+        (d.decision, [f"{p} → {n}" for p, n in d.changed]) for d in getattr(audit, "changed", ())
+    ]
+    view.audited = True
+
+
+def _changed_rows(rows: Any) -> list[tuple[str, list[str]]]:
+    found = []
+    for row in rows or []:
+        if isinstance(row, dict) and isinstance(row.get("decision"), str):
+            pairs = [
+                f"{c.get('pinned')} → {c.get('now')}"
+                for c in row.get("changed") or []
+                if isinstance(c, dict)
+            ]
+            found.append((row["decision"], pairs))
+    return found
 
 
 def _audit_rows(rows: Any) -> list[tuple[str, list[str]]]:
@@ -97,9 +120,7 @@ def _audit_now(view: IncidentView, decisions: list[str]) -> None:
         audit = loss_audit.audit_summary(decisions, view.summary or "")
     except Exception:  # an audit we cannot run is left out, never a failed payload
         return
-    view.lost = [(d.decision, list(d.missing)) for d in audit.lost]
-    view.degraded = [(d.decision, list(d.missing)) for d in audit.degraded]
-    view.audited = True
+    _take_audit(view, audit)
 
 
 _KIND_WORDS = {
@@ -127,7 +148,19 @@ def incident_lines(view: IncidentView, decisions: list[str]) -> list[str]:
             lines.append("No compaction summary was available to audit; trust the decisions above.")
         return lines
     total = len(decisions)
+    for decision, pairs in view.changed:  # a changed fact first: the summary says otherwise
+        where = (
+            f"decision {decisions.index(decision) + 1}"
+            if decision in decisions
+            else f'"{decision}"'
+        )
+        lines.append(
+            f"Loss audit: CHANGED in the summary: {where}: changed: {'; '.join(pairs)} "
+            "(the pin holds as written)."
+        )
     if not view.lost and not view.degraded:
+        if view.changed:
+            return lines
         lines.append(
             f"Loss audit: all {total} pinned decisions kept their key terms in the summary."
         )

@@ -58,6 +58,7 @@ from supervisor.terminal.keys import encode_paste
 from supervisor.times import utc_now
 
 EMPTY = "empty"
+REFUSED = "refused"  # into a shell, unconfirmed: see shell_refusal
 
 SUBMIT_DELAY = 0.05  # seconds between the paste and the submit key
 SETTLE_SECONDS = 2.0  # after a send, wait this long (or for a new "waiting") before the next
@@ -115,6 +116,15 @@ class _Sent:
     stage: str = ""  # made elsewhere: "held" until the agent's next prompt, "prompted" by us
 
 
+def shell_refusal(profile: str) -> str:
+    """Why nothing is pasted into a shell (profile kind "shell") unless the user confirms."""
+    return (
+        f"Profile {profile} runs a shell or a program tether does not know: the payload's "
+        "lines (notes a cloned repository may have written) would run there as commands, "
+        "so it is pasted only when you confirm (rehydrate by hand)."
+    )
+
+
 class Injector:
     """Sends payloads into one agent session, queueing while it is busy."""
 
@@ -135,6 +145,7 @@ class Injector:
         source: str = "supervisor",
         take_checkpoint: TakeCheckpoint | None = None,
         why_waiting: Callable[[], str | None] | None = None,
+        output_stalled: Callable[[], bool] | None = None,
     ) -> None:
         """``take_checkpoint``: how to take the checkpoint before each send
         (:meth:`Supervision.checkpoint` takes it off the event loop); by default, at once."""
@@ -154,13 +165,18 @@ class Injector:
         self.source = source
         self.take_checkpoint = take_checkpoint or self._checkpoint_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
+        # Whether the agent's output is held up before tether (a stopped reader): the
+        # agent is blocked mid-output then, whatever its last screen said.
+        self.output_stalled = output_stalled or (lambda: False)
         self.queue: list[_Request] = []
         self.sending: _Request | None = None  # between asking its checkpoint and the paste
         self.last: _Sent | None = None
         self.problems: list[str] = []
         self.listeners: list[Callable[[InjectorStatus], None]] = []
+        self.sent_listeners: list[Callable[[str], None]] = []  # each text as it is written
         self._fresh_waiting = True  # the agent has not been sent anything since it last waited
         self._last_write: float | None = None  # self.clock() of the last paste
+        self._into_shell_confirmed = False  # the user said yes to the next paste into a shell
 
     # -- requests ------------------------------------------------------------------------
 
@@ -186,6 +202,10 @@ class Injector:
         clean = sanitize(text).strip("\n")
         if not clean.strip():
             return EMPTY
+        if self.profile.kind == "shell" and not self._into_shell_confirmed:
+            self.problems.append(shell_refusal(self.profile.name))
+            return REFUSED
+        self._into_shell_confirmed = False
         if typed:
             clean = " ".join(clean.split())
         item = _Request(
@@ -198,6 +218,10 @@ class Injector:
             return QUEUED
         self._send(item)
         return SENT
+
+    def confirm_into_shell(self) -> None:
+        """The user said yes: the next request may be pasted into a shell profile's program."""
+        self._into_shell_confirmed = True
 
     def withdraw(self, which: Callable[[_Request], bool]) -> list[_Request]:
         """Take the queued requests ``which`` picks (their payload went another way)."""
@@ -217,7 +241,7 @@ class Injector:
         return SENT
 
     def _can_send(self) -> bool:
-        if self.sending is not None or not self.is_waiting():
+        if self.sending is not None or self.output_stalled() or not self.is_waiting():
             return False
         if self._fresh_waiting or self._last_write is None:
             return True
@@ -274,6 +298,8 @@ class Injector:
         else:
             data, bracketed = self.encode(item.text)
         at_iso = utc_now()
+        for notify in self.sent_listeners:  # before the agent can echo it anywhere
+            notify(item.text)
         self.session.write(data)
         self._fresh_waiting = False
         tokens = item.tokens

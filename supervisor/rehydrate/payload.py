@@ -23,6 +23,9 @@ from typing import Any
 
 from supervisor.config.profiles import Profile
 from supervisor.rehydrate import budget
+from supervisor.rehydrate.evidence_section import HEADING as EVIDENCE_HEADING
+from supervisor.rehydrate.evidence_section import PREAMBLE_LINE as EVIDENCE_PREAMBLE
+from supervisor.rehydrate.evidence_section import evidence
 from supervisor.rehydrate.incident_section import (
     IncidentView,
     dropped_lines,
@@ -91,6 +94,7 @@ class _State:
     progress: dict[str, Any]
     invariant: dict[str, Any]
     repairs: list[str] = field(default_factory=list)  # what tether fixed since the last payload
+    evidence: list[str] = field(default_factory=list)  # the ledger's record, most important first
 
 
 def build_payload(
@@ -115,9 +119,18 @@ def build_payload(
     snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
     state = _state_of(snapshot)
     state.repairs = repairs_since_last_payload(tether)
+    proof = evidence(tether.root, tether.work_dir)
+    state.evidence = proof.items
+    state.sections["Done"] = [proof.mark(item) for item in state.sections["Done"]]
     view = incident_view(incident, state.decisions)
+    summaries = [("The phase (your summary)", state.phase)]
+    if view is not None and view.summary:
+        summaries.append(("The compaction summary", view.summary))
+    state.evidence[1:1] = proof.claim_lines(summaries)  # right after the checkout
     limit = profile.payload_budget if budget is None else budget
     preamble = sanitize(profile.preamble.strip())
+    if state.evidence:
+        preamble += "\n" + EVIDENCE_PREAMBLE
     if limit > 0:
         fitted, text, tokens, over = _fit(preamble, state, view, limit, count)
     else:
@@ -241,6 +254,7 @@ class _Fitted:
     next_step: str
     sections: dict[str, list[str]]  # the droppable sections, what is kept of each
     left_out: dict[str, int] = field(default_factory=dict)  # title or part -> items left out
+    evidence: list[str] = field(default_factory=list)  # the ledger's lines that fit
 
     @classmethod
     def whole(cls, state: _State) -> _Fitted:
@@ -251,6 +265,7 @@ class _Fitted:
             state.decisions,
             state.next_step,
             dict(state.sections),
+            evidence=list(state.evidence),
         )
 
     @classmethod
@@ -321,6 +336,10 @@ def _allocate(state: _State, available: int, count: Counter) -> _Fitted:
         spent += cut.tokens
     # Droppable items only once nothing pinned was cut: they go first, whatever is left over.
     remaining = 0 if any(left_out.values()) else available - spent
+    # The evidence next, before the droppable notes: what was done outranks what was said.
+    proof = budget.keep_items(state.evidence, remaining, count, bullet, newest=False)
+    left_out["evidence"] = proof.left_out
+    remaining = remaining - proof.tokens if not proof.left_out else 0
     sections: dict[str, list[str]] = {}
     for title in reversed(DROP_ORDER):  # Done is given up first, so it is filled last
         cut = budget.keep_items(
@@ -337,6 +356,7 @@ def _allocate(state: _State, available: int, count: Counter) -> _Fitted:
         next_step.text,
         sections,
         left_out,
+        proof.items or [],
     )
 
 
@@ -360,9 +380,17 @@ def _render(
     out += ["## Pinned decisions (verbatim; they hold whatever your memory says)", ""]
     if fitted.decisions:
         out += [f"{n}. {_indent(d, 3)}" for n, d in enumerate(fitted.decisions, start=1)]
+    elif fitted.left_out.get("decisions"):  # pinned, all cut: the pointers below say where
+        out.append("(all cut for the token budget: see below)")
     else:
         out.append("(none pinned)")
     out.append("")
+    if state.evidence:
+        out += [EVIDENCE_HEADING, ""]
+        out += [_bullet(item) for item in fitted.evidence] or [
+            "(left out for the token budget: run `tether ledger`)"
+        ]
+        out.append("")
     headings = {
         "Rejected approaches": "Rejected approaches (do not retry them)",
         "Done": "Done",
@@ -439,6 +467,11 @@ def _pointers(state: _State, fitted: _Fitted) -> list[str]:
             )
         if left_out.get("next"):
             lines.append(f"- the Next step was cut: read it whole in {state.where} § Next step")
+        if left_out.get("evidence"):
+            lines.append(
+                f"- {left_out['evidence']} of {len(state.evidence)} Evidence lines: "
+                "run `tether ledger` (and `tether ledger --verifications`)"
+            )
         for title in DROP_ORDER:
             n = left_out.get(title, 0)
             if n:

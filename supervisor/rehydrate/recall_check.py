@@ -3,12 +3,15 @@
 Delivering a payload is not the same as the model keeping it. So the recovery
 preamble asks the agent to restate the pinned decisions and send that with
 `tether ack`; this module compares the restatement with the pins the payload
-carried, with the loss audit's key terms (the same extraction: a decision whose
-value, mechanism or reason is missing from the restatement was not restated),
-and records one ``recall_check`` event per recovery::
+carried, with the judge the loss audit uses (:mod:`supervisor.recognize.judge`): each
+numbered item of the restatement against its own decision (the whole text when the
+agent did not number), its values in any notation, its rule's direction. A decision
+whose value or direction came back different is *changed*, one whose specifics are
+missing is not restated; one event is recorded per recovery::
 
     {"kind": "recall_check", "incident": N, "injection_at": ..., "pinned": k,
-     "restated": [decision numbers], "missing": [{"decision": i, "terms": [...]}],
+     "restated": [decision numbers],
+     "missing": [{"decision": i, "terms": [...], "changed": [{"pinned", "now"}]}],
      "result": "complete" | "partial" | "none"}
 
 A recovery is an ``injection`` event that asked for a restatement (it carries
@@ -33,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from supervisor.errors import TetherError
-from supervisor.recognize.loss_audit import audit_decision
 from supervisor.store import checkpoints, fsio, notes
 from supervisor.store.tether_dir import TetherDir
 
@@ -82,6 +84,9 @@ class Recovery:
         )
 
 
+Changes = tuple[tuple[str, str], ...]  # (as pinned, as restated)
+
+
 @dataclass(frozen=True, slots=True)
 class RecallCheck:
     """The outcome for one recovery, as recorded."""
@@ -92,23 +97,42 @@ class RecallCheck:
     restated: tuple[int, ...]
     missing: tuple[tuple[int, tuple[str, ...]], ...]  # (decision number, missing terms)
     result: str
+    changed: tuple[tuple[int, Changes], ...] = ()  # (decision number, its changed facts)
+
+    def changes_of(self, number: int) -> Changes:
+        return next((pairs for n, pairs in self.changed if n == number), ())
 
     def to_event(self) -> dict[str, Any]:
+        rows = []
+        for number, terms in self.missing:
+            row: dict[str, Any] = {"decision": number, "terms": list(terms)}
+            pairs = self.changes_of(number)
+            if pairs:
+                row["changed"] = [{"pinned": p, "now": n} for p, n in pairs]
+            rows.append(row)
         return {
             "incident": self.incident,
             "injection_at": self.injection_at,
             "pinned": self.pinned,
             "restated": list(self.restated),
-            "missing": [{"decision": n, "terms": list(terms)} for n, terms in self.missing],
+            "missing": rows,
             "result": self.result,
         }
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> RecallCheck:
         missing = []
+        changed = []
         for row in event.get("missing") or []:
             if isinstance(row, dict) and isinstance(row.get("decision"), int):
                 missing.append((row["decision"], tuple(str(t) for t in row.get("terms") or [])))
+                pairs = tuple(
+                    (str(c.get("pinned")), str(c.get("now")))
+                    for c in row.get("changed") or []
+                    if isinstance(c, dict)
+                )
+                if pairs:
+                    changed.append((row["decision"], pairs))
         return cls(
             incident=event.get("incident"),
             injection_at=str(event.get("injection_at") or ""),
@@ -116,10 +140,12 @@ class RecallCheck:
             restated=tuple(n for n in event.get("restated") or [] if isinstance(n, int)),
             missing=tuple(missing),
             result=str(event.get("result") or NONE),
+            changed=tuple(changed),
         )
 
     def describe(self) -> str:
-        """The banner's words: "recovered: 4 of 4 decisions restated", or what is missing."""
+        """The banner's words: "recovered: 4 of 4 decisions restated", or what changed (first)
+        and what is missing."""
         if self.result == SUPERSEDED:
             return "replaced by a newer recovery before any `tether ack`; its check covers this"
         asked = len(self.restated) + len(self.missing)
@@ -128,11 +154,17 @@ class RecallCheck:
         if self.result == NONE:
             plural = "s" * (asked != 1)
             return f"no `tether ack` from the agent: {asked} decision{plural} not restated"
-        count = len(self.missing)
-        terms = [", ".join(sorted(t, key=_telling)[:2]) for _n, t in self.missing if t]
-        which = f" ({'; '.join(terms)})" if terms else ""
-        plural = "s" * (count != 1)
-        return f"{count} decision{plural} not restated{which}"
+        parts = [
+            "changed: " + "; ".join(f"{p} → {n}" for p, n in pairs) for _n, pairs in self.changed
+        ]
+        gone = [(n, t) for n, t in self.missing if not self.changes_of(n)]
+        if gone:
+            count = len(gone)
+            terms = [", ".join(sorted(t, key=_telling)[:2]) for _n, t in gone if t]
+            which = f" ({'; '.join(terms)})" if terms else ""
+            plural = "s" * (count != 1)
+            parts.append(f"{count} decision{plural} not restated{which}")
+        return ", ".join(parts)
 
 
 def _telling(term: str) -> int:
@@ -147,21 +179,25 @@ Missing = tuple[tuple[int, tuple[str, ...]], ...]  # (decision number, its missi
 
 def compare(
     pins: list[str], restatement: str, asked: tuple[int, ...] | None = None
-) -> tuple[tuple[int, ...], Missing]:
-    """``(restated, missing)``: decision numbers (1-based) whose key terms all came back,
-    and ``(number, missing terms)`` for the rest, over the decisions ``asked`` for."""
+) -> tuple[tuple[int, ...], Missing, tuple[tuple[int, Changes], ...]]:
+    """``(restated, missing, changed)``: decision numbers (1-based) kept whole, ``(number,
+    missing terms)`` for the rest, and ``(number, (pinned, now) pairs)`` for those that
+    came back changed, over the decisions ``asked`` for."""
+    from supervisor.recognize.judge.restatement import judge_restatement
+
     numbers = asked if asked is not None else tuple(range(1, len(pins) + 1))
+    verdicts = judge_restatement(pins, restatement, [n for n in numbers if 1 <= n <= len(pins)])
     restated: list[int] = []
     missing: list[tuple[int, tuple[str, ...]]] = []
-    for number in numbers:
-        if not 1 <= number <= len(pins):
-            continue
-        loss = audit_decision(pins[number - 1], restatement)
-        if loss.missing:
-            missing.append((number, loss.missing))
-        else:
+    changed: list[tuple[int, Changes]] = []
+    for number, verdict in sorted(verdicts.items()):
+        if verdict.status == "kept":
             restated.append(number)
-    return tuple(restated), tuple(missing)
+            continue
+        missing.append((number, verdict.missing))
+        if verdict.changed:
+            changed.append((number, tuple((c.pinned, c.now) for c in verdict.changed)))
+    return tuple(restated), tuple(missing), tuple(changed)
 
 
 def pins_of(tether: TetherDir, recovery: Recovery) -> list[str]:
@@ -232,13 +268,16 @@ def _check(
     numbers = tuple(sorted(asked))
     restated: tuple[int, ...]
     missing: Missing
+    changed: tuple[tuple[int, Changes], ...] = ()
     if restatement is None:
         restated, missing = (), tuple((n, ()) for n in numbers)
         result = NONE
     else:
-        restated, missing = compare(pins, restatement, numbers)
+        restated, missing, changed = compare(pins, restatement, numbers)
         result = PARTIAL if missing else COMPLETE
-    return RecallCheck(recovery.incident, recovery.at, len(numbers), restated, missing, result)
+    return RecallCheck(
+        recovery.incident, recovery.at, len(numbers), restated, missing, result, changed
+    )
 
 
 def acknowledge(
@@ -312,21 +351,31 @@ def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervi
         return tether.record_event(KIND, source, **check.to_event())
 
 
+RESTATE_ASK = (
+    "Restate each of these pinned decisions under its number (1. ..., 2. ...): copy its "
+    "values exactly as written here (numbers with their units, names, paths, versions) "
+    "and keep its direction (must, never, only); say the rest in your own words. Send "
+    'the restatement with `tether ack "..."` (or on its stdin).'
+)
+
+
 def resend_text(pins: list[str], check: RecallCheck) -> str:
-    """The short payload F6 sends after a partial recall: only the decisions not restated."""
+    """The short payload F6 sends after a partial recall: only the decisions not restated,
+    as pinned; a changed one says what the restatement said instead."""
     lines = [
-        "Recall check from tether: your restatement after the recovery left out part of "
-        "these pinned decisions. They hold exactly as written here:",
+        "Recall check from tether: your restatement after the recovery changed or left out "
+        "part of these pinned decisions. They hold exactly as written here:",
         "",
     ]
     for number, terms in check.missing:
         if 1 <= number <= len(pins):
             lines.append(f"{number}. {pins[number - 1]}")
-            if terms:
-                lines.append(f"   (not in your restatement: {', '.join(terms)})")
-    lines += [
-        "",
-        "Restate these decisions in your own words, with their values and reasons, and send "
-        'the restatement with `tether ack "..."` (or on its stdin). Then continue.',
-    ]
+            pairs = check.changes_of(number)
+            if pairs:
+                said = "; ".join(f'you said "{now}", the pin says "{p}"' for p, now in pairs)
+                lines.append(f"   (changed in your restatement: {said})")
+            gone = [t for t in terms if not any(t == p for p, _n in pairs)]
+            if gone:
+                lines.append(f"   (not in your restatement: {', '.join(gone)})")
+    lines += ["", RESTATE_ASK + " Then continue."]
     return "\n".join(lines)

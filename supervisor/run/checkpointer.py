@@ -15,7 +15,8 @@ import asyncio
 import concurrent.futures
 import functools
 from collections.abc import Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 from supervisor.errors import TetherError
 from supervisor.rehydrate.injector import Taken
@@ -42,7 +43,9 @@ class Checkpointer:
         self.tether = tether
         self._problem = problem
         # Checkpoints waiting for `git status` on a worker thread: (reason, incident, then).
-        self.asking: dict[asyncio.Future, tuple[str, int | str | None, Taken | None]] = {}
+        self.asking: dict[
+            asyncio.Future[dict[str, Any] | None], tuple[str, int | str | None, Taken | None]
+        ] = {}
         # One thread writes them all, so they are numbered in the order they were asked.
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         self.writing = 0  # written on the writer thread, not yet heard on the loop
@@ -73,10 +76,10 @@ class Checkpointer:
         asked.add_done_callback(functools.partial(self._answered, loop))
 
     @property
-    def _work(self):
+    def _work(self) -> Path:
         return self.tether.work_dir
 
-    def _answered(self, loop: asyncio.AbstractEventLoop, _asked: asyncio.Future) -> None:
+    def _answered(self, loop: asyncio.AbstractEventLoop, _asked: asyncio.Future[Any]) -> None:
         """Hand the checkpoints git has answered for to the writer, in the order asked.
 
         Two calls race on their threads; an agent's exit would otherwise be numbered
@@ -102,7 +105,12 @@ class Checkpointer:
             return
         self._on_writer(loop, functools.partial(_result_of, job), then)
 
-    def _on_writer(self, loop: asyncio.AbstractEventLoop, job: Callable, then: Callable) -> None:
+    def _on_writer(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        job: Callable[[], Any],
+        then: Callable[[Any], None],
+    ) -> None:
         if self._writer is None:
             self._writer = concurrent.futures.ThreadPoolExecutor(
                 1, thread_name_prefix="tether-writer"
@@ -111,14 +119,14 @@ class Checkpointer:
         written = loop.run_in_executor(self._writer, job)
         written.add_done_callback(functools.partial(self._written, then))
 
-    def _written(self, then: Callable, written: asyncio.Future) -> None:
+    def _written(self, then: Callable[[Any], None], written: asyncio.Future[Any]) -> None:
         self.writing -= 1
         if self._closed or written.cancelled():  # whoever asked is closing too
             return
         then(written.result())
 
     def _take(
-        self, reason: str, incident: int | str | None, git: dict | None
+        self, reason: str, incident: int | str | None, git: dict[str, Any] | None
     ) -> checkpoints.Checkpoint | TetherError:
         return _result_of(lambda: checkpoints.take(self.tether, reason, incident=incident, git=git))
 

@@ -104,9 +104,10 @@ def spawn_ahead(
     words = list(words)
     try:  # what build_config checks, in its order
         profile = _profile(profile_name)
-        if profile_name is not None and not profile.command and not words:
+        named = profile if profile_name is not None else None  # never None then
+        if named is not None and not named.command and not words:
             words = [os.environ.get("SHELL") or "sh"]
-        resolve_command(words if profile_name is None else profile.argv(words))
+        resolve_command(words if named is None else named.argv(words))
         _check_settings()
     except TetherError:
         return None
@@ -126,12 +127,12 @@ def spawn_ahead(
     lock = supervisor_lock.acquire(tether)
     socket_path = host = None
     try:
-        if profile_name is None:
+        if named is None:
             argv = words
         else:  # the hook settings file is written here, as build_config writes it
             from supervisor.run.run_config import agent_argv
 
-            argv = agent_argv(profile, words, tether, resume=False)
+            argv = agent_argv(named, words, tether, resume=False)
         env = dict(os.environ)
         env["TETHER_PROFILE"] = name  # as launch.new_supervision sets it
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened

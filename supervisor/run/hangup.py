@@ -21,10 +21,14 @@ import os
 import select
 import signal
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the first frame imports this module before asyncio is needed
+    import asyncio
 
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 HUNG_UP = "terminal closed (its input and output ended)"
-REASONS = {
+REASONS: dict[int, str] = {
     signal.SIGHUP: "terminal closed (SIGHUP)",
     signal.SIGTERM: "terminated (SIGTERM)",
 }
@@ -78,7 +82,7 @@ class Hangups:
         self.signum = signum
         raise Ended(signum)
 
-    def on_loop(self, loop, end: Callable[[str, int], None]) -> None:
+    def on_loop(self, loop: asyncio.AbstractEventLoop, end: Callable[[str, int], None]) -> None:
         """While ``loop`` runs, call ``end(reason, exit code)`` on it at the first signal;
         :meth:`terminal_gone` watches the terminals from then on."""
 

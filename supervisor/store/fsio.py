@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import itertools
 import json
+import math
 import os
 import stat
 import tempfile
@@ -49,6 +50,9 @@ def write_hint(error: OSError) -> str:
 TEXT_LIMIT = 64 * 1024 * 1024
 #: The longest JSONL line read; a longer one is reported as a bad line and skipped.
 LINE_LIMIT = 16 * 1024 * 1024
+#: The most a tail (:func:`tail_jsonl`) reads from the end: one longest line and more, so
+#: the last record is always found, yet 1 GB of huge lines costs no more than this.
+TAIL_BYTES = LINE_LIMIT + 4 * 1024 * 1024
 
 _KINDS = {
     stat.S_IFDIR: "a folder",
@@ -80,8 +84,20 @@ def refusal(path: Path, found: str, expected: str = "a regular file") -> TetherE
     )
 
 
+def hard_link_refusal(path: Path, links: int) -> TetherError:
+    """The message for a file of the store that has other names (a hard link): writing
+    to it would change the file behind every other name too."""
+    return TetherError(
+        f"{path} is hard-linked ({links} names for one file), so writing to it would also "
+        f"change the file under its other names; tether does not write through links inside "
+        f".tether/: look at it, then replace it with a copy of its own "
+        f"(`cp {path} {path}.copy && mv {path}.copy {path}`) or remove it"
+    )
+
+
 def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
-    """``os.open`` that refuses a symbolic link, a folder, a pipe or a device at ``path``.
+    """``os.open`` that refuses a symbolic link, a folder, a pipe or a device at ``path``,
+    and, to write, a file with more than one name (a hard link).
 
     ``O_NOFOLLOW`` refuses a link at the last component, ``O_NONBLOCK`` keeps a
     planted FIFO from hanging the open, and ``fstat`` checks what was opened.
@@ -102,6 +118,8 @@ def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise refusal(path, kind_of(info.st_mode))
+        if flags & (os.O_WRONLY | os.O_RDWR) and info.st_nlink > 1:
+            raise hard_link_refusal(path, info.st_nlink)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
@@ -223,13 +241,75 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 
 
 def _json_line(record: dict[str, Any]) -> bytes:
-    """One record as one UTF-8 line; text that is not UTF-8 (a surrogate-escaped
-    argument or file name) is kept as JSON escapes rather than refused."""
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    """One record as one UTF-8 line of strict JSON (what ``jq`` reads): a number JSON
+    cannot carry (NaN, Infinity) or a lone surrogate (an undecodable byte of an argument
+    or a file name, or a hook's ``"\\ud800"``) is first made into text that it can
+    (:func:`json_safe`)."""
     try:
-        return line.encode("utf-8")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return (line + "\n").encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        safe = json_safe(record)
+        line = json.dumps(safe, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return (line + "\n").encode("utf-8")
+
+
+#: The deepest nesting :func:`json_safe` takes: far more than any record tether or an
+#: agent writes, far less than the interpreter's stack that json.dumps recurses on.
+MAX_DEPTH = 200
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with what strict JSON cannot carry replaced: NaN and the infinities by
+    their names as strings, a surrogate-escaped byte by ``\\xNN`` and any other lone
+    surrogate by U+FFFD; containers are copied only when something in them changed.
+    Raises ValueError for nesting deeper than :data:`MAX_DEPTH` (iterative: never a
+    RecursionError)."""
+    if not isinstance(value, dict | list | tuple):
+        return _safe_scalar(value)
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any, int]] = [(value, root, 1)]
+    while stack:
+        source, target, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"JSON nested too deeply (over {MAX_DEPTH} levels)")
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, dict | list | tuple):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy, depth + 1))
+                item = copy
+            else:
+                item = _safe_scalar(item)
+            if isinstance(target, dict):
+                target[_safe_scalar(key) if isinstance(key, str) else key] = item
+            else:
+                target.append(item)
+    return root
+
+
+def _safe_scalar(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[repr(value)]
+    if isinstance(value, str) and not _encodes(value):
+        return "".join(_safe_char(c) for c in value)
+    return value
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
     except UnicodeEncodeError:
-        return (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+        return False
+    return True
+
+
+def _safe_char(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, as os.fsdecode keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else char
 
 
 def loads_why(raw: bytes | str) -> tuple[Any, str | None]:
@@ -284,15 +364,18 @@ def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[BadLine]]:
 
 
 def tail_jsonl(
-    path: Path, count: int = 1, *, chunk: int = 64 * 1024
+    path: Path, count: int = 1, *, chunk: int = 64 * 1024, max_bytes: int | None = None
 ) -> tuple[list[dict[str, Any]], list[BadLine]]:
     """The last ``count`` readable records, reading backwards from the end of the file.
 
     Used where files grow without bound (artifacts, events): the cost is
-    proportional to the tail asked for, never to the file.
+    proportional to the tail asked for, never to the file, and never more than
+    ``max_bytes`` (default :data:`TAIL_BYTES`) of it, however long its lines.
     """
     problems: list[BadLine] = []
-    found = list(itertools.islice(iter_jsonl_reversed(path, problems, chunk=chunk), count))
+    budget = TAIL_BYTES if max_bytes is None else max_bytes
+    records = iter_jsonl_reversed(path, problems, chunk=chunk, max_bytes=budget)
+    found = list(itertools.islice(records, count))
     found.reverse()
     return found, problems
 
@@ -303,65 +386,106 @@ def iter_jsonl_reversed(
     *,
     chunk: int = 64 * 1024,
     containing: bytes | None = None,
+    max_bytes: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield the JSON objects of a JSONL file from the last to the first, lazily.
 
     For questions answered near the end (the last incident, the last artifact):
     stop iterating and the rest of the file is never read. ``containing`` skips,
     unparsed, every line without those bytes: a cheap filter for long scans.
+    ``max_bytes`` stops after reading that much from the end (a bounded tail).
+
+    Each byte is read once and copied at most twice, whatever the lines' lengths: a
+    line longer than a block is kept as a list of its blocks and joined once, when
+    its start is found (joining at every block made one 15 MB line cost seconds).
     """
     path = Path(path)
     handle = _open_existing(path)
     if handle is None:
         return
     with handle:
-        handle.seek(0, os.SEEK_END)
-        position = handle.tell()
-        carry = b""
-        first_chunk = True
-        skipping = False  # inside a line too long to hold, reading back to its start
-        while position > 0:
-            step = min(chunk, position)
-            position -= step
-            handle.seek(position)
-            block = handle.read(step)
-            if skipping:
-                cut = block.rfind(b"\n")
-                if cut < 0 and position > 0:
-                    continue
-                skipping = False
-                if problems is not None:
-                    limit = LINE_LIMIT // (1024 * 1024)
-                    problems.append(BadLine(path, -1, f"line longer than {limit} MB"))
-                block = block[: max(cut, 0)]
-            else:
-                block += carry
-            if len(block.split(b"\n", 1)[0]) > LINE_LIMIT and position > 0:
-                skipping, carry = True, b""
-                block = block[block.index(b"\n") :] if b"\n" in block else b""
-            if containing is not None and containing not in block:
-                # Nothing wanted here; keep only the partial first line for the next block.
-                carry = block.split(b"\n", 1)[0] if position > 0 else b""
-                first_chunk = False
-                continue
-            pieces = block.split(b"\n")
-            carry = pieces[0] if position > 0 else b""
-            lines = pieces[1:] if position > 0 else pieces
-            offset = position + (len(pieces[0]) + 1 if position > 0 else 0)
-            offsets = []
-            for raw in lines:
-                offsets.append(offset)
-                offset += len(raw) + 1
-            for index in range(len(lines) - 1, -1, -1):
-                raw = lines[index]
-                if not raw.strip() or (containing is not None and containing not in raw):
-                    continue
-                # Only the piece after the file's last newline can be a torn append.
-                torn = first_chunk and index == len(lines) - 1
-                record = _parse_line(raw, path, problems, torn=torn, offset=offsets[index])
+        yield from _reversed_records(handle, path, problems, chunk, containing, max_bytes)
+
+
+def _reversed_records(
+    handle: BinaryIO,
+    path: Path,
+    problems: list[BadLine] | None,
+    chunk: int,
+    containing: bytes | None,
+    max_bytes: int | None,
+) -> Iterator[dict[str, Any]]:
+    handle.seek(0, os.SEEK_END)
+    position = end = handle.tell()
+    floor = 0 if max_bytes is None else max(0, end - max_bytes)
+    # The end of the line being read backwards: its blocks, last first, and their size;
+    # None while skipping a line too long to hold, back to its start.
+    partial: list[bytes] | None = []
+    partial_size = 0
+    last_line = True  # only the piece after the file's last newline can be a torn append
+    while position > floor:
+        step = min(chunk, position - floor)
+        position -= step
+        handle.seek(position)
+        block = handle.read(step)
+        first = block.find(b"\n")
+        if first < 0 and position > 0:
+            if partial is not None:
+                partial.append(block)
+                partial_size += len(block)
+                if partial_size > LINE_LIMIT:
+                    partial, partial_size = None, 0
+            continue
+        # ``block[first + 1:]`` and ``partial`` end the line after the block's last
+        # newline... but first the whole lines inside the block, then that one, last first.
+        tail_start = block.rfind(b"\n") + 1 if first >= 0 else 0
+        if partial is None:
+            _too_long(problems, path, position + tail_start)
+        else:
+            partial.append(block[tail_start:])
+            partial.reverse()
+            raw = b"".join(partial)
+            if len(raw) > LINE_LIMIT:
+                _too_long(problems, path, position + tail_start)
+            elif raw.strip() and (containing is None or containing in raw):
+                record = _parse_line(
+                    raw, path, problems, torn=last_line, offset=position + tail_start
+                )
                 if record is not None:
                     yield record
-            first_chunk = False
+        last_line = False
+        partial, partial_size = [], 0
+        if first < 0:  # the block starts the file and holds no newline: done
+            break
+        inner = block[first + 1 : tail_start - 1] if tail_start - 1 > first else b""
+        if inner and (containing is None or containing in inner):
+            pieces = inner.split(b"\n")
+            offset = position + first + 1
+            offsets = []
+            for raw in pieces:
+                offsets.append(offset)
+                offset += len(raw) + 1
+            for index in range(len(pieces) - 1, -1, -1):
+                raw = pieces[index]
+                if not raw.strip() or (containing is not None and containing not in raw):
+                    continue
+                record = _parse_line(raw, path, problems, torn=False, offset=offsets[index])
+                if record is not None:
+                    yield record
+        head = block[:first]
+        if position == 0:
+            if head.strip() and (containing is None or containing in head):
+                record = _parse_line(head, path, problems, torn=False, offset=0)
+                if record is not None:
+                    yield record
+            break
+        partial, partial_size = [head], len(head)
+
+
+def _too_long(problems: list[BadLine] | None, path: Path, offset: int) -> None:
+    if problems is not None:
+        limit = LINE_LIMIT // (1024 * 1024)
+        problems.append(BadLine(path, _where(path, -1, offset), f"line longer than {limit} MB"))
 
 
 def _open_existing(path: Path) -> BinaryIO | None:

@@ -73,6 +73,7 @@ class EarlyPainter:
         host = self.session.host
         shown = self.session.emulator
         emulator = type(shown)(shown.cols, shown.rows)
+        emulator.follow(shown.outer)  # the user's terminal's widths, as the session's
         held = 0
         while held < HOLD_LIMIT:
             try:

@@ -8,7 +8,10 @@ can replace avt where the benchmarks demand it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from supervisor.terminal.outer_terminal import OuterTerminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,10 @@ class CellStyle:
     reverse: bool = False
     strike: bool = False
     blink: bool = False
+    conceal: bool = False  # SGR 8: drawn blank
+    overline: bool = False  # SGR 53
+    underline_style: int = 0  # SGR 4:n: 1 single, 2 double, 3 curly, 4 dotted, 5 dashed
+    underline_color: str | None = None  # SGR 58, as fg and bg
 
 
 DEFAULT_STYLE = CellStyle()
@@ -58,6 +65,7 @@ class TerminalModes:
     cursor_visible: bool = True
     app_cursor_keys: bool = False
     app_keypad: bool = False
+    cursor_shape: int = 0  # DECSCUSR: 0 the terminal's default, 1-6 block/underline/bar
 
 
 @dataclass(slots=True)
@@ -90,8 +98,20 @@ class Emulator(Protocol):
     cols: int
     rows: int
     modes: TerminalModes
-    title: str
-    agent_status: str  # the last OSC 7501 state report (Codex), "" before any
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def agent_status(self) -> str:
+        """The last OSC 7501 state report (Codex), "" before any."""
+        ...
+
+    outer: OuterTerminal  # the user's terminal as probed at start (see follow)
+
+    def follow(self, outer: OuterTerminal) -> None:
+        """Count emoji as the user's terminal draws them and answer colour queries with its
+        colours (asked at start, :mod:`~supervisor.terminal.outer_terminal`)."""
+        ...
 
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         """Parse a chunk of output (any split: sequences and UTF-8 carry over).

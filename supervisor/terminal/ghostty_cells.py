@@ -20,6 +20,7 @@ from operator import is_not
 from supervisor.terminal.emulator import DEFAULT_STYLE, CellStyle, Row, Span
 from supervisor.terminal.ghostty_ffi import cell_bits, ffi, lib
 from supervisor.terminal.ghostty_ffi import check as _check
+from supervisor.terminal.sgr import blanked
 
 __all__ = ["RowReader", "format_history", "history_lines", "vt_line_spans"]
 
@@ -65,8 +66,7 @@ def _colour(c) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _style(key: tuple) -> CellStyle:
-    fg, bg, bold, dim, italic, underline, reverse, strike, blink = key
-    return CellStyle(fg, bg, bold, dim, italic, underline, reverse, strike, blink)
+    return CellStyle(*key)
 
 
 class RowReader:
@@ -232,6 +232,9 @@ class RowReader:
             chars.append(ch)
         if chars[start:]:
             spans.append(Span("".join(chars[start:]), self._span_style(key, styles)))
+        if any(span.style.conceal for span in spans):  # SGR 8: blanks, as the terminal shows
+            spans = [Span(blanked(sp.text), sp.style) if sp.style.conceal else sp for sp in spans]
+            return tuple(spans), "".join(span.text for span in spans)
         return tuple(spans), "".join(chars)
 
     def _span_style(self, key, styles: dict[int, CellStyle]) -> CellStyle:
@@ -263,6 +266,10 @@ class RowReader:
                 bool(st.inverse),
                 bool(st.strikethrough),
                 bool(st.blink),
+                bool(st.invisible),
+                bool(st.overline),
+                st.underline if st.underline > 1 else 0,  # double, curly...: single is 0
+                _colour(st.underline_color),
             )
         )
 
@@ -394,9 +401,9 @@ def _fit(lines: list[str], rows: int) -> list[str]:
 # -- SGR text of a history row back to spans -------------------------------------------
 
 _SEQ = re.compile(r"\x1b\[([0-9;:]*)m|\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|.)")
-_BASIC = ("bold", "dim", "italic", "underline", "blink", None, "reverse", None, "strike")
+_BASIC = ("bold", "dim", "italic", "underline", "blink", None, "reverse", "conceal", "strike")
 _OFF = {22: ("bold", "dim"), 23: ("italic",), 24: ("underline",), 25: ("blink",)}
-_OFF |= {27: ("reverse",), 29: ("strike",)}
+_OFF |= {27: ("reverse",), 28: ("conceal",), 29: ("strike",), 55: ("overline",)}
 
 
 def _apply(params: str, st: dict) -> None:
@@ -408,6 +415,8 @@ def _apply(params: str, st: dict) -> None:
             st.clear()
         elif 1 <= p <= 9 and _BASIC[p - 1]:
             st[_BASIC[p - 1]] = True
+        elif p == 53:
+            st["overline"] = True
         elif p in _OFF:
             for name in _OFF[p]:
                 st.pop(name, None)
@@ -418,7 +427,7 @@ def _apply(params: str, st: dict) -> None:
         elif p in (39, 49):
             st.pop("fg" if p == 39 else "bg", None)
         elif p in (38, 48, 58) and i + 1 < len(items):
-            name = {38: "fg", 48: "bg", 58: None}[p]
+            name = {38: "fg", 48: "bg", 58: "underline_color"}[p]
             if items[i + 1] == 5 and i + 2 < len(items):
                 value, i = f"color{items[i + 2]}", i + 2
             elif items[i + 1] == 2 and i + 4 < len(items):
@@ -467,5 +476,9 @@ def _dict_style(st: dict) -> CellStyle:
             st.get("reverse", False),
             st.get("strike", False),
             st.get("blink", False),
+            st.get("conceal", False),
+            st.get("overline", False),
+            0,
+            st.get("underline_color"),
         )
     )

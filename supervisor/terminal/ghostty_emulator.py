@@ -21,10 +21,13 @@ from typing import Any
 from supervisor.terminal.emulator import Cursor, FeedResult, Row
 from supervisor.terminal.ghostty_cells import RowReader, format_history, vt_line_spans
 from supervisor.terminal.ghostty_ffi import Vt
+from supervisor.terminal.outer_terminal import adapt_widths
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.raw_runs import (
+    CONCEALING,
     RAW_RUN,
+    RawRunNotes,
     before_screen_modes,
     plain_text,
     safe_cut,
@@ -59,6 +62,7 @@ class GhosttyEmulator(PrefilteredScreen):
     ) -> None:
         super().__init__(cols, rows, **options)  # colours, sync_timeout: PrefilteredScreen
         self._replies: list[bytes] = []
+        self._raw_notes = RawRunNotes(self._prefilter)  # what runs fed raw say
         self._term = Vt(self.cols, self.rows, HISTORY_ROOM, self._replies.append)
         self._reader = RowReader(self._term.handle)
         self._write(GRAPHEMES_ON)
@@ -77,10 +81,12 @@ class GhosttyEmulator(PrefilteredScreen):
 
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
         self._replies.clear()  # libghostty-vt's own answers: tether's policy answers instead
+        if self.outer.adapts_widths:
+            data = adapt_widths(data, self.outer)
         if self._tail:
             data, self._tail = self._tail + data, b""
         prefilter = self._prefilter
-        if prefilter.at_ground() and plain_text(data):  # a log flood: no escape at all
+        if prefilter.at_ground() and not prefilter.concealed and plain_text(data):  # a flood
             cut = utf8_cut(data, 0, len(data))
             if cut < len(data):
                 data, self._tail = data[:cut], data[cut:]
@@ -93,15 +99,17 @@ class GhosttyEmulator(PrefilteredScreen):
         pos, n = 0, len(data)
         raw_run = RAW_RUN.match
         while pos < n:
-            if prefilter.at_ground():
+            if prefilter.at_ground() and not prefilter.concealed:
                 end = raw_run(data, pos).end()
                 if end > pos and data.find(b"\x1b[?", pos, end) >= 0:
                     end = before_screen_modes(data, pos, end)
+                if end > pos and (hidden := CONCEALING.search(data, pos, end)) is not None:
+                    end = hidden.start()  # the pre-filter draws concealed text as blanks
                 if end > pos:
                     cut = utf8_cut(data, pos, end)
                     if cut > pos:
                         run = data[pos:cut]
-                        prefilter.passed_raw(run)
+                        self._raw_notes.passed_raw(run)
                         self._draw(run)
                     if cut < end and end == n:  # a character cut by the read: next feed
                         self._tail = data[cut:]

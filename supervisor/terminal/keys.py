@@ -171,3 +171,27 @@ def encode_mouse_wheel(up: bool, x: int, y: int, modes: TerminalModes) -> bytes 
     if x > 222 or y > 222:
         return None
     return (CSI + "M" + chr(32 + button) + chr(33 + x) + chr(33 + y)).encode("latin-1")
+
+
+# What some terminals send for F1-F4 instead of SS3 P..S (rxvt, the Linux console, PuTTY).
+_FKEY_ALTERNATES = {
+    "f1": (b"\x1b[11~", b"\x1b[[A"),
+    "f2": (b"\x1b[12~", b"\x1b[[B"),
+    "f3": (b"\x1b[13~", b"\x1b[[C"),
+    "f4": (b"\x1b[14~", b"\x1b[[D"),
+    "f5": (b"\x1b[[E",),
+}
+
+
+def key_sequences(key: str) -> frozenset[bytes]:
+    """Every byte sequence a terminal may send for the key Textual calls ``key``: how
+    tether finds its own keys in the raw input (both cursor-key modes, F1-F5's variants)."""
+    found: set[bytes] = set()
+    for modes in (TerminalModes(), TerminalModes(app_cursor_keys=True)):
+        data = encode_key(key, None, modes)
+        if data:
+            found.add(data)
+    mods, name = split_modifiers(key)
+    if not mods:
+        found.update(_FKEY_ALTERNATES.get(name, ()))
+    return frozenset(found)

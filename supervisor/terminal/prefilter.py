@@ -19,8 +19,9 @@ Query policy (what we claim to be)
   point of the stream, after all text before the query was drawn.
 * XTVERSION ``CSI >q`` / ``CSI >0q`` -> ``DCS >|tether(0.1) ST``. Claude Code then
   sends its second probe batch, all of which we answer or drop below.
-* OSC 10/11 ``;?`` -> the configured foreground/background as
-  ``rgb:rrrr/gggg/bbbb``, with the terminator the query used (BEL or ST).
+* OSC 10/11 ``;?`` (and OSC 4 ``;n;?``) -> the user's terminal's own colours, asked
+  at start, else the configured pair (no OSC 4 answer), as ``rgb:rrrr/gggg/bbbb``
+  with the query's terminator (colour_answers.py).
 * DECRQM ``CSI ? Ps $p`` -> ``CSI ?Ps;0$y`` (not recognized) for every mode but
   2026, synchronized output, which we support: ``;1$y`` while it is set, else
   ``;2$y``. ANSI DECRQM ``CSI Ps $p`` -> ``CSI Ps;0$y``.
@@ -30,10 +31,10 @@ Query policy (what we claim to be)
   (DECRQSS, XTGETTCAP) and the kitty graphics APC query are not answered.
 
 Dropped (never printed): every ``CSI <``, ``CSI =``, ``CSI >`` sequence (kitty
-push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other
-than DECRQM/DECSTR (DECSCUSR ``CSI 0 q``...), window ops ``CSI t``, unknown
-finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
-:attr:`Prefilter.title`), 10/11 queries, 7501 (last Codex state kept in
+push/pop, modifyOtherKeys ``CSI >4;0m``...), every CSI with intermediates other than
+DECRQM/DECSTR/DECSCUSR (its shape is kept in the modes, for the real cursor), window
+ops ``CSI t``, unknown finals; DCS/APC/PM/SOS strings; every OSC except 0/2 (title, kept in
+:attr:`Prefilter.title`), 4/10/11 queries, 7501 (last Codex state kept in
 :attr:`Prefilter.agent_status`); OSC 8 hyperlinks lose the sequence and keep
 their text. C0 controls a backend might draw, DEL and C1 controls are removed.
 
@@ -51,20 +52,21 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
 
+from supervisor.terminal.colour_answers import ColourAnswers
+from supervisor.terminal.csi_controls import controls_inside
 from supervisor.terminal.emulator import TerminalModes
-from supervisor.terminal.raw_runs import RawRunNotes
-from supervisor.terminal.sgr import normalize_sgr
+from supervisor.terminal.prefilter_events import (
+    AltScreen,
+    CursorQuery,
+    Event,
+    HardReset,
+    Reply,
+    SoftReset,
+)
+from supervisor.terminal.sgr import blanked, conceals, normalize_sgr
 
-__all__ = [
-    "AltScreen",
-    "CursorQuery",
-    "Event",
-    "HardReset",
-    "Prefilter",
-    "Reply",
-]
+__all__ = ["AltScreen", "CursorQuery", "Event", "HardReset", "Prefilter", "Reply", "SoftReset"]
 
 DA1_REPLY = b"\x1b[?62;22c"
 DA2_REPLY = b"\x1b[>1;10;0c"
@@ -82,35 +84,6 @@ PASS_FINALS = frozenset("@ABCDEFGHIJKLMPSTXZabdefgr")
 MAX_SEQUENCE = 4096  # a CSI/ESC longer than this is garbage, not a sequence
 MAX_OSC = 65536  # longer OSC strings (clipboard pastes) are discarded unread
 
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Bytes to write back to the child, in query order."""
-
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class CursorQuery:
-    """CPR: the emulator answers with its cursor where the query sat in the stream."""
-
-    private: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class AltScreen:
-    """Switch to (``on``) or back from the alternate screen; ``mode`` 1049 saves the cursor."""
-
-    on: bool
-    mode: int = 1049
-
-
-@dataclass(frozen=True, slots=True)
-class HardReset:
-    """RIS ``ESC c``: the emulator leaves the alternate screen and resets."""
-
-
-Event = Reply | CursorQuery | AltScreen | HardReset
 
 # Everything that is not plain text the backend can take as is: ESC starts a sequence;
 # other C0 controls except BEL..SI, plus DEL and C1, are dropped.
@@ -130,25 +103,29 @@ _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
 # Matched in one step, so floods skip the loop.
 _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
-    r"|\x1b\[(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
+    r"|\x1b\[(?![0-9;]*58)(?!(?:[0-9]*;)*0*8[;m])[0-9]{0,5}(?:;[0-9]{0,5})*+m"
     r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
-    r"|\x1b\[[0-9]{0,5}[@A-GIJKLMPSTXZabdeg]"
+    r"|\x1b\[[0-9]{0,5}[@A-HJKPXdg]"
+    r"|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"  # a 0 count is 1: see ZERO_IS_ONE
     r"|\x1b\[\?(?:25|2026)[hl]"  # the modes every Ink frame sets: applied after the run
     r"|\x1b[78])++"
 )
 _SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
-_LONG_NUMBER = re.compile(r"\d{6,}")
+_LONG_NUMBER = re.compile(r"\d{5,}")
+_REP_AT_END = re.compile(r"\x1b\[[0-9]*b\Z")
+# CSI finals whose count 0 means 1, as in xterm; libghostty-vt takes 0 as 0 for these
+# (CHT, IL, DL, SU, SD, CBT, HPR, VPR), so a zero count is sent as the default.
+ZERO_IS_ONE = frozenset("ILMSTZae")
+MAX_PARAM = 65535  # xterm's MAX_I_PARAM: a larger parameter is clamped to it
+SOFT_RESET = "\x1b[0m\x1b[4l\x1b[?6l\x1b[?7h\x1b[r\x1b(B"
 
 
-def _rgb_spec(colour: str) -> str:
-    """``#rrggbb`` -> the X11 ``rgb:rrrr/gggg/bbbb`` form OSC 10/11 replies use."""
-    h = colour.lstrip("#")
-    if not re.fullmatch(r"[0-9a-fA-F]{6}", h):
-        raise ValueError(f"colour must be #rrggbb, got {colour!r}")
-    return "rgb:" + "/".join(h[i : i + 2].lower() * 2 for i in (0, 2, 4))
+def _clamped(number: re.Match[str]) -> str:
+    digits = number.group().lstrip("0")  # leading zeros count for nothing, as in xterm
+    return str(MAX_PARAM) if len(digits) > 5 else str(min(int(digits or "0"), MAX_PARAM))
 
 
-class Prefilter(RawRunNotes):
+class Prefilter:
     """Stateful filter from raw child bytes to (clean text | event) segments.
 
     ``modes`` is updated in stream order; share it with the emulator so the key
@@ -170,12 +147,25 @@ class Prefilter(RawRunNotes):
         # its safety release from the last one. Not an event, as nothing in the
         # stream has to happen at that exact point.
         self.sync_starts = 0
-        self._fg = _rgb_spec(foreground)
-        self._bg = _rgb_spec(background)
+        self.colours = ColourAnswers(foreground, background)  # OSC 10, 11 and 4
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = ""  # an incomplete sequence carried to the next feed
         self._discarding = False  # inside a DCS/APC/PM/SOS (or huge OSC) we drop
         self._discard_bel = False  # BEL also ends the string being dropped (an OSC)
+        self._rep_last = False  # the last thing passed was a REP: another repeats nothing
+        self.concealed = False  # SGR 8: text is drawn as blanks (avt keeps no such pen)
+
+    def _shown(self, text: str) -> str:
+        """``text`` as drawn: blanks of its width while SGR 8 conceals it (see sgr.py)."""
+        return blanked(text) if self.concealed else text
+
+    def note_osc(self, body: str) -> None:
+        """An OSC a backend took raw (a title, an OSC 7501 report): noted, never answered."""
+        self._osc_done(body, "", [], [])
+
+    def note_dec_modes(self, params: str, on: bool) -> None:
+        """DEC private modes a backend took raw (``CSI ? params h/l``), noted in order."""
+        self._dec_modes(params, on, [], [])
 
     def take_bell(self) -> bool:
         """Whether BEL was seen since the last call."""
@@ -205,7 +195,7 @@ class Prefilter(RawRunNotes):
         search = _SPECIAL.search
         verbatim = _VERBATIM_RUN.match
         while pos < n:
-            run = verbatim(text, pos)
+            run = None if self.concealed else verbatim(text, pos)
             if run is not None:
                 chunk = run.group()
                 if "\x1b[?" in chunk:
@@ -216,11 +206,11 @@ class Prefilter(RawRunNotes):
                     break
             m = search(text, pos)
             if m is None:
-                out.append(text[pos:])
+                out.append(self._shown(text[pos:]))
                 break
             i = m.start()
             if i > pos:
-                out.append(text[pos:i])
+                out.append(self._shown(text[pos:i]))
             if text[i] != "\x1b":
                 pos = _JUNK_RUN.match(text, i).end()
                 continue
@@ -266,6 +256,7 @@ class Prefilter(RawRunNotes):
         chunk = "".join(out)
         out.clear()
         if chunk:
+            self._rep_last = _REP_AT_END.search(chunk) is not None
             if "\x07" in chunk:
                 self.bell = True
             segments.append(chunk)
@@ -367,20 +358,18 @@ class Prefilter(RawRunNotes):
         code, _, arg = body.partition(";")
         if code in ("0", "2"):
             self.title = arg
-        elif code in ("10", "11") and arg == "?":
-            spec = self._fg if code == "10" else self._bg
-            reply = f"\x1b]{code};{spec}{term}".encode()
-            self._event(Reply(reply), out, segments)
         elif code == "7501" and arg != "?":
             self.agent_status = arg
+        elif code in ("4", "10", "11"):
+            for reply in self.colours.answer(code, arg, term):
+                self._event(Reply(reply), out, segments)
 
     def _csi(self, text: str, i: int, out: list[str], segments: list[str | Event]) -> int:
         m = _CSI.match(text, i)
         if m is None:
             if _CSI_PARTIAL.match(text, i):
                 return self._carry(text, i, MAX_SEQUENCE)
-            # A control or non-ASCII inside the CSI: abandon it, keep what follows.
-            return i + 2 + len(re.match(r"[0-?]*[ -/]*", text[i + 2 :]).group(0))
+            return self._csi_with_controls(text, i, out, segments)
         params, inter, final = m.groups()
         end = m.end()
         lead = ""
@@ -388,16 +377,19 @@ class Prefilter(RawRunNotes):
             lead, params = params[0], params[1:]
         if not _PARAMS_OK.match(params):
             return end
-        if len(params) > 5 and _LONG_NUMBER.search(params):
-            params = _LONG_NUMBER.sub("99999", params)
+        if len(params) > 4 and _LONG_NUMBER.search(params):
+            params = _LONG_NUMBER.sub(_clamped, params)
         if inter:
             if inter == "$" and final == "p" and lead in ("", "?"):
                 self._decrqm(lead, params, out, segments)
+            elif inter == " " and final == "q" and not lead and len(params) < 3:
+                if params.isdigit() or not params:  # DECSCUSR: the real cursor's shape
+                    self.modes.cursor_shape = int(params or 0)
             elif inter == "!" and final == "p" and not lead:  # DECSTR soft reset
                 self.modes.cursor_visible = True
                 self.modes.app_cursor_keys = False
                 self.modes.app_keypad = False
-                out.append("\x1b[0m\x1b[4l\x1b[?6l\x1b[?7h")
+                self._event(SoftReset(), out, segments)
             return end
         if lead == "?":
             if final in "hl":
@@ -418,13 +410,22 @@ class Prefilter(RawRunNotes):
         if final == "m":
             if ":" in params or "58" in params:
                 params = normalize_sgr(params)
+            self.concealed = conceals(params, self.concealed)
             out.append(f"\x1b[{params}m")
             return end
         if ":" in params:
             return end
+        if final == "b" and (  # REP: after a REP it repeats nothing (xterm)
+            (out and _REP_AT_END.search(out[-1])) or (not out and self._rep_last)
+        ):
+            return end
+        if final == "`":  # HPA: the column, as CHA
+            final = "G"
         if final in PASS_FINALS:
             if final == "T" and ";" in params:  # mouse highlight tracking, not scroll down
                 return end
+            if final in ZERO_IS_ONE and params and not params.strip("0;"):
+                params = ""
             keep = 2 if final in "Hfr" else 1
             if params.count(";") >= keep:  # xterm ignores the extra numbers; libghostty-vt
                 params = ";".join(params.split(";")[:keep])  # drops the whole sequence
@@ -445,6 +446,19 @@ class Prefilter(RawRunNotes):
             out.append("\x1b7" if final == "s" else "\x1b8")
         return end
 
+    def _csi_with_controls(
+        self, text: str, i: int, out: list[str], segments: list[str | Event]
+    ) -> int:
+        """A CSI with C0 controls inside (see :func:`controls_inside`)."""
+        found = controls_inside(text, i)
+        if found is None:
+            return self._carry(text, i, MAX_SEQUENCE)
+        controls, sequence, end = found
+        out.append(controls)
+        if sequence:
+            self._csi(sequence, 0, out, segments)
+        return end
+
     def _decrqm(self, lead: str, params: str, out: list[str], segments: list[str | Event]) -> None:
         first = params.split(";")[0]
         mode = int(first) if first.isdigit() else 0
@@ -460,7 +474,7 @@ class Prefilter(RawRunNotes):
         modes = self.modes
         final = "h" if on else "l"
         for p in params.split(";"):
-            if not p.isdigit():
+            if not p.isdigit() or len(p) > 9:  # no mode has that many digits
                 continue
             mode = int(p)
             if mode in SCREEN_PRIVATE_MODES:

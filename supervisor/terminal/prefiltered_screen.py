@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import time
 
-from supervisor.terminal.emulator import FeedResult, TerminalModes
+from supervisor.terminal.emulator import Cursor, FeedResult, TerminalModes
+from supervisor.terminal.outer_terminal import OuterTerminal, adapt_widths
 from supervisor.terminal.prefilter import (
+    SOFT_RESET,
     AltScreen,
     CursorQuery,
     HardReset,
     Prefilter,
     Reply,
+    SoftReset,
 )
 
 
@@ -44,6 +47,7 @@ class PrefilteredScreen:
         self.sync_timeout = sync_timeout
         self._prefilter = Prefilter(self.modes, foreground=foreground, background=background)
         self._scrolled: list[str] = []  # plain text of lines that left the top, for FeedResult
+        self.outer = OuterTerminal()  # the user's terminal: its widths and colours (follow)
         self._sync_since = 0.0
 
     @property
@@ -55,7 +59,15 @@ class PrefilteredScreen:
         """The last OSC 7501 state the child announced (Codex), e.g. ``state=idle:app=codex``."""
         return self._prefilter.agent_status
 
+    def follow(self, outer: OuterTerminal) -> None:
+        """Count emoji as the user's terminal draws them, and answer colour queries with
+        its colours (:mod:`~supervisor.terminal.outer_terminal`, asked at start)."""
+        self.outer = outer
+        self._prefilter.colours.follow(outer.foreground, outer.background, outer.palette)
+
     def feed(self, data: bytes, *, more: bool = False) -> FeedResult:
+        if self.outer.adapts_widths:
+            data = adapt_widths(data, self.outer)
         replies: list[bytes] = []
         sync_starts = self._prefilter.sync_starts
         self._filtered(data, replies)
@@ -75,6 +87,9 @@ class PrefilteredScreen:
                 self._alt_screen(seg)
             elif isinstance(seg, HardReset):
                 self._hard_reset()
+            elif isinstance(seg, SoftReset):  # the margins' reset homes: back to the cursor
+                at = self.cursor  # on the screen, not in the margins (origin mode goes)
+                draw(f"{SOFT_RESET}\x1b[{at.y + 1};{at.x + 1}H")
 
     def _result(self, replies: list[bytes], sync_starts: int) -> FeedResult:
         """What a feed produced; ``sync_starts`` as it was before the feed."""
@@ -127,6 +142,10 @@ class PrefilteredScreen:
     def _sync(self) -> None:
         """Bring ``_dirty`` up to the backend's screen (a backend that marks rows as it
         draws has nothing to do)."""
+
+    @property
+    def cursor(self) -> Cursor:
+        raise NotImplementedError
 
     def _text(self, text: str) -> None:
         raise NotImplementedError

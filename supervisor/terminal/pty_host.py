@@ -176,6 +176,18 @@ class PtyHost:
             return None
         return b""
 
+    @property
+    def reader(self) -> PtyReader | None:
+        """The reader process doing the PTY's reads, if one is."""
+        return self._reader
+
+    def pty_pending(self) -> int:
+        """Bytes the agent wrote that wait in the PTY itself (not yet in the reader's pipe)."""
+        try:
+            return int.from_bytes(fcntl.ioctl(self.fd, termios.FIONREAD, NO_BYTES), sys.byteorder)
+        except OSError:
+            return 0
+
     def waiting(self) -> int:
         """How many bytes a read would return now, without waiting for the kernel (a PTY
         read that finds its line discipline empty waits on the kernel's flush worker)."""

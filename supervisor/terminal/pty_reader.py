@@ -68,6 +68,16 @@ class PtyReader:
     def pid(self) -> int:
         return self._process.pid
 
+    def stopped(self) -> bool:
+        """Whether the reader is stopped (SIGSTOP, a debugger): it delivers nothing then,
+        and the agent blocks once the PTY's buffer is full. From ``/proc/PID/stat``."""
+        try:
+            with open(f"/proc/{self._process.pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[-1].split()
+        except OSError:
+            return False
+        return bool(fields) and fields[0] in (b"T", b"t")
+
     def ended_cleanly(self, timeout: float = 1.0) -> bool:
         """After the pipe's end: whether the reader saw the PTY close (else it was killed,
         and the session reads the PTY itself from now on). Reaps it if it ended;

@@ -4,8 +4,8 @@ The pre-filter parses with Python regexes (~20 MB/s on Ink frames); most of what
 write is text, SGR and cursor moves it copies unchanged, or titles and mode sets it only
 notes. A backend that parses those itself (libghostty-vt) finds such runs with RE2, a
 DFA about ten times faster here, feeds them as they are, and has the pre-filter note
-what they say (:class:`RawRunNotes`); the rest still goes through the pre-filter, in its
-place in the stream.
+what they say (:class:`RawRunNotes`, given the pre-filter); the rest still goes through
+the pre-filter, in its place in the stream.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ import re
 
 import re2
 
+from supervisor.terminal.prefilter import Prefilter
+
 __all__ = [
+    "CONCEALING",
     "DEC_MODE_SETS",
     "RAW_RUN",
     "RawRunNotes",
@@ -44,7 +47,7 @@ RAW_RUN = re2.compile(
     rb"(?:[\x07-\x0f\x20-\x7e\x80-\xc1\xc3-\xff]|\xc2[\xa0-\xbf]"
     rb"|\x1b\[(?:" + _NUM + rb"[:;]){0,31}" + _NUM + rb"m"
     rb"|\x1b\[" + _NUM + rb"(?:;" + _NUM + rb")?[Hfr]"
-    rb"|\x1b\[" + _NUM + rb"[@A-GIJKLMPSTXZabdeg]"
+    rb"|\x1b\[" + _NUM + rb"[@A-HJKPXdg]|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"
     rb"|\x1b\[\?[0-9;]*[hl]"
     rb"|\x1b\[[<=>][0-9;]*[abd-pr-zA-Z]|\x1b\[[0-9]* q"
     rb"|\x1b[78DEHM]|\x1b[()][0-9A-Za-z]|\x1b#8"
@@ -56,6 +59,9 @@ _SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 DEC_MODE_SETS = re.compile(rb"\x1b\[\?([0-9;]*)([hl])")
 _OTHER_DEC_SET = re.compile(rb"\x1b\[\?(?!25[hl]|2026[hl])([0-9;]*)([hl])")
+# An SGR that may conceal (8, or a colour index 8: the pre-filter tells them apart).
+CONCEALING = re.compile(rb"\x1b\[(?:[0-9]*[;:])*0*8[;m]")
+_CURSOR_SHAPE = re.compile(rb"\x1b\[([0-9]*) q")
 _OSC_BYTES = re.compile(rb"\x1b\]((?:0|2|7501);[^\x00-\x1f\x7f]*)(?:\x07|\x1b\\)")
 MAX_OSC = 65536  # as the pre-filter: longer OSC strings are discarded unread
 
@@ -96,40 +102,49 @@ def safe_cut(data: bytes, start: int, end: int) -> int:
 
 
 class RawRunNotes:
-    """What :class:`~supervisor.terminal.prefilter.Prefilter` notes of a raw run."""
+    """What a :class:`~supervisor.terminal.prefilter.Prefilter` notes of a raw run."""
+
+    def __init__(self, prefilter: Prefilter) -> None:
+        self.prefilter = prefilter
 
     def passed_raw(self, chunk: bytes) -> None:
-        """A run a backend took as raw bytes, having checked that this filter would copy
+        """A run a backend took as raw bytes, having checked that the filter would copy
         every byte of it, or drop it having noted what it says: its BEL, its DEC mode sets,
         its titles and OSC 7501 reports, as the filter would take them."""
+        prefilter = self.prefilter
         if b"\x1b]" in chunk:  # titles and Codex's state reports (OSC 0, 2, 7501)
             for m in _OSC_BYTES.finditer(chunk):
                 body = m.group(1)
                 if len(body) <= MAX_OSC:
-                    self._osc_done(body.decode("utf-8", "replace"), "", [], [])
+                    prefilter.note_osc(body.decode("utf-8", "replace"))
             if b"\x07" in _OSC_BYTES.sub(b"", chunk):
-                self.bell = True
+                prefilter.bell = True
         elif b"\x07" in chunk:
-            self.bell = True
+            prefilter.bell = True
+        if b" q" in chunk:  # DECSCUSR: the last shape asked for is the cursor's
+            shapes = _CURSOR_SHAPE.findall(chunk)
+            if shapes and len(shapes[-1]) < 3:
+                prefilter.modes.cursor_shape = int(shapes[-1] or 0)
         if b"\x1b[?" not in chunk:
             return
         pos = 0
         for m in _OTHER_DEC_SET.finditer(chunk):  # rare: mouse, paste, focus... in order
             self._frame_modes(chunk, pos, m.start())
-            self._dec_modes(m.group(1).decode(), m.group(2) == b"h", [], [])
+            prefilter.note_dec_modes(m.group(1).decode(), m.group(2) == b"h")
             pos = m.end()
         self._frame_modes(chunk, pos, len(chunk))
 
     def _frame_modes(self, chunk: bytes, start: int, end: int) -> None:
         """The ``?25`` / ``?2026`` every Ink frame sets, in ``chunk[start:end]``: the last
         of each decides (there are hundreds in a flood)."""
-        modes = self.modes
+        prefilter = self.prefilter
+        modes = prefilter.modes
         last_cursor = chunk.rfind(b"\x1b[?25", start, end)
         if last_cursor >= 0:
             modes.cursor_visible = chunk[last_cursor + 5] == 0x68  # "h"
         on = chunk.rfind(b"\x1b[?2026h", start, end)
         off = chunk.rfind(b"\x1b[?2026l", start, end)
         if on >= 0:
-            self.sync_starts += 1  # a switch on: the backend times its release from it
+            prefilter.sync_starts += 1  # a switch on: the backend times its release from it
         if on >= 0 or off >= 0:
             modes.synchronized_output = on > off

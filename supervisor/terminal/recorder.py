@@ -17,8 +17,11 @@ Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
 64 MiB for the cast). When the next event would cross it, one marker event
 (``[t, "m", "tether: recording stopped ..."]``) is written instead and later
 output is dropped; the session goes on unrecorded. The ``.txt`` has its own cap
-and a closing line saying so. A write error (disk full) stops recording the
-same way and is kept in :attr:`SessionRecorder.error` for the app to show.
+and a closing line saying so. A write error (disk full, a file size limit) stops
+recording the same way, said aloud: :attr:`SessionRecorder.error` says why, the
+recorder's ``on_failure`` hears one :class:`RecordingFailed` (for an event and the
+banner), and a marker saying so goes into each file that can still take it (a line
+torn by the failed write is ended first), tried again at each flush and on close.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import os
 import time
 from codecs import utf_8_decode
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from json.encoder import encode_basestring, encode_basestring_ascii
 from pathlib import Path
@@ -154,14 +158,33 @@ def _escape_bytes(data: bytes, escaper: _Escaper) -> bytes:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class RecordingFailed:
+    """The recording stopped on a write error: what the user is to be told, once."""
+
+    path: Path  # the file that could not be written
+    reason: str  # the system's words (``No space left on device``)
+    errno: int | None
+    at: float  # seconds into the recording
+
+    @property
+    def message(self) -> str:
+        return f"recording stopped: cannot write {self.path}: {self.reason}"
+
+
+Writer = Callable[[int, memoryview], int]
+
+
 class _CappedFile:
     """An append-only file that buffers writes and stops, with one last word, at its cap."""
 
-    def __init__(self, path: Path, cap: int) -> None:
+    def __init__(self, path: Path, cap: int, write: Writer = os.write) -> None:
         self.path = path
         self.cap = cap
         self.size = 0
         self.full = False
+        self.ends_line = True  # the last byte written was a newline (or none was)
+        self._write = write
         self._fd = _open_private(path)
         self._pending: list[bytes] = []
         self._pending_size = 0
@@ -185,11 +208,26 @@ class _CappedFile:
         data = b"".join(self._pending)
         self._pending.clear()
         self._pending_size = 0
+        self._write_all(data)
+
+    def _write_all(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            written = os.write(self._fd, view)
+            written = self._write(self._fd, view)
+            self.size += written
+            if written:
+                self.ends_line = view[written - 1] == 0x0A
             view = view[written:]
-        self.size += len(data)
+
+    def last_word(self, line: bytes) -> bool:
+        """After a failed write: ``line`` on a line of its own, if the file takes it now."""
+        self._pending.clear()
+        self._pending_size = 0
+        try:
+            self._write_all(line if self.ends_line else b"\n" + line)
+        except OSError:
+            return False
+        return True
 
     def close(self) -> None:
         try:
@@ -212,6 +250,8 @@ class SessionRecorder:
         cap_bytes: int = DEFAULT_CAP_BYTES,
         text_cap_bytes: int = DEFAULT_TEXT_CAP_BYTES,
         clock: object = time.monotonic,
+        on_failure: Callable[[RecordingFailed], None] | None = None,
+        write: Writer = os.write,
     ) -> None:
         sessions_dir = Path(sessions_dir)
         sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -221,9 +261,12 @@ class SessionRecorder:
         self._last_flush = self._start
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.error: str | None = None
+        self.failure: RecordingFailed | None = None
         self.closed = False
-        self._cast = _CappedFile(self.cast_path, cap_bytes)
-        self._txt = _CappedFile(self.txt_path, text_cap_bytes)
+        self._on_failure = on_failure
+        self._words_due: list[_CappedFile] = []  # files still owed the stop marker
+        self._cast = _CappedFile(self.cast_path, cap_bytes, write)
+        self._txt = _CappedFile(self.txt_path, text_cap_bytes, write)
         header = {
             "version": 2,
             "width": int(width),
@@ -300,6 +343,7 @@ class SessionRecorder:
         self._buffered = 0
         if self.error is not None:
             self._events.clear()
+            self._say_stopped()
             return
         events, self._events = self._events, []
         cast = self._cast
@@ -308,14 +352,35 @@ class SessionRecorder:
             cast.add(line, self._stop_note_cast(offset) if cast.near_cap(len(line)) else b"")
             if cast.full:
                 break
-        try:
-            self._cast.flush()
-            self._txt.flush()
-        except OSError as error:
-            self.error = (
-                f"recording stopped: cannot write {self.cast_path.parent}: {error.strerror}"
-            )
-            self._cast.full = self._txt.full = True
+        for file in (self._cast, self._txt):
+            try:
+                file.flush()
+            except OSError as error:
+                self._failed(file, error)
+                return
+
+    def _failed(self, file: _CappedFile, error: OSError) -> None:
+        """A write failed: stop recording, and say so (once) wherever it can be said."""
+        at = self._clock() - self._start
+        self.failure = RecordingFailed(file.path, error.strerror or str(error), error.errno, at)
+        self.error = self.failure.message
+        self._cast.full = self._txt.full = True
+        self._words_due = [self._cast, self._txt]
+        self._say_stopped()
+        if self._on_failure is not None:
+            self._on_failure(self.failure)
+
+    def _say_stopped(self) -> None:
+        """The stop marker into each file that has not taken it yet, if it can now."""
+        if self.failure is None or not self._words_due:
+            return
+        offset = round(self.failure.at, 6)
+        label = f"tether: {self.failure.message}; output not recorded from here"
+        words = {
+            self._cast: json.dumps([offset, "m", label]).encode() + b"\n",
+            self._txt: f"[{label}]\n".encode("utf-8", "replace"),
+        }
+        self._words_due = [f for f in self._words_due if not f.last_word(words[f])]
 
     def _stop_note_cast(self, offset: float) -> bytes:
         label = f"tether: recording stopped at the {self._cast.cap} byte cap; output not recorded"

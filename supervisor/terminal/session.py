@@ -50,6 +50,9 @@ HOLD_SECONDS = 0.05
 # on past EXIT_WAIT is hung up on.
 EXIT_POLL = 0.02
 EXIT_WAIT = 2.0
+# The agent's output waiting in the PTY this long with nothing read from the reader's
+# pipe meanwhile: the reader has stopped delivering (see AgentSession.output_stalled).
+STALL_SECONDS = 2.0
 
 
 class OutputListener(Protocol):
@@ -97,6 +100,7 @@ class AgentSession:
         self._reading_fd = -1
         self._turn: asyncio.Handle | None = None  # the next turn, when one is due
         self._turn_ended_at = self._turn_ended_cpu = 0.0  # wall and CPU clocks
+        self._pending_since: float | None = None  # output seen waiting in the PTY, unread
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -303,7 +307,27 @@ class AgentSession:
             data = None
         if data is None:
             self._ended = True
+        elif data:
+            self._pending_since = None  # output flows
         return data or None
+
+    def output_stalled(self, now: float | None = None) -> bool:
+        """Whether the agent's output is held up before tether: the reader process is
+        stopped (SIGSTOP) or has left output waiting in the PTY for STALL_SECONDS with
+        nothing delivered meanwhile. The agent is then blocked mid-output, not waiting
+        for input: nothing may be typed or pasted into it. Cheap (one ioctl, one small
+        read of /proc); the supervision's tick asks it, and so does the injector."""
+        host = self.host
+        reader = host.reader if host is not None and self.exit_status is None else None
+        if host is None or reader is None or host.pty_pending() == 0:
+            self._pending_since = None
+            return False
+        if reader.stopped():
+            return True
+        now = time.monotonic() if now is None else now
+        if self._pending_since is None:
+            self._pending_since = now
+        return now - self._pending_since >= STALL_SECONDS
 
     def process_output(self, data: bytes) -> None:
         """Feed one read through the emulator and out to every listener."""

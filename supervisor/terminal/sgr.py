@@ -62,3 +62,29 @@ def normalize_sgr(params: str) -> str:
             continue
         out.append(str(min(code, 9999)))
     return ";".join(out)
+
+
+def conceals(params: str, concealed: bool) -> bool:
+    """Whether text is concealed after SGR ``params`` (semicolon form), given ``concealed``
+    before: 8 conceals, 28 and a reset reveal; colour arguments are skipped."""
+    items = params.split(";")
+    i = 0
+    while i < len(items):
+        p = items[i].lstrip("0") or "0"
+        if p == "0":
+            concealed = False
+        elif p == "8":
+            concealed = True
+        elif p == "28":
+            concealed = False
+        elif p in ("38", "48", "58") and i + 1 < len(items):
+            i += 2 if items[i + 1] == "5" else 4 if items[i + 1] == "2" else 0
+        i += 1
+    return concealed
+
+
+def blanked(text: str) -> str:
+    """Concealed text as blanks of its width; the controls in it still act."""
+    from wcwidth import wcwidth
+
+    return "".join(c if "\x07" <= c <= "\x0f" else " " * max(0, wcwidth(c)) for c in text)

@@ -22,9 +22,13 @@ def style_sgr(style: CellStyle) -> str:
         (style.blink, "5"),
         (style.reverse, "7"),
         (style.strike, "9"),
+        (style.conceal, "8"),
+        (style.overline, "53"),
     )
     params += [code for on, code in flags if on]
-    for colour, base in ((style.fg, "38"), (style.bg, "48")):
+    if style.underline_style > 1:  # double, curly, dotted, dashed
+        params[params.index("4")] = f"4:{style.underline_style}"
+    for colour, base in ((style.fg, "38"), (style.bg, "48"), (style.underline_color, "58")):
         if colour is None:
             continue
         if colour.startswith("#"):

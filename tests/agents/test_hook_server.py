@@ -96,12 +96,19 @@ def test_another_folder_is_declined_and_handled_by_the_hook_itself(
     assert [e["payload"] for e in events(other) if e["kind"] == "hook"] == [{"n": 1}]
 
 
-def test_another_profile_is_declined_since_the_answer_depends_on_it(
+def test_a_codex_hook_is_served_with_codex_s_answer_whatever_the_server_s_environment(
     work: Path, server: HookServer
 ) -> None:
-    result = run_hook("Stop", work, b"{}", server.path, TETHER_PROFILE="codex")
-    assert result.returncode == 0 and server.served == 0
-    assert [e["event"] for e in events(work) if e["kind"] == "hook"] == ["Stop"]
+    """The server once compared the hook's profile with its own environment's, where
+    `tether run` never sets one: every profile but claude was declined."""
+    compact = json.dumps({"hook_event_name": "SessionStart", "source": "compact"}).encode()
+    served = run_hook("SessionStart", work, compact, server.path, TETHER_PROFILE="codex")
+    assert served.returncode == 0 and server.served == 1
+    alone = run_hook("SessionStart", work, compact, None, TETHER_PROFILE="codex")
+    assert [e["event"] for e in events(work) if e["kind"] == "hook"] == ["SessionStart"] * 2
+    rehydrated = [e for e in events(work) if e["kind"] == "auto_rehydrate"]
+    assert [e["profile"] for e in rehydrated] == ["codex", "codex"]
+    assert bool(served.stdout) == bool(alone.stdout)
 
 
 def test_stdin_over_the_limit_is_handled_by_the_hook_itself_with_every_byte_counted(
@@ -158,3 +165,76 @@ def test_the_fast_path_imports_neither_argparse_nor_typing_nor_json(
     )
     assert result.stdout.strip() == "[] 0", result.stderr
     assert server.served == 1
+
+
+class Trickle:
+    """A peer that connects and sends its request a byte at a time, for ever."""
+
+    def __init__(self, path: str) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.sock.settimeout(30)  # a hang guard for the test's own reads
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._send, daemon=True)
+        self._thread.start()
+
+    def _send(self) -> None:
+        while not self._stop.wait(0.2):
+            try:
+                self.sock.send(b"x")
+            except OSError:
+                return
+
+    def reply(self) -> bytes:
+        chunks = []
+        while chunk := self.sock.recv(4096):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+def test_a_slow_connection_never_holds_up_the_agent_s_real_hook(
+    work: Path, server: HookServer
+) -> None:
+    slow = Trickle(str(server.path))
+    try:
+        result = run_hook("SessionStart", work, COMPACT.encode(), server.path)
+        assert result.returncode == 0 and result.stderr == b""
+        assert "additionalContext" in json.loads(result.stdout)["hookSpecificOutput"]
+        assert server.served == 1
+    finally:
+        slow.close()
+
+
+def test_a_request_that_does_not_arrive_whole_by_the_deadline_is_declined(
+    server: HookServer,
+) -> None:
+    slow = Trickle(str(server.path))
+    try:
+        assert slow.reply() == b"DECLINE\n"
+    finally:
+        slow.close()
+    assert server.served == 0
+
+
+def test_beyond_the_bound_a_connection_is_declined_at_once_and_the_hook_answers_itself(
+    work: Path, server: HookServer
+) -> None:
+    from supervisor.agents.hook_server import MAX_CONNECTIONS
+
+    silent = [Trickle(str(server.path)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        result = run_hook("Stop", work, b'{"n": 1}', server.path)
+        assert result.returncode == 0 and result.stderr == b""
+        assert [e["payload"] for e in events(work) if e["kind"] == "hook"] == [{"n": 1}]
+    finally:
+        for peer in silent:
+            peer.close()
+    assert server.served == 0

@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 
 import pytest
 
 from supervisor.app import TetherApp
-from supervisor.engine_link import EngineLink
-from supervisor.recognize.fusion import IncidentChange
 from supervisor.recognize.observations import Incident
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.rehydrate.recall_check import RecallCheck
+from supervisor.run.attention_model import AttentionModel
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import init
 from tests.conftest import wait_for_screen, wait_until
@@ -42,7 +42,7 @@ def build(tmp_path, *, unclean: bool = False) -> TetherApp:
         os.utime(tether.lock, (died, died))
     env = {**os.environ, "HOME": str(tmp_path), "TETHER_CONFIG_DIR": str(tmp_path / "cfg")}
     app = TetherApp(RunConfig(argv=AGENT, workdir=work, env=env, side_pane=False))
-    app._checkpoint_age = lambda: "#1, 5 s ago"  # the one clock on screen, frozen
+    app.supervision.checkpoint_age = lambda: "#1, 5 s ago"  # the one clock on screen, frozen
     return app
 
 
@@ -52,27 +52,25 @@ async def _ready(pilot) -> None:
     await wait_until(pilot, lambda: app.status_bar.agent_state == "running", what="running")
 
 
-def _compaction() -> EngineLink.IncidentChanged:
-    incident = Incident(3, "compaction", "auto", ["hook", "transcript"], 0.0)
-    return EngineLink.IncidentChanged(IncidentChange(incident, new=True))
+def _compaction(told: AttentionModel) -> None:
+    told.incident(Incident(3, "compaction", "auto", ["hook", "transcript"], 0.0), compactions=0)
 
 
-def _crash() -> EngineLink.IncidentChanged:
-    incident = Incident(1, "crash", None, ["process"], 0.0)
-    return EngineLink.IncidentChanged(IncidentChange(incident, new=True))
+def _crash(told: AttentionModel) -> None:
+    told.incident(Incident(1, "crash", None, ["process"], 0.0), compactions=0)
 
 
-BANNERS = {
+def _injection(status: InjectorStatus) -> Callable[[AttentionModel], None]:
+    return lambda told: told.injection(status)
+
+
+BANNERS: dict[str, Callable[[AttentionModel], None]] = {
     "compaction": _compaction,
     "crash": _crash,
-    "queued": lambda: EngineLink.InjectionChanged(InjectorStatus("queued", "rehydrate", 0, 1)),
-    "unacknowledged": lambda: EngineLink.InjectionChanged(
-        InjectorStatus("unacknowledged", "rehydrate", 31.0)
-    ),
-    "acknowledged": lambda: EngineLink.InjectionChanged(
-        InjectorStatus("acknowledged", "rehydrate", 12.0)
-    ),
-    "recall-partial": lambda: EngineLink.InjectionChanged(
+    "queued": _injection(InjectorStatus("queued", "rehydrate", 0, 1)),
+    "unacknowledged": _injection(InjectorStatus("unacknowledged", "rehydrate", 31.0)),
+    "acknowledged": _injection(InjectorStatus("acknowledged", "rehydrate", 12.0)),
+    "recall-partial": _injection(
         InjectorStatus("acknowledged", "rehydrate", 3.0, 0, 3, recall=PARTIAL)
     ),
 }
@@ -82,7 +80,7 @@ BANNERS = {
 def test_banner_snapshot(snap_compare, tmp_path, kind):
     async def show(pilot) -> None:
         await _ready(pilot)
-        pilot.app.post_message(BANNERS[kind]())
+        BANNERS[kind](pilot.app.supervision.attention)  # as the engine tells it
         await wait_until(pilot, lambda: pilot.app.banner.text, what="the banner")
         await pilot.pause()
 

@@ -39,3 +39,23 @@ async def test_a_preview_shows_the_head_of_big_notes_and_a_new_checkpoint_keeps_
         await pilot.pause()
         assert app.query_one(CheckpointList).highlighted == 1  # still the one shown
         assert len(seen.of(CheckpointList.Shown)) == 1  # not built again
+
+
+async def test_the_checkpoints_tab_opens_on_the_newest(tmp_path):
+    """Issue 26, item 7: the list filled while the tab was hidden kept its highlight on the
+    first checkpoint, so the tab opened on the oldest."""
+    from textual.widgets import TabbedContent
+
+    tether = init(tmp_path, goal="count to 3").tether
+    checkpoints.take(tether, "first", git=None)
+    app = PaneHarness(tether, "notes", watch=True)
+    async with app.run_test(size=(90, 40)) as pilot:
+        listed = app.query_one(CheckpointList)
+        options = app.query_one("#cp-list", OptionList)
+        await wait_until(pilot, lambda: options.option_count == 1, what="the first checkpoint")
+        checkpoints.take(tether, "second", git=None)
+        checkpoints.take(tether, "third", git=None)
+        await wait_until(pilot, lambda: options.option_count == 3, what="three checkpoints")
+        app.query_one(TabbedContent).active = "tab-checkpoints"
+        await wait_until(pilot, lambda: listed.highlighted == 3, what="#3 highlighted")
+        assert pane_text(pilot, "#cp-title").startswith("checkpoint #3")

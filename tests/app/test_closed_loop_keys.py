@@ -158,3 +158,24 @@ def test_the_events_pane_words_each_recall_check_and_ack() -> None:
     )
     ack = {"at": base["at"], "kind": "ack", "source": "cli", "text": "Redis, 15 min", "chars": 13}
     assert describe(ack).what == "ack: Redis, 15 min"
+
+
+async def test_f12_without_a_summary_says_so_and_leaves_the_incidents_banner(tmp_path, shell_env):
+    """Issue 26, item 7: F12 said "no compaction dropped an unpinned specific" when no
+    summary had been available to audit, and its message replaced the incident's banner."""
+    app = login_app(tmp_path, shell_env)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"\? for shortcuts")
+        app.supervision.observe(Observation(COMPACTION, SCREEN, time.time()))  # no summary
+        banner = app.query_one(LossBanner)
+        await wait_until(pilot, lambda: "Context compacted" in banner.text, what="the banner")
+        before = banner.text
+        await pilot.press("f12")
+        await wait_until(
+            pilot,
+            lambda: any("no summary of compaction" in n.message for n in app._notifications),
+            what="F12's answer",
+        )
+        assert not any("dropped an unpinned" in n.message for n in app._notifications)
+        await pilot.pause()
+        assert banner.text == before

@@ -7,9 +7,9 @@ from pathlib import Path
 from supervisor.agents.session_start_answer import session_start_answer
 from supervisor.config.keymap import Keymap
 from supervisor.rehydrate.injector import InjectorStatus
+from supervisor.run import banner_text
 from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
-from widgets import banner_text
 from widgets.side_pane.event_words import describe
 
 

@@ -113,9 +113,12 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
         assert listing.highlighted == 2
         await pilot.press("l")  # diff #2 against the live state
         await pilot.press("m", "down", "d")  # mark #2, go to #1, diff against the mark
-        await pilot.pause()
-        shown = [(m.what, m.seq, m.other) for m in seen.of(CheckpointList.Shown)]
-        assert ("diff", 2, None) in shown and ("diff", 2, 1) in shown  # older first
+
+        def shown() -> list[tuple]:
+            return [(m.what, m.seq, m.other) for m in seen.of(CheckpointList.Shown)]
+
+        await wait_until(pilot, lambda: ("diff", 2, 1) in shown(), 10, "the diffs")  # a thread's
+        assert ("diff", 2, None) in shown() and ("diff", 2, 1) in shown()  # older first
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
         await pilot.press("y")

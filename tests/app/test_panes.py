@@ -278,12 +278,14 @@ async def test_checkpoint_diffs_against_the_live_state_and_another_checkpoint(tm
     async with app.run_test(size=SIZE) as pilot:
         app.tether.add_note("done", "live only")
         app.query_one("#cp-list", OptionList).focus()
-        await pilot.press("l")
+        await pilot.press("l")  # worked out in a thread: wait for it
+        title = "diff #2 → live"
+        await wait_until(pilot, lambda: title in pane_text(pilot, "#cp-title"), 10, title)
         view = pane_text(pilot, "#cp-view")
-        assert "diff #2 → live" in pane_text(pilot, "#cp-title")
         assert "+- live only" in view
         await pilot.press("m", "down", "d")
-        assert "diff #1 → #2" in pane_text(pilot, "#cp-title")
+        title = "diff #1 → #2"
+        await wait_until(pilot, lambda: title in pane_text(pilot, "#cp-title"), 10, title)
         view = pane_text(pilot, "#cp-view")
         assert "+- exports 201-379" in view and "-export 201 onwards" in view
         assert "live only" not in view
@@ -509,3 +511,24 @@ def test_pane_screenshots_are_written(tmp_path):
         "progress-pane.svg",
     ]
     assert all(p.read_text().startswith("<svg") for p in paths)
+
+
+async def test_a_checkpoint_diff_is_worked_out_off_the_event_loop(tmp_path, monkeypatch):
+    """200,000 headings froze the app 328 s when `l` diffed on the loop."""
+    import threading
+
+    threads: list[threading.Thread] = []
+    real_diff = checkpoints.diff
+
+    def diff_noting_its_thread(old, new):
+        threads.append(threading.current_thread())
+        return real_diff(old, new)
+
+    monkeypatch.setattr(checkpoints, "diff", diff_noting_its_thread)
+    app = harness(tmp_path, "checkpoints")
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one("#cp-list", OptionList).focus()
+        await pilot.press("l")
+        title = "diff #2 → live"
+        await wait_until(pilot, lambda: title in pane_text(pilot, "#cp-title"), 10, title)
+    assert threads and threading.main_thread() not in threads

@@ -221,9 +221,7 @@ def test_status_says_the_last_recall_check(work, capsys):
     t.add_decisions(["poll every 30 s"], "test")
     assert json.loads(tether(capsys, "status", "--json", "--dir", d)[1])["recall"] is None
     t.record_event("injection", "supervisor", reason="rehydrate", incident=1, restate="all")
-    assert (
-        "recall:     pending: waiting for `tether ack`" in tether(capsys, "status", "--dir", d)[1]
-    )
+    assert "recall:     not checked: the run ended" in tether(capsys, "status", "--dir", d)[1]
     tether(capsys, "ack", "we poll every 30 seconds", "--dir", d)
     out = tether(capsys, "status", "--dir", d)[1]
     assert "recall:     complete: recovered: 1 of 1 decisions restated" in out

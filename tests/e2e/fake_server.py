@@ -21,14 +21,18 @@ Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user
                                "checkpoint compaction" or "handoff summary")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
-tether's recovery payload      with ``--ack`` (or ``--ack-drop N``): a tool call running
-(asks for ``tether ack``)      ``tether ack '<restatement>'``, the pinned decisions it lists
-                               except decision N in a full payload (a re-send is restated
-                               whole). Claude: ``Bash``; Codex: ``exec_command``.
+tether's recovery payload      with ``--ack`` (or ``--ack-drop N``, ``--ack-change N``): a
+(asks for ``tether ack``)      tool call running ``tether ack '<restatement>'``: each pinned
+                               decision it lists under its number, in other words (values
+                               as words, "since" for "because"), except decision N in a
+                               full payload (dropped, or restated with its first value
+                               doubled); a re-send is restated whole. Claude: ``Bash``;
+                               Codex: ``exec_command``.
                                A prompt that asks for ``tether ack`` of a payload already
                                in the context (tether's prompt to act on the SessionStart
                                hook's) restates the newest payload in the request
-``RUN:<cmd>`` (Claude)         a streamed ``tool_use`` of ``Bash`` with ``{"command": cmd}``
+``RUN:<cmd>``                  a streamed tool call running ``cmd``: Claude ``Bash`` with
+                               ``{"command": cmd}``, Codex ``exec_command``
 ``FILLCTX`` / ``FILLCTX=<n>``  a normal reply reporting ``n`` (default $FAKE_FILL_TOKENS
                                or 990000) input tokens
 ``TOOLONG`` (first time per    HTTP 400 ``prompt is too long: N tokens > 1000000 maximum``
@@ -225,9 +229,12 @@ class State:
         compact_delay: float,
         ack_drop: int | None = None,
         ack: bool = False,
+        ack_change: int | None = None,
     ):
-        self.ack = ack or ack_drop is not None  # answer recovery payloads with `tether ack`
+        # answer recovery payloads with `tether ack`
+        self.ack = ack or ack_drop is not None or ack_change is not None
         self.ack_drop = ack_drop
+        self.ack_change = ack_change
         self.lock = threading.Lock()
         self.seq = itertools.count(1)
         self.log_path = log_path
@@ -261,12 +268,47 @@ def _fill_tokens(text: str) -> int | None:
 _NUMBERED = re.compile(r"^\s*(\d+)\.\s+(.+)$")
 
 
-def recall_ack_command(text: str, drop: int | None) -> str | None:
+_SMALL = """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen
+""".split()  # noqa: SIM905 (a word list reads better as words)
+_TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty", 6: "sixty", 7: "seventy"}
+_VALUE = re.compile(r"\b(\d+) (minute|second|hour|day)(s?)\b")
+
+
+def _in_words(n: int) -> str:
+    if n < 20:
+        return _SMALL[n]
+    tens, ones = divmod(n, 10)
+    return _TENS.get(tens, str(n - ones)) + (f"-{_SMALL[ones]}" if ones else "")
+
+
+def paraphrase(decision: str, *, change: bool = False) -> str:
+    """``decision`` in other words, as a model restates it: its values as words
+    ("fifteen-minute TTL", "thirty minutes"), "since" for "because", its clauses rejoined;
+    with ``change``, its first value doubled (the value a model misremembers)."""
+    changed = False
+
+    def value(match: re.Match) -> str:
+        nonlocal changed
+        n = int(match.group(1))
+        if change and not changed:
+            n, changed = n * 2, True
+        unit, plural = match.group(2), match.group(3)
+        return f"{_in_words(n)} {unit}s" if plural else f"{_in_words(n)}-{unit}"
+
+    text = _VALUE.sub(value, decision)
+    text = re.sub(r"\bbecause\b", "since", text).replace(", ", "; ")
+    return "we hold that " + text
+
+
+def recall_ack_command(text: str, drop: int | None, change: int | None = None) -> str | None:
     """``tether ack '<restatement>'`` when ``text`` is tether's payload asking for one.
 
-    The restatement is the pinned decisions the payload lists, word for word, without
-    decision ``drop`` in a full recovery payload; a re-send ("Recall check from
-    tether") is restated whole.
+    The restatement is each pinned decision the payload lists under its number, in other
+    words (:func:`paraphrase`), without decision ``drop``, or with decision ``change``'s
+    first value changed, in a full recovery payload; a re-send ("Recall check from
+    tether") is restated whole, values as pinned.
     """
     if "tether ack" not in text:
         return None
@@ -282,8 +324,12 @@ def recall_ack_command(text: str, drop: int | None) -> str | None:
         match = _NUMBERED.match(line)
         if section and match:
             decisions.append((int(match.group(1)), match.group(2).strip()))
-    kept = [d for n, d in decisions if resend or n != drop]
-    restatement = "Restated: " + " | ".join(kept or ["(no decisions)"])
+    kept = [
+        f"{n}. {paraphrase(d, change=not resend and n == change)}."
+        for n, d in decisions
+        if resend or n != drop
+    ]
+    restatement = "Restated: " + " ".join(kept or ["(no decisions)"])
     return "tether ack " + shlex.quote(restatement)
 
 
@@ -309,10 +355,10 @@ def decide_claude(body: dict, state: State) -> dict:
             "text": "TOOL-RESULT-SEEN: " + _one_line(_tool_result_text(last), 80),
         }
     text = _claude_user_text(last)
-    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
+    ack = recall_ack_command(text, state.ack_drop, state.ack_change) if state.ack else None
     if state.ack and ack is None and "tether ack" in text:  # the payload is in the context
         held = [t for m in messages for t in _claude_texts(m) if "## Pinned decisions" in t]
-        ack = recall_ack_command(held[-1], state.ack_drop) if held else None
+        ack = recall_ack_command(held[-1], state.ack_drop, state.ack_change) if held else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
     m = re.search(r"RUN:(.+)", text)
@@ -351,9 +397,12 @@ def decide_codex(body: dict, state: State) -> dict:
     output = _codex_tool_output(body)
     if output is not None:
         return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + _one_line(output, 80)}
-    ack = recall_ack_command(text, state.ack_drop) if state.ack else None
+    ack = recall_ack_command(text, state.ack_drop, state.ack_change) if state.ack else None
     if ack:
         return {"rule": "ack", "tool_command": ack}
+    m = re.search(r"RUN:(.+)", text)
+    if m:
+        return {"rule": "run", "tool_command": m.group(1).strip()}
     reply = {"rule": "reply", "text": f"FAKE-REPLY {len(typed)}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
     if fill is not None:
@@ -840,9 +889,17 @@ def serve(argv: list[str] | None = None) -> int:
         metavar="N",
         help="leave decision N out of the restatement a recovery payload is answered with",
     )
+    ap.add_argument(
+        "--ack-change",
+        type=int,
+        metavar="N",
+        help="restate decision N with its first value changed (doubled)",
+    )
     args = ap.parse_args(argv)
 
-    Handler.state = State(args.log, args.reply_delay, args.compact_delay, args.ack_drop, args.ack)
+    Handler.state = State(
+        args.log, args.reply_delay, args.compact_delay, args.ack_drop, args.ack, args.ack_change
+    )
     httpd = ThreadingHTTPServer((args.host, args.port), Handler)
     httpd.daemon_threads = True
     port = httpd.server_address[1]

@@ -1,7 +1,8 @@
 """The closed loop with the real Claude Code and Codex (issue 16): the summarizer is told
 what to keep (PreCompact), the agent's restatement after a recovery is checked
-(`tether ack`, run by the CLI itself as a tool call of the fake model), and F6 after a
-partial recall re-sends only the missing decisions.
+(`tether ack`, run by the CLI itself as a tool call of the fake model, which restates the
+pins in other words), and F6 after a partial recall re-sends only the missing decisions,
+or re-asserts one whose value the restatement changed (issue 24).
 """
 
 from __future__ import annotations
@@ -151,8 +152,9 @@ def test_claude_complete_recall_after_f6(make_claude_env, fake_server_factory, t
         assert [e["result"] for e in run.events_of("recall_check")] == ["complete"]
         assert check["result"] == "complete", check
         assert check["restated"] == [1, 2] and check["missing"] == []
-        ack = run.events_of("ack")[-1]
-        assert ack["text"].startswith("Restated: " + REDIS)
+        ack = run.events_of("ack")[-1]  # the pins in other words: judged complete
+        assert ack["text"].startswith("Restated: 1. we hold that refresh tokens in Redis; ")
+        assert "fifteen-minute TTL" in ack["text"] and REDIS not in ack["text"]
         run.wait_tether_screen(r"recovered: 2 of 2 decisions restated")
 
 
@@ -180,6 +182,35 @@ def test_claude_partial_recall_then_f6_resends_only_the_missing_decision(
         )
         prompt = claude_last_prompt(request["body"])
         assert REDIS in prompt and KIOSK not in prompt
+        assert again["result"] == "complete" and again["restated"] == [1]
+        run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
+
+
+def test_claude_a_changed_value_is_caught_and_f6_reasserts_the_pin(
+    make_claude_env, fake_server_factory, tether_run
+):
+    with Timer("closed loop: Claude restates a changed value, F6 re-asserts the pin"):
+        setup, server = acking_claude(make_claude_env, fake_server_factory, "--ack-change", "1")
+        run = claude_run(tether_run, setup, server)
+        compact(run)
+        check = f6_recall(run, NUDGE_REASON)
+        assert check["result"] == "partial", check
+        assert check["restated"] == [2]
+        (row,) = check["missing"]
+        assert row["decision"] == 1, check
+        assert row["changed"] == [{"pinned": "15 minute", "now": "thirty-minute"}], check
+        run.wait_tether_screen(r"changed: 15 minute → thirty-minute: F6 re-sends them")
+        after = run.last_seq()
+        again = f6_recall(run, reason="resend-missing")
+        assert run.events_of("injection", reason="resend-missing")[-1]["restate"] == [1]
+        request = run.wait_request(
+            lambda e: "Recall check from tether" in claude_last_prompt(e["body"]),
+            after=after,
+            what="the re-send in a model request",
+        )
+        prompt = claude_last_prompt(request["body"])
+        assert f"1. {REDIS}" in prompt and KIOSK not in prompt  # the pin as written
+        assert 'you said "thirty-minute", the pin says "15 minute"' in prompt
         assert again["result"] == "complete" and again["restated"] == [1]
         run.wait_tether_screen(r"recovered: 1 of 1 decisions restated")
 

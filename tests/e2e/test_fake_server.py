@@ -199,14 +199,19 @@ def test_a_recovery_payload_is_answered_with_tether_ack_of_its_pins() -> None:
     whole = shlex.split(recall_ack_command(payload, None))
     assert whole == [
         "tether", "ack",
-        "Restated: refresh tokens in Redis, 15 minute TTL | the team's kiosks are shared",
+        "Restated: 1. we hold that refresh tokens in Redis; fifteen-minute TTL. "
+        "2. we hold that the team's kiosks are shared.",
     ]  # fmt: skip
     dropped = shlex.split(recall_ack_command(payload, 1))[2]
-    assert dropped == "Restated: the team's kiosks are shared"
+    assert dropped == "Restated: 2. we hold that the team's kiosks are shared."
+    changed = shlex.split(recall_ack_command(payload, None, 1))[2]
+    assert changed.startswith("Restated: 1. we hold that refresh tokens in Redis; thirty-minute")
     resend = (
         "Recall check from tether: ...\n\n1. refresh tokens in Redis\n   (not in ...)\n`tether ack`"
     )
-    assert shlex.split(recall_ack_command(resend, 1))[2] == "Restated: refresh tokens in Redis"
+    assert shlex.split(recall_ack_command(resend, 1, 1))[2] == (
+        "Restated: 1. we hold that refresh tokens in Redis."
+    )
     assert recall_ack_command("hello, tether ack", None) is None
 
 
@@ -219,4 +224,7 @@ def test_without_ack_a_recovery_payload_gets_the_plain_reply() -> None:
     assert decide_claude(body, State(None, 0.0, 0.0, ack=True))["rule"] == "ack"
     assert decide_claude(body, State(None, 0.0, 0.0, ack_drop=1))["tool_command"] == (
         "tether ack 'Restated: (no decisions)'"
+    )
+    assert decide_claude(body, State(None, 0.0, 0.0, ack_change=1))["tool_command"] == (
+        "tether ack 'Restated: 1. we hold that Redis.'"
     )

@@ -84,6 +84,11 @@ HOLDS: dict[tuple[str, str, int], set[str]] = {
     ("claude", "context_low", 1): {CC332},  # N% until auto-compact
     ("claude", "context_used", 0): {CC197},  # N% context used: 2.1.332 shows none
     ("claude", "context_full", 0): {CC197, CC332},  # Context limit reached · ...
+    # no capture refuses a /compact (the words are agent-markers.md's, seen running 2.1.332)
+    ("claude", "compaction_failed", 0): set(),  # ⎿  Not enough messages to compact
+    ("claude", "compaction_failed", 1): set(),  # Error compacting conversation
+    ("claude", "compaction_failed", 2): set(),  # Compaction unavailable:
+    ("codex", "compaction_failed", 0): set(),  # Error running remote compact task
     ("claude", "context_full", 1): set(),  # Prompt is too long (not on screen here)
     ("claude", "prompt_ready", 0): {CC197},  # ? for shortcuts: gone in 2.1.332
     ("claude", "prompt_ready", 1): {CC332},  # (shift+tab to cycle): new in 2.1.332

@@ -83,3 +83,27 @@ def test_a_usage_line_read_late_is_as_old_as_its_entry():
     late = Observation(USAGE, TRANSCRIPT, 3.0, details={"used": 160_000, "entry_at": 1.0})
     assert not meter.update(late)
     assert meter.describe() == "30% used"
+
+
+def test_after_a_clear_the_count_is_marked_stale_until_a_newer_reading() -> None:
+    """Issue 26, item 7: after /clear Claude's meter kept the old count with no mark."""
+    from supervisor.recognize.context_meter import ContextMeter
+    from supervisor.recognize.observations import HOOK, TRANSCRIPT, USAGE, WIPE, Observation
+
+    meter = ContextMeter(window=200_000)
+    meter.update(Observation(USAGE, TRANSCRIPT, 10.0, details={"used": 120_000}))
+    assert meter.describe() == "120,000/200,000 (60%)"
+    meter.update(Observation(WIPE, HOOK, 20.0, details={"channel": "SessionStart"}))
+    assert meter.stale and meter.describe().endswith("stale since the clear")
+    meter.update(Observation(USAGE, TRANSCRIPT, 30.0, details={"used": 9_000}))
+    assert not meter.stale and meter.describe() == "9,000/200,000 (4%)"
+
+
+def test_an_old_clear_read_late_does_not_make_a_fresher_count_stale() -> None:
+    from supervisor.recognize.context_meter import ContextMeter
+    from supervisor.recognize.observations import TRANSCRIPT, USAGE, WIPE, Observation
+
+    meter = ContextMeter(window=200_000)
+    meter.update(Observation(USAGE, TRANSCRIPT, 30.0, details={"used": 9_000}))
+    meter.update(Observation(WIPE, TRANSCRIPT, 31.0, details={"entry_at": 20.0}))
+    assert not meter.stale

@@ -275,3 +275,49 @@ def test_a_late_rollout_entry_joins_the_compaction_of_its_turn() -> None:
     first, second = fusion.incidents
     assert (first.summary, second.summary) == ("summary of turn-a", "summary of turn-b")
     assert first.sources == second.sources == ["screen", "hook", "transcript"]
+
+
+def test_a_compact_claude_refused_ends_its_start_and_leaves_no_trigger_behind(tmp_path):
+    """Issue 26, item 7: "Not enough messages to compact" left a compaction_started with no
+    end, whose "manual" the next (automatic) compaction took. The words are Claude Code's
+    (agent-markers.md 1.1, seen running it); PreCompact fires even so."""
+    from supervisor.config.profiles import load_profile
+    from supervisor.recognize.screen_detector import ScreenDetector
+    from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.terminal.avt_emulator import AvtEmulator
+    from widgets.side_pane.event_words import describe
+
+    init(tmp_path, goal="g")
+    tether = TetherDir.at(tmp_path)
+    fusion = Fusion(tether)
+    (started,) = observations_from_hook("PreCompact", {"trigger": "manual"}, 10.0)
+    assert fusion.observe(started) is None
+    emulator = AvtEmulator(100, 12, 100)
+    detector = ScreenDetector(load_profile("claude").markers)
+    emulator.feed("❯ /compact\r\n  ⎿  Not enough messages to compact.\r\n".encode())
+    (refused,) = detector.scan(emulator, 10.5, emulator.take_dirty())
+    assert refused.kind == "compaction_failed"
+    fusion.observe(refused)
+    later = Observation("compaction", "transcript", 15.0, details={"channel": "compact_boundary"})
+    change = fusion.observe(later)
+    assert change is not None and change.incident.trigger is None  # not the refused one's
+    events, _ = tether.recent_events(20)
+    kinds = [e["kind"] for e in events]
+    assert kinds[-3:] == ["compaction_failed", "compaction", "incident"]
+    ended = next(e for e in events if e["kind"] == "compaction_failed")
+    assert describe(ended).what.startswith("compaction refused or failed: ⎿  Not enough")
+
+
+def test_a_shell_exiting_127_is_no_crash_but_an_exit_whose_command_was_not_found():
+    """Issue 26, item 7: `bash` ending with status 127 was called "Agent crashed"."""
+    from supervisor.recognize.process_watch import exit_observation
+
+    fusion = Fusion()
+    ended = fusion.observe(exit_observation(127, None, 5.0))
+    assert ended is not None
+    assert ended.incident.title() == "Agent exited with code 127, command not found (#1)"
+    assert ended.incident.details["how"] == "exit code 127 (command not found)"
+    killed = fusion.observe(exit_observation(None, 9, 50.0))
+    assert killed is not None and killed.incident.title() == "Agent crashed (#2)"
+    two = fusion.observe(exit_observation(2, None, 90.0))
+    assert two is not None and two.incident.title() == "Agent exited with code 2 (#3)"

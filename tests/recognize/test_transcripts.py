@@ -77,4 +77,5 @@ def test_a_codex_rollout_of_another_session_is_a_wipe_but_history_and_sub_agents
         "channel": "new_session",
         "session": after["payload"]["id"],
         "previous_session": before["payload"]["id"],
+        "at_next_turn": True,  # written with the first prompt after /clear, however late
     }

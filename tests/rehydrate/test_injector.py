@@ -20,6 +20,7 @@ from supervisor.rehydrate.injector import (
     EMPTY,
     IDLE,
     QUEUED,
+    REFUSED,
     SENT,
     UNACKNOWLEDGED,
     Injector,
@@ -527,3 +528,16 @@ def test_an_automatic_rehydration_is_acknowledged_for_the_incident_the_superviso
     assert injector.last.request.incident == 4
     acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
     assert acked["incident"] == 4
+
+
+def test_nothing_is_pasted_into_a_shell_unless_the_user_confirms(tether):
+    shell = load_profile("shell")
+    assert shell.kind == "shell"
+    injector, session, _, _ = make(tether, shell)
+    assert injector.request("echo `tether init`", "rehydrate") == REFUSED
+    assert session.written == []
+    assert "would run there as commands" in injector.problems[-1]
+    injector.confirm_into_shell()
+    assert injector.request("echo `tether init`", "rehydrate") == SENT
+    assert session.written and b"tether init" in session.written[0]
+    assert injector.request("again", "rehydrate (edited)") == REFUSED  # one yes, one paste

@@ -265,8 +265,19 @@ def test_an_incident_with_only_a_summary_is_audited_here(tether, profile):
     summary = "We convert reports; retries have a budget; files are named by part."
     incident = Incident(5, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
     text = build_payload(tether, profile, incident=incident, budget=0).text
-    lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1 (missing:")]
-    assert len(lost) == 1 and "250 ms" in lost[0] and "retry_budget_ms" in lost[0]
+    # the summary still speaks of the retry budget: degraded, not lost
+    head = "- degraded: decision 1 (missing:"
+    rows = [line for line in text.split("\n") if line.startswith(head)]
+    assert len(rows) == 1 and "250 ms" in rows[0] and "retry_budget_ms" in rows[0]
+
+
+def test_a_fact_the_summary_changed_comes_first_in_the_loss_audit(tether, profile):
+    summary = "Retries get 500 ms per call via retry_budget_ms, never a bare sleep."
+    incident = Incident(6, "compaction", "auto", ["transcript"], 1_770_000_000.0, summary=summary)
+    text = build_payload(tether, profile, incident=incident, budget=0).text
+    audit = text[text.index("Loss audit") :].split("\n")
+    assert audit[0].startswith("Loss audit: CHANGED in the summary: decision 1: changed: ")
+    assert "250 ms → 500 ms" in audit[0]
 
 
 def test_the_payload_names_what_the_fold_dropped_that_nobody_pinned(tether, profile):
@@ -303,12 +314,12 @@ def test_payload_of_a_checkpoint_describes_that_checkpoints_incident(tether, pro
     )
     snapshot = checkpoints.take(tether, "incident #1", incident=first["number"], with_git=False)
     tether.record_incident("wipe", "fusion", trigger=None, sources=["hook"])
-    text = _payload_cli(tether, "--checkpoint", str(snapshot.seq), "--budget", "0")
+    text = _payload_cli(tether, "--checkpoint", str(snapshot.seq), "--budget", "none")
     assert "Context compacted (#1, manual), seen by screen, transcript" in text
     assert "Context wiped" not in text
     lost = [line for line in text.split("\n") if line.startswith("- LOST: decision 1")]
     assert len(lost) == 1 and "250 ms" in lost[0]  # audited against its own summary
-    assert "Context wiped (#2" in _payload_cli(tether, "--budget", "0")  # live: the latest
+    assert "Context wiped (#2" in _payload_cli(tether, "--budget", "none")  # live: the latest
 
 
 def test_a_prompt_to_act_on_the_hooks_payload_does_not_count_as_telling_the_repairs(tmp_path):

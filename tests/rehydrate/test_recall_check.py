@@ -55,14 +55,27 @@ def test_a_restatement_in_other_words_with_every_specific_is_complete() -> None:
         "since mobile clients cannot persist them. 2. We poll the queue every 30 seconds, "
         "381 rows at most."
     )
-    assert compare([REDIS, POLL], said) == ((1, 2), ())
+    assert compare([REDIS, POLL], said) == ((1, 2), (), ())
 
 
 def test_a_lost_value_or_reason_makes_the_decision_missing() -> None:
     said = "Refresh tokens live in Redis, 15 min TTL. The queue is polled every 30 s, 381 rows."
-    restated, missing = compare([REDIS, POLL], said)
-    assert restated == (2,)
-    assert missing == ((1, ("rotate", "mobile client persist")),)
+    restated, missing, changed = compare([REDIS, POLL], said)
+    assert restated == (2,) and changed == ()
+    assert missing == ((1, ("rotate on use", "the mobile client cannot persist tokens")),)
+
+
+def test_a_restated_value_that_differs_is_changed_and_the_resend_reasserts_the_pin() -> None:
+    said = "1. Refresh tokens in Redis with a 30-minute TTL, rotated on each use, since mobile "
+    said += "clients cannot persist them. 2. Poll the queue every 30 s, 381 rows at most."
+    restated, missing, changed = compare([REDIS, POLL], said)
+    assert restated == (2,) and [n for n, _ in missing] == [1]
+    assert changed == ((1, (("15 minute", "30-minute"),)),)
+    check = RecallCheck(3, "t", 2, restated, missing, "partial", changed)
+    assert check.describe().startswith("changed: 15 minute → 30-minute")
+    text = resend_text([REDIS, POLL], check)
+    assert f"1. {REDIS}" in text and 'you said "30-minute", the pin says "15 minute"' in text
+    assert RecallCheck.from_event(check.to_event()) == check
 
 
 def test_ack_records_one_check_per_recovery_with_exactly_the_issue_fields(tether) -> None:
@@ -76,8 +89,8 @@ def test_ack_records_one_check_per_recovery_with_exactly_the_issue_fields(tether
     assert event["incident"] == 3 and event["injection_at"] == injection["at"]
     assert event["pinned"] == 2 and event["restated"] == []
     assert event["missing"] == [
-        {"decision": 1, "terms": ["rotate", "mobile client persist"]},
-        {"decision": 2, "terms": ["381 rows"]},
+        {"decision": 1, "terms": ["rotate on use", "the mobile client cannot persist tokens"]},
+        {"decision": 2, "terms": ["381"]},
     ]
     again, new = acknowledge(tether, REDIS + " " + POLL)
     assert not new and again.result == "partial"  # the recovery keeps its one check
@@ -132,7 +145,10 @@ def test_tether_ack_reads_its_argument_or_stdin_and_says_the_result(tether) -> N
     done = tether_cli(tether, "ack", "refresh tokens in Redis, 15 minute TTL")
     assert done.returncode == 1
     assert "recall check for incident #3: partial" in done.stdout
-    assert "decision 1: not restated: rotate, mobile client persist" in done.stdout
+    assert (
+        "decision 1: not restated: rotate on use, the mobile client cannot persist tokens"
+        in done.stdout
+    )
     recover(tether)
     done = tether_cli(tether, "ack", stdin=REDIS + "\n" + POLL + "\n")
     assert done.returncode == 0, done.stderr

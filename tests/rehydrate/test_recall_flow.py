@@ -49,7 +49,7 @@ async def test_a_partial_recall_names_what_is_missing_and_the_key_resends_only_t
         await wait_until(pilot, lambda: "not restated" in banner.text, what="the partial check")
         assert banner.tone == "warning"
         assert banner.text == (
-            "1 decision not restated (30 minutes, sessions expire idle time): F6 re-sends them"
+            "1 decision not restated (30 minutes, the kiosks are shared): F6 re-sends them"
         )
         (check,) = recall_checks(tmp_path)
         assert check["result"] == "partial" and check["pinned"] == 2

@@ -102,6 +102,12 @@ async def test_compaction_banner_then_the_key_sends_the_payload_as_one_paste(tmp
             "at", "kind", "source", "incident", "injection_at", "pinned", "restated",
             "missing", "result",
         }  # fmt: skip
+        # The incident's update is recorded off the loop: wait for it, never for a time.
+        await wait_until(
+            pilot,
+            lambda: any(e.get("acknowledged") for e in events(tmp_path)),
+            what="the incident's acknowledged update",
+        )
         update = [e for e in events(tmp_path) if e.get("acknowledged")]
         assert [u["number"] for u in update] == [checks[0]["incident"]] == [sent["incident"]]
 

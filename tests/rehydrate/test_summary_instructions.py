@@ -7,7 +7,7 @@ import dataclasses
 from supervisor.config.keymap import Keymap
 from supervisor.config.profiles import load_profile
 from supervisor.rehydrate.summary_instructions import instructions_from_notes, reaches_summarizer
-from widgets import banner_text
+from supervisor.run import banner_text
 
 NOTES = "## Decisions\n- DECISION: tokens live 15 minutes because mobile\n\n## Next step\nship\n"
 

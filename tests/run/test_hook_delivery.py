@@ -166,7 +166,7 @@ async def test_once_a_turn_took_the_hooks_payload_f6_sends_the_whole_payload(cla
         lambda: supervision.injector.last is not None and supervision.ready_for_injection(),
         "the turn seen, and the agent waiting again",
     )
-    assert supervision._held_payload is None
+    assert supervision.recovery.held is None
     assert supervision.rehydrate() == "sent"
     await until(lambda: PREAMBLE_HEAD in claude.lines_seen(), "the payload in the agent")
     (injection,) = claude.events("injection")

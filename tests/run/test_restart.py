@@ -107,8 +107,7 @@ def make_supervision(tmp_path: Path, role: str, *, prompt: bool) -> Supervision:
     work.mkdir()
     config = RunConfig(argv=first, workdir=work, profile_name="test", record=False)
     session = AgentSession(first, cols=60, rows=10, cwd=str(work))
-    supervision = Supervision(config, session, profile=profile)
-    supervision.state = AgentState(idle_after=IDLE)
+    supervision = Supervision(config, session, profile=profile, state=AgentState(idle_after=IDLE))
     supervision.open()
     return supervision
 

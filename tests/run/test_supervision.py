@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -446,4 +447,116 @@ def test_codex_asking_to_review_tethers_hooks_is_said_plainly(tmp_path):
         session.process_output(b"  1. Review hooks\r\n")  # the same screen, redrawn
         assert len(problems) == 1
     finally:
+        supervision.close()
+
+
+def test_a_recording_stopped_by_a_file_size_limit_is_an_event_and_a_problem(tmp_path):
+    """A full disk stopped the recording silently (recorder.error was never read). With
+    RLIMIT_FSIZE for real, in a process of its own: the run goes on, the user is told,
+    and events.jsonl (far from the limit) says when and why."""
+    script = f"""
+import asyncio, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, resource.RLIM_INFINITY))
+from supervisor.run.supervision import RunConfig, Supervision
+from supervisor.terminal.session import AgentSession
+from tests.run.test_supervision import run_to_exit
+
+async def main():
+    argv = [sys.executable, "-c", "import sys; sys.stdout.write('z' * 600_000)"]
+    config = RunConfig(argv=argv, workdir={str(tmp_path)!r}, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd={str(tmp_path)!r})
+    supervision = Supervision(config, session)
+    supervision.open()
+    supervision.start_recording()
+    await run_to_exit(session)
+    supervision.close()
+    print(supervision.problems)
+
+asyncio.run(main())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "recording stopped: cannot write" in done.stdout and "File too large" in done.stdout
+    tether = TetherDir.at(tmp_path)
+    (failed,) = [e for e in tether.recent_events()[0] if e["kind"] == "recording_failed"]
+    assert failed["file"].endswith(".cast") and failed["errno"] == 27
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the reader process runs on Linux")
+async def test_a_stopped_reader_is_noticed_and_nothing_is_injected_while_output_stalls(tmp_path):
+    """SIGSTOP on tether-reader froze the agent's output silently, the status said
+    "waiting" while the agent was blocked mid-output, and an injection could fire."""
+    from supervisor.rehydrate.injector import QUEUED
+    from supervisor.run.input_gate import STALLED_REASON
+    from supervisor.run.supervision import STALLED
+
+    init(tmp_path, goal="g")
+    printer = "import sys\nwhile True:\n    sys.stdout.write('agent output ' * 100 + '\\n')\n"
+    argv = [sys.executable, "-c", printer]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="shell")
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    states: list[str] = []
+    supervision.on_state.append(states.append)
+    session.start()
+    try:
+        await until(lambda: session.host.reader is not None and session.bytes_read, "output")
+        reader = session.host.reader
+        os.kill(reader.pid, signal.SIGSTOP)
+        try:
+            await until(session.output_stalled, "the stall to be noticed")
+            assert supervision.wait_reason() == STALLED_REASON
+            # the screen has been still since the stop: the agent would look idle
+            supervision.injector.is_waiting = lambda: True
+            assert supervision.injector.request("the payload", "test") == QUEUED
+            supervision._report_state()
+            assert states[-1] == STALLED and STALLED_REASON in supervision.problems
+        finally:
+            os.kill(reader.pid, signal.SIGCONT)
+        await until(lambda: not session.output_stalled(), "the output to flow again")
+    finally:
+        session.stop()
+        supervision.close()
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+async def test_a_hook_naming_a_folder_or_fifo_as_its_transcript_neither_ends_nor_blocks_tether(
+    tmp_path, kind
+):
+    """A folder as transcript_path ended tether (and hung up on the agent); a FIFO blocked
+    the tick's thread for ever. The tick now reads past it, and says why it is not followed."""
+    import threading
+
+    init(tmp_path, goal="g")
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.mkdir() if kind == "folder" else os.mkfifo(transcript)
+    argv = [sys.executable, "-c", "import time; time.sleep(60)"]
+    config = RunConfig(argv=argv, workdir=tmp_path, profile_name="claude", record=False)
+    session = AgentSession(argv, cols=80, rows=24, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    session.start()
+    try:
+        payload = {"session_id": "s", "transcript_path": str(transcript)}
+        TetherDir.at(tmp_path).record_event("hook", "hook", event="Stop", payload=payload)
+        reads: list = []
+        for turn in range(3):  # the hook's event, then the transcript it named, twice
+            reader = threading.Thread(target=lambda: reads.append(supervision.read_tick()))
+            reader.daemon = True
+            reader.start()
+            reader.join(30)
+            assert not reader.is_alive(), "the tick's reads blocked"
+            supervision.apply_tick(reads[turn])
+        assert supervision.transcript.path == transcript
+        refused = {"folder": "a folder, not a file", "fifo": "a named pipe, not a file"}
+        assert supervision.transcript.refused == refused[kind]
+        said = f"the agent's transcript file is {refused[kind]}: not followed"
+        assert supervision.problems.count(said) == 1
+        assert session.running
+    finally:
+        session.stop()
         supervision.close()

@@ -111,7 +111,7 @@ def test_payload_after_an_unclean_exit_audits_no_summary(dead_tether):
     supervision = Supervision(RunConfig(argv=["true"], workdir=work), AgentSession(["true"]))
     supervision.open()
     supervision.close()
-    done = run_tether("payload", "--dir", str(work), "--budget", "0")
+    done = run_tether("payload", "--dir", str(work), "--budget", "none")
     assert done.returncode == 0, done.stderr
     assert "tether was stopped uncleanly (#1)" in done.stdout
     assert "The previous tether (pid " in done.stdout and " UTC, last alive 20" in done.stdout

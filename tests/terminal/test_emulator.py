@@ -96,15 +96,36 @@ def test_row_merges_cells_of_the_same_style_into_spans(emulator_class):
         ("1;2;22", DEFAULT_STYLE),
         ("3;4;7", CellStyle(italic=True, underline=True, reverse=True)),
         ("9;5", CellStyle(strike=True, blink=True)),
-        ("4:3", CellStyle(underline=True)),
         ("31;39", DEFAULT_STYLE),
-        ("58;2;255;0;0;1", CellStyle(bold=True)),
     ],
 )
 def test_sgr_maps_to_cell_styles(emulator_class, sgr, style):
     emu = emu_with(emulator_class, f"\x1b[{sgr}mX\x1b[0m", cols=3, rows=1)
     first = emu.row(0)[0]
     assert first.style == style and first.text.startswith("X")
+
+
+# Kept by libghostty-vt; avt's pen has no such attributes: a plain underline there, or none.
+RICHER_SGR = [
+    ("4:3", CellStyle(underline=True, underline_style=3), CellStyle(underline=True)),
+    ("21", CellStyle(underline=True, underline_style=2), DEFAULT_STYLE),
+    ("4:2", CellStyle(underline=True, underline_style=2), CellStyle(underline=True)),
+    ("58;2;255;0;0;1", CellStyle(bold=True, underline_color="#ff0000"), CellStyle(bold=True)),
+    ("58:5:9;4", CellStyle(underline=True, underline_color="color9"), CellStyle(underline=True)),
+    ("53", CellStyle(overline=True), DEFAULT_STYLE),
+]
+
+
+@pytest.mark.parametrize(("sgr", "kept", "avt"), RICHER_SGR)
+def test_underline_styles_colour_and_overline_are_kept(emulator_class, sgr, kept, avt):
+    emu = emu_with(emulator_class, f"\x1b[{sgr}mX\x1b[0m", cols=3, rows=1)
+    first = emu.row(0)[0]
+    assert first.style == (avt if emulator_class.__name__ == "AvtEmulator" else kept)
+
+
+def test_concealed_text_is_drawn_blank(emulator_class):
+    emu = emu_with(emulator_class, "a\x1b[8msecret\x1b[28mb\x1b[38;5;8mc\x1b[0;8mX\x1b[mY")
+    assert emu.row_text(0).startswith("a      bc Y")
 
 
 def test_erase_uses_the_background_colour_only(emulator_class):

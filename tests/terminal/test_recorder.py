@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -255,3 +256,67 @@ def test_every_byte_is_escaped_as_the_json_escaper_of_its_text_does(monkeypatch)
         for sample in samples:
             expected = escape(sample.decode()).encode()
             assert b'"' + _escape_bytes(sample, escaper) + b'"' == expected, sample
+
+
+def test_a_recording_that_stops_says_so_once_and_marks_the_cast_where_it_still_can(tmp_path):
+    """A full disk tore the .cast at 4,096 bytes with no marker, no event, no message.
+    Here the first write of the flush goes in half and then fails (ENOSPC); the space
+    comes back: the torn line is ended and the marker follows it, on a line of its own."""
+    import errno
+
+    failures = []
+    calls = {"n": 0}
+
+    def disk_full_once(fd: int, data: memoryview) -> int:
+        calls["n"] += 1
+        if calls["n"] == 2:  # the header went in; the first output goes in half, then fails
+            written = os.write(fd, data[: len(data) // 2])
+            assert written
+            return written
+        if calls["n"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return os.write(fd, data)
+
+    clock = FakeClock()
+    recorder = SessionRecorder(
+        tmp_path, "demo", 80, 24, clock=clock, on_failure=failures.append, write=disk_full_once
+    )
+    recorder.flush()  # the header
+    recorder.record(b"x" * 5000)
+    clock.now += 1.0
+    recorder.flush()
+    recorder.record(b"lost\r\n")
+    recorder.close()
+    assert [f.reason for f in failures] == ["No space left on device"]
+    assert failures[0].path == recorder.cast_path
+    assert recorder.error == failures[0].message
+    lines = recorder.cast_path.read_bytes().split(b"\n")
+    marker = json.loads(lines[-2])
+    assert marker[1] == "m" and "recording stopped" in marker[2] and "No space left" in marker[2]
+    assert b"lost" not in recorder.cast_path.read_bytes()
+    assert "recording stopped" in recorder.txt_path.read_text()
+
+
+def test_a_file_size_limit_tells_the_listener_and_the_text_file(tmp_path):
+    """RLIMIT_FSIZE for real: the .cast cannot take its marker (it is at the limit), the
+    .txt can; the listener hears of it once."""
+    script = f"""
+import resource, signal, sys
+sys.path.insert(0, {str(REPO)!r})
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+from supervisor.terminal.recorder import SessionRecorder
+heard = []
+recorder = SessionRecorder({str(tmp_path)!r}, "demo", 80, 24, on_failure=heard.append)
+for _ in range(64):
+    recorder.record(b"y" * 8192)
+recorder.close()
+print(len(heard), heard[0].errno, recorder.txt_path.read_text().strip())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    count, code, text = done.stdout.split(" ", 2)
+    assert (count, code) == ("1", "27")  # EFBIG
+    assert text.startswith("[tether: recording stopped: cannot write") and "File too large" in text

@@ -42,8 +42,10 @@ class ConfirmRestore(YesNo):
     DEFAULT_CSS = """
     ConfirmRestore { align: center middle; }
     ConfirmRestore > Vertical {
-        width: 60; height: auto; padding: 1 2; border: thick $warning; background: $surface;
+        width: 64; max-width: 100%; height: auto; padding: 1 2; border: thick $warning;
+        background: $surface;
     }
+    ConfirmRestore Label { width: 1fr; }
     ConfirmRestore Horizontal { height: auto; margin: 1 0 0 0; }
     ConfirmRestore Button { margin: 0 1 0 0; }
     """
@@ -51,8 +53,8 @@ class ConfirmRestore(YesNo):
 
     def __init__(self, seq: int) -> None:
         super().__init__(
-            f"Restore checkpoint #{seq} into task.md, notes.md and progress.json?\n"
-            "The current state is checkpointed first, so this can be undone.",
+            f"Restore checkpoint #{seq}? Its task.md, notes.md and progress.json replace "
+            "the current ones. The current state is checkpointed first, so this can be undone.",
             yes="Restore",
             no="Cancel",
         )
@@ -65,8 +67,13 @@ class CheckpointList(Widget):
     DEFAULT_CSS = """
     CheckpointList { layout: vertical; height: 1fr; }
     CheckpointList #cp-list { height: 40%; min-height: 4; }
-    CheckpointList #cp-actions { height: 1; }
-    CheckpointList #cp-actions Button { margin: 0 1 0 0; }
+    CheckpointList #cp-actions {
+        layout: grid; grid-size: 4; grid-gutter: 0 1; height: auto;
+        grid-columns: auto auto auto auto;
+    }
+    CheckpointList #cp-actions.-narrow { grid-size: 2; grid-columns: 1fr 1fr; }
+    CheckpointList #cp-actions Button { min-width: 0; width: auto; }
+    CheckpointList #cp-actions.-narrow Button { width: 100%; }
     CheckpointList #cp-title { height: 1; text-style: bold; background: $panel; padding: 0 1; }
     CheckpointList #cp-scroll { height: 1fr; }
     CheckpointList #cp-view { padding: 0 1; }
@@ -102,6 +109,7 @@ class CheckpointList(Widget):
         self._summaries: dict[int, str] = {}
         self._seqs: list[int] = []
         self._previewed: int | None = None  # what the view shows now, if a preview
+        self._diff_asked = 0  # diffs asked for: only the latest is shown when done
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -120,6 +128,22 @@ class CheckpointList(Widget):
 
     def on_mount(self) -> None:
         self.reload()
+
+    def on_show(self) -> None:
+        """The tab opens on the newest checkpoint: the list filled while it was hidden kept
+        its highlight on whichever was newest then."""
+        self.reload()
+        if self._seqs and self.highlighted != self._seqs[0]:
+            self.options.highlighted = 0
+
+    def on_resize(self) -> None:
+        self._fit_actions()
+
+    def _fit_actions(self) -> None:
+        """The buttons in one row where they fit whole, else in two (never cut)."""
+        actions = self.query_one("#cp-actions")
+        wanted = sum(len(str(b.label)) + 3 for b in actions.query(Button))
+        actions.set_class(self.size.width < wanted, "-narrow")
 
     def focus_list(self) -> None:
         self.options.focus()
@@ -173,6 +197,7 @@ class CheckpointList(Widget):
         if self.children:
             label = "Diff mark" if marked is None else f"Diff #{marked}"
             self.query_one("#cp-diff-mark", Button).label = label
+            self._fit_actions()
 
     # -- what the view shows -----------------------------------------------------------------
 
@@ -198,23 +223,28 @@ class CheckpointList(Widget):
         self.post_message(self.Shown(self, "preview", seq))
 
     def diff(self, seq: int, other: int | None) -> None:
-        """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state)."""
-        old = self._load(seq)
-        if old is None:
-            return
-        if other is None:
-            try:
+        """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state),
+        worked out in a thread: notes of megabytes take the diff a while, never the loop."""
+        self._diff_asked += 1
+        self._diff(seq, other, self._diff_asked)
+
+    @work(thread=True, group="diff")
+    def _diff(self, seq: int, other: int | None, asked: int) -> None:
+        try:
+            old = checkpoints.load(self.tether, seq)
+            if other is None:
                 new = checkpoints.live(self.tether)
-            except TetherError as error:
-                self._show("live state", Text(shown(str(error)), style="red"))
-                return
-        else:
-            loaded = self._load(other)
-            if loaded is None:
-                return
-            old, new = (old, loaded) if seq < other else (loaded, old)
-        title = f"diff {old.label} → {new.label}"
-        self._show(title, render_diff(checkpoints.diff(old, new)))
+            else:
+                loaded = checkpoints.load(self.tether, other)
+                old, new = (old, loaded) if seq < other else (loaded, old)
+            title, body = f"diff {old.label} → {new.label}", render_diff(checkpoints.diff(old, new))
+        except TetherError as error:
+            title, body = f"diff of #{seq}", Text(shown(str(error)), style="red")
+        self.app.call_from_thread(self._diff_done, title, body, seq, other, asked)
+
+    def _diff_done(self, title: str, body: Text, seq: int, other: int | None, asked: int) -> None:
+        if asked == self._diff_asked:  # a diff asked for later is the one to show
+            self._show(title, body)
         self.post_message(self.Shown(self, "diff", seq, other))
 
     # -- actions -----------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         words = INCIDENT_WORDS.get(str(get("type")), str(get("type", "?")))
         trigger = f" ({get('trigger')})" if get("trigger") else ""
         head = f"⚠ {words}{trigger}, seen by {_via(event)}"
-        return head + _dropped_words(event), "incident"
+        return head + _changed_words(event) + _dropped_words(event), "incident"
     if kind == "incident_update":
         if get("acknowledged"):
             return f"incident #{get('number', '?')}: the agent acknowledged the recovery", "good"
@@ -139,6 +139,8 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
         return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
+    if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
+        return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"
     if kind == "agent_exit":
         return f"agent {get('description') or 'exited'}", "warning"
     if kind == "agent_restart":
@@ -156,9 +158,26 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind in INCIDENT_WORDS or kind in ("unclean_exit", "compaction_started"):
         words = {"unclean_exit": "tether stopped uncleanly", "compaction_started": "compaction"}
         return _observed(INCIDENT_WORDS.get(kind, words.get(kind, kind)), event), "quiet"
+    if kind == "compaction_failed":  # ends the compaction_started before it
+        said = get("marker") or get("said") or ""
+        return f"compaction refused or failed: {said}".rstrip(": "), "warning"
     if kind in ("context_low", "context_used", "context_full", "usage"):
         return f"{kind.replace('_', ' ')} seen {SOURCE_WORDS.get(str(get('source')), '')}", "quiet"
     return kind.replace("_", " ").replace("-", " "), ""
+
+
+def _changed_words(event: dict[str, Any]) -> str:
+    """ "  changed: 15 minute → 30 minute": facts the summary changed, before anything else."""
+    audit = event.get("audit")
+    rows = audit.get("changed") if isinstance(audit, dict) else None
+    pairs = [
+        f"{c.get('pinned')} → {c.get('now')}"
+        for row in rows or []
+        if isinstance(row, dict)
+        for c in row.get("changed") or []
+        if isinstance(c, dict)
+    ]
+    return f"  changed: {'; '.join(pairs)}" if pairs else ""
 
 
 def _dropped_words(event: dict[str, Any]) -> str:
@@ -183,7 +202,12 @@ def _recall_words(event: dict[str, Any]) -> tuple[str, str]:
         covered = event.get("covered") or "?"
         return f"recall check: superseded by a newer recovery (its check: {covered})", "quiet"
     head = f"recall check: {result}, {len(restated)} of {asked} decisions restated"
-    for row in missing:
+    for row in sorted(missing, key=lambda r: not r.get("changed")):  # changed facts first
+        pairs = [c for c in row.get("changed") or [] if isinstance(c, dict)]
+        if pairs:
+            said = "; ".join(f"{c.get('pinned')} → {c.get('now')}" for c in pairs)
+            head += f"; decision {row.get('decision', '?')} changed: {said}"
+            continue
         terms = ", ".join(map(str, row.get("terms") or [])) or "no ack"
         head += f"; decision {row.get('decision', '?')} missing: {terms}"
     return head, "good" if result == "complete" else "warning"

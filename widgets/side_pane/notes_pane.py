@@ -52,6 +52,19 @@ def apply_line_edit(area: TextArea, edit: LineEdit) -> None:
         area.replace("\n".join(edit.lines), (0, 0), (count - 1, len(lines[count - 1])))
 
 
+def conflict_words(name: str, theirs: int, yours: int) -> str:
+    """The conflict's title, the choice first (it wraps in a narrow pane, never cut)."""
+
+    def lines(n: int) -> str:
+        return f"{n} line{'s' * (n != 1)}"
+
+    return (
+        f"Pick one below (shift+Tab, Enter): {name} changed on disk while you edited. "
+        f"On disk, {lines(theirs)} not in yours; yours, {lines(yours)} not on disk. "
+        "Nothing is saved until you pick."
+    )
+
+
 class NotesEditor(Editor):
     """The notes editor (its own name, for the pane's CSS and tests)."""
 
@@ -69,10 +82,12 @@ class NotesPane(Widget):
     NotesPane.-problem #notes-message { display: block; background: $error 30%; }
     NotesPane #notes-conflict { display: none; height: 1fr; border: round $warning; }
     NotesPane.-conflict #notes-conflict { display: block; }
-    NotesPane #notes-conflict-title { height: auto; color: $warning; text-style: bold; }
+    NotesPane #notes-conflict-title { width: 1fr; height: auto; color: $warning; text-style: bold; }
     NotesPane #notes-disk { height: 1fr; }
-    NotesPane #notes-choices { height: 1; margin: 0 0 0 0; }
-    NotesPane #notes-choices Button { margin: 0 1 0 0; }
+    NotesPane #notes-choices {
+        layout: grid; grid-size: 3; grid-columns: auto auto auto; grid-gutter: 0 1; height: auto;
+    }
+    NotesPane #notes-choices Button { min-width: 0; width: auto; }
     NotesPane #notes-yours { display: none; color: $warning; text-style: bold; }
     NotesPane.-conflict #notes-yours { display: block; }
     NotesPane #notes-editor { height: 1fr; }
@@ -368,11 +383,8 @@ class NotesPane(Widget):
         mine = self.editor.text
         theirs = lines_only_in(disk, mine)
         yours = lines_only_in(mine, disk)
-        self.query_one("#notes-conflict-title", Label).update(
-            f"{self.editing} changed on disk while you were editing: {theirs} line(s) on disk "
-            f"are not in yours, {yours} of yours are not on disk. Nothing is saved until you pick "
-            "(shift+Tab to the buttons, Enter)."
-        )
+        title = conflict_words(self.editing, theirs, yours)
+        self.query_one("#notes-conflict-title", Label).update(title)
         self.query_one("#notes-disk", TextArea).load_text(disk)
         already = self.conflicted
         self.conflicted = True

@@ -130,9 +130,11 @@ class SidePane(PaneKeys, can_focus=True):
         if path == tether.root:
             self.set_class(not tether.exists(), "-missing")
             targets = ["#notes", "#progress", "#checkpoints", "#events"]
-        elif path in (tether.notes, tether.task):
+        elif path == tether.notes:  # the Progress tab checks the Done claims in it
+            targets = ["#notes", "#progress"]
+        elif path == tether.task:
             targets = ["#notes"]
-        elif path in (tether.progress, tether.artifacts):
+        elif path in (tether.progress, tether.artifacts, tether.root / "ledger.jsonl"):
             targets = ["#progress"]
         elif path == tether.events:
             targets = ["#events"]

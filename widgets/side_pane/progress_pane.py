@@ -16,8 +16,10 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from supervisor.errors import TetherError
+from supervisor.rehydrate.evidence_section import ClaimCheck, check_claims
+from supervisor.rehydrate.sanitize import sanitize
 from supervisor.shown import shown, shown_line
-from supervisor.store import invariant
+from supervisor.store import invariant, notes
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
 from widgets.side_pane.store_changed import StoreChanged
@@ -41,6 +43,9 @@ class ProgressPane(Static):
     """
 
     result: reactive[InvariantResult | None] = reactive(None, init=False, always_update=True)
+    # Done items claiming a verification, checked against the ledger (None: no ledger).
+    claims: reactive[list[ClaimCheck] | None] = reactive(None, init=False, always_update=True)
+    CLAIMS_EVERY_S = 5.0  # the checkout changes with files tether does not watch
 
     @dataclass
     class InvariantChanged(WidgetMessage["ProgressPane"]):
@@ -57,10 +62,35 @@ class ProgressPane(Static):
 
     def on_mount(self) -> None:
         self.reload()
+        self.check_claims()
+        self.set_interval(self.CLAIMS_EVERY_S, self.check_claims)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         if message.path in (self.tether.progress, self.tether.artifacts, self.tether.root):
             self.reload()
+        if message.path in (self.tether.notes, self.tether.root / "ledger.jsonl", self.tether.root):
+            self.check_claims()
+
+    def check_claims(self) -> None:
+        """Check the Done claims on a worker thread: it reads the ledger and asks git."""
+        self.run_worker(self._claims_worker, thread=True, exclusive=True, group="claims")
+
+    def _claims_worker(self) -> None:
+        try:
+            document = notes.Document.parse(self.tether.read_notes())
+            done_section, phase = document.find("Done"), document.find("Phase")
+            claims = notes.section_items(done_section.body) if done_section else []
+            summary = notes.strip_comments(phase.body).strip() if phase else ""
+            if summary:  # the agent's rehydration summary may claim a pass too
+                claims.append("Phase: " + summary.split("\n")[0])
+            found = check_claims(self.tether.root, self.tether.work_dir, claims)
+        except Exception:  # a missing notes.md or a broken ledger: nothing to check
+            found = None
+        self.app.call_from_thread(setattr, self, "claims", found)
+
+    def watch_claims(self, claims: list[ClaimCheck] | None) -> None:
+        if self.result is not None:
+            self._show(render_progress(self._progress, self.result, claims))
 
     def reload(self) -> None:
         """Re-read progress and the artifacts' tail; both reads are small and bounded."""
@@ -81,7 +111,7 @@ class ProgressPane(Static):
 
     def watch_result(self, result: InvariantResult | None) -> None:
         if result is not None:
-            self._show(render_progress(self._progress, result))
+            self._show(render_progress(self._progress, result, self.claims))
 
     def _show(self, text: Text) -> None:
         """Repaint only what changed: a layout of the whole screen only when the height may."""
@@ -101,8 +131,11 @@ def _same_height(old: Text | None, new: Text, width: int) -> bool:
     )
 
 
-def render_progress(progress: Progress | None, result: InvariantResult) -> Text:
-    """The pane's text: a few labelled numbers, then the verdict in its colour."""
+def render_progress(
+    progress: Progress | None, result: InvariantResult, claims: list[ClaimCheck] | None = None
+) -> Text:
+    """The pane's text: a few labelled numbers, the verdict in its colour, then the Done
+    claims of a verification with whether a current passing run in the ledger backs them."""
     text = Text()
 
     def row(label: str, value: str, style: str = "") -> None:
@@ -141,5 +174,15 @@ def render_progress(progress: Progress | None, result: InvariantResult) -> Text:
         text.append("The agent should update progress.json after each artifact.\n", style="italic")
     for warning in result.warnings:
         text.append(f"⚠ {shown_line(warning)}\n", style="yellow")
+    if claims:
+        text.append("\nClaims of a pass (checked against the ledger)\n", style="bold")
+        for claim in claims:
+            item = " ".join(sanitize(claim.item).split())[:120]
+            if claim.unverified:
+                text.append(f"✗ unverified: {item}\n", style="bold yellow")
+                kinds = "/".join(claim.unverified)
+                text.append(f"  no current passing {kinds} run on this checkout\n", style="yellow")
+            else:
+                text.append(f"✓ verified: {item}\n", style="green")
     text.rstrip()
     return text

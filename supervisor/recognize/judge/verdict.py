@@ -1,0 +1,766 @@
+"""The verdict on one pinned decision against another text: kept, degraded, lost or changed.
+
+Each decision is compared with the sentences of the other text that speak of its
+subject (they share its specifics or its words), not with the whole text: a
+number counts only as a whole token of the same quantity, where the decision's
+subject is. A specific found with another value there is *changed*; a rule whose
+items come back on the other side of a negation is *reversed* (changed too). The
+words of a clause that holds no typed specific (the mechanism, the reason) are
+kept when enough of their stems come back anywhere in the text: paraphrase
+swaps words, and the values are what a summary really loses.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from supervisor.recognize.judge import libraries, matching
+from supervisor.recognize.judge.binding import VALUES, Pinned, Place, bind, context
+from supervisor.recognize.judge.polarity import (
+    PERMISSIVE,
+    Polarity,
+    carried,
+    directions,
+    rule_word,
+)
+from supervisor.recognize.judge.specifics import (
+    IDENTIFIER,
+    NAME,
+    NUMBER,
+    QUANTITY,
+    QUOTED,
+    VERSION,
+    Specific,
+    extract,
+)
+from supervisor.recognize.judge.text import (
+    STOPWORDS,
+    Prepared,
+    clauses,
+    content_stems,
+    prepare,
+    sentences,
+    words,
+)
+
+KEPT = "kept"
+DEGRADED = "degraded"
+LOST = "lost"
+CHANGED = "changed"
+
+WORDS = "words"
+REASON = "reason"
+
+_REASON_CUE = re.compile(
+    r"(?:\bbecause\b|\bsince\b(?!\s+\d)|\bso\s+that\b|\bdue\s+to\b|\bgiven\s+that\b"
+    r"|\bas\s+otherwise\b|\bto\s+avoid\b|\bto\s+keep\b|\bto\s+prevent\b|\botherwise\b"
+    r"|\bthat'?s\s+why\b|\bwhich\s+is\s+why\b|,\s*so\b|\s[-–—]+\s|—|--\s)",
+    re.IGNORECASE,
+)
+_WORDS_KEPT = 0.5  # share of a clause's stems that keeps its words
+_REASON_KEPT = 0.5
+# Distinctive kinds are looked for in the whole text; numbers only where the subject is.
+_ANYWHERE = (IDENTIFIER, NAME, QUOTED)
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    pinned: str
+    now: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One decision judged: its status, what is missing and what changed, as written."""
+
+    decision: str
+    status: str
+    terms: tuple[str, ...]
+    missing: tuple[str, ...] = ()
+    changed: tuple[Changed, ...] = ()
+
+    def to_dict(self, number: int) -> dict[str, object]:
+        return {
+            "number": number,
+            "decision": self.decision,
+            "status": self.status,
+            "missing": list(self.missing),
+            "changed": [{"pinned": c.pinned, "now": c.now} for c in self.changed],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Soft:
+    """A clause of the decision with no typed specific: its mechanism or its reason."""
+
+    kind: str
+    text: str
+    stems: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Reading:
+    """A text read once: prepared, its specifics, sentences, stems and negations."""
+
+    prepared: Prepared
+    specifics: list[Specific]
+    sentence_spans: list[tuple[int, int]]
+    sentence_stems: list[frozenset[str]]
+    stems: frozenset[str]
+    polarity: Polarity
+    _by_sentence: list[list[Specific]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, written: str) -> Reading:
+        prepared = prepare(written)
+        text = prepared.text
+        spans = sentences(text)
+        found = extract(prepared)
+        stems = [frozenset(content_stems(text[s:e])) for s, e in spans]
+        reading = cls(prepared, found, spans, stems, frozenset(content_stems(text)), Polarity(text))
+        reading._by_sentence = [[x for x in found if s <= x.start < e] for s, e in spans]
+        return reading
+
+    def in_sentences(self, indexes: Sequence[int]) -> list[Specific]:
+        return [x for i in indexes for x in self._by_sentence[i]]
+
+    def sentence_span(self, position: int) -> tuple[int, int]:
+        index = self.sentence_of(position)
+        return self.sentence_spans[index] if index >= 0 else (position, position + 1)
+
+    def sentence_of(self, position: int) -> int:
+        for index, (start, end) in enumerate(self.sentence_spans):
+            if start <= position < end:
+                return index
+        return -1
+
+
+@dataclass(slots=True)
+class Decision:
+    """A pinned decision read once: its typed specifics, its clauses of words, its rule."""
+
+    written: str
+    reading: Reading
+    specifics: list[Specific]
+    soft: list[Soft]
+    stems: frozenset[str]
+
+    @classmethod
+    def of(cls, written: str) -> Decision:
+        return _decision(written)
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(s.text for s in self.specifics) + tuple(s.text for s in self.soft)
+
+
+@functools.lru_cache(maxsize=256)
+def _decision(written: str) -> Decision:
+    """A decision read once per process: the pins are judged again and again."""
+    reading = Reading.of(written)
+    return Decision(written, reading, reading.specifics, _soft(reading), reading.stems)
+
+
+def _soft(reading: Reading) -> list[Soft]:
+    """The clauses of the decision that hold no typed specific, as mechanism or reason."""
+    text = reading.prepared.text
+    reason_at = _reason_start(text)
+    found: list[Soft] = []
+    spans = clauses(text)
+    if reason_at is not None:  # "... 15 minutes because the client can't revoke them"
+        spans = [
+            part
+            for start, end in spans
+            for part in (
+                ((start, reason_at), (reason_at, end))
+                if start < reason_at < end
+                else ((start, end),)
+            )
+        ]
+    # "... with a 15-minute TTL and are rotated on every use": the part after "and" that
+    # holds no value is a mechanism of its own
+    spans = [part for start, end in spans for part in _and_parts(text, start, end, reading)]
+    for start, end in spans:
+        if any(start <= s.start < end for s in reading.specifics):
+            continue
+        if text[end : end + 1] == ":":
+            continue  # "Rate limit: 100 rpm": a label names the subject, it is no specific
+        kind = REASON if reason_at is not None and start >= reason_at else WORDS
+        stems = tuple(dict.fromkeys(content_stems(text[start:end])))
+        if not stems:
+            continue
+        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems))
+    return found
+
+
+_AND = re.compile(
+    r"\s+and\s+(?=(?:are|is|get|gets|be)\s+\w+ed\b|\w+s?\s+(?:on|at|to|in|every|each)\b)"
+)
+
+
+def _and_parts(text: str, start: int, end: int, reading: Reading) -> list[tuple[int, int]]:
+    if not any(start <= s.start < end for s in reading.specifics):
+        return [(start, end)]
+    parts, position = [], start
+    for match in _AND.finditer(text, start, end):
+        parts.append((position, match.start()))
+        position = match.end()
+    parts.append((position, end))
+    return parts
+
+
+def _reason_start(text: str) -> int | None:
+    match = _REASON_CUE.search(text)
+    return match.start() if match else None
+
+
+_LEADING = re.compile(
+    r"^(?:(?:because|since|so\s+that|so|due\s+to|given\s+that|and|but|or|then|which|as"
+    r"|otherwise|that'?s\s+why)\b\s*)+",
+    re.IGNORECASE,
+)
+
+
+def _trim(clause: str) -> str:
+    return _LEADING.sub("", clause.strip(" \t\n.,;:—-")).strip(" \t\n.,;:—-")
+
+
+@dataclass(frozen=True, slots=True)
+class Bindings:
+    """The values of the other text, each bound to the pinned value it speaks of."""
+
+    places: tuple[Place, ...]
+    bound: dict[int, Pinned | None]
+
+    @classmethod
+    def of(cls, pins: Sequence[Decision], text: Reading) -> Bindings:
+        pinned = [
+            Pinned(owner, s, _label(pin.reading, s)[0])
+            for owner, pin in enumerate(pins)
+            for s in pin.specifics
+            if s.kind in VALUES
+        ]
+        places = tuple(Place(o, *_label(text, o)) for o in text.specifics if o.kind in VALUES)
+        return cls(places, bind(places, pinned))
+
+    def said_of(self, owner: int, specific: Specific) -> list[Specific]:
+        """The values of the text bound to this pinned value."""
+        return [
+            self.places[i].specific
+            for i, target in self.bound.items()
+            if target is not None and target.owner == owner and target.specific is specific
+        ]
+
+    def bound_elsewhere(self, owner: int, specific: Specific) -> bool:
+        """Whether every value of the text equal to this one speaks of another pinned value."""
+        equal = [
+            i for i, place in enumerate(self.places) if matching.same(specific, place.specific)
+        ]
+        return bool(equal) and all(
+            self.bound[i] is not None
+            and (self.bound[i].owner, self.bound[i].specific) != (owner, specific)  # type: ignore[union-attr]
+            for i in equal
+        )
+
+    def free(self, specific: Specific) -> bool:
+        for i, place in enumerate(self.places):
+            if place.specific is specific:
+                return self.bound[i] is None
+        return True
+
+
+def _label(reading: Reading, specific: Specific) -> tuple[dict[str, float], bool]:
+    span = reading.sentence_span(specific.start)
+    return context(reading.prepared.text, specific, span, reading.specifics)
+
+
+def judge(
+    decision: Decision | str,
+    other: Reading | str,
+    *,
+    claimed: frozenset[str] = frozenset(),
+    bindings: Bindings | None = None,
+    owner: int = 0,
+) -> Verdict:
+    """The verdict on ``decision`` against the ``other`` text.
+
+    ``claimed``: the keys of every pinned decision's specifics; a value another pin
+    holds is no change of this one's. ``bindings``: the text's values bound among all
+    the pins judged together (``owner`` is this decision's index among them)."""
+    pin = decision if isinstance(decision, Decision) else Decision.of(decision)
+    text = other if isinstance(other, Reading) else Reading.of(other)
+    if bindings is None:
+        bindings, owner = Bindings.of([pin], text), 0
+    claimed = claimed | frozenset(s.key for s in pin.specifics)
+    relevant = _relevant_sentences(pin, text)
+    near = text.in_sentences(relevant)
+    touching = _touching_sentences(pin, text)
+    missing: list[str] = []
+    changed: list[Changed] = []
+    kept_any = False
+    for specific in pin.specifics:
+        if specific.kind == NAME and _acronym_kept(specific, pin, text):
+            kept_any = True
+            continue
+        said = bindings.said_of(owner, specific) if specific.kind in VALUES else []
+        if any(matching.same(specific, o) for o in said):
+            kept_any = True
+            continue
+        instead = next((o for o in said if not matching.same(specific, o)), None)
+        if not bindings.bound_elsewhere(owner, specific) and _kept(
+            specific, text, [o for o in near if bindings.free(o)]
+        ):
+            kept_any = True
+            continue
+        if instead is None and not bindings.bound_elsewhere(owner, specific):
+            instead = _instead(specific, pin, text, touching, claimed, bindings)
+        if instead is not None:
+            changed.append(Changed(specific.text, instead.text))
+        else:
+            missing.append(specific.text)
+    for soft in pin.soft:
+        share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
+        present = sum(stem in text.stems for stem in soft.stems)
+        if present >= max(1, math.ceil(share * len(soft.stems) - 1e-9)):
+            kept_any = True
+        else:
+            missing.append(soft.text)
+    strong = _strong_sentences(pin, text)
+    reversal = _reversal(pin, text, relevant) or _swapped_modifier(pin, text, strong)
+    if reversal is not None:
+        changed.insert(0, reversal)
+    elif missing:
+        # a decision that lost specifics may have lost its direction too: say so
+        spoken = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
+        rule = pin.reading.prepared.text[: _reason_start(pin.reading.prepared.text)]
+        for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
+            if not carried(word, spoken):
+                missing.append(word)
+    if changed:
+        status = CHANGED
+    elif not missing:
+        status = KEPT
+    elif not kept_any and not strong:
+        status = LOST
+    else:
+        status = DEGRADED
+    return Verdict(pin.written, status, pin.terms, tuple(missing), tuple(changed))
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)+\b")
+
+
+def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
+    """ "Firebase Cloud Messaging" said as FCM, or FCM as "Firebase Cloud Messaging"."""
+    pin_text = pin.reading.prepared.text
+    for run in _CAPITALISED_RUN.finditer(pin_text):
+        if run.start() <= specific.start < run.end():
+            initials = "".join(word[0] for word in run.group(0).split())
+            if re.search(rf"\b{initials}s?\b", text.prepared.text):
+                return True
+    word = specific.text
+    if word.isupper() and len(word) >= 2:
+        for run in _CAPITALISED_RUN.finditer(text.prepared.text):
+            if "".join(w[0] for w in run.group(0).split()) == word:
+                return True
+    return False
+
+
+def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences of ``text`` that speak of the decision's subject."""
+    scores: list[float] = []
+    for index, stems in enumerate(text.sentence_stems):
+        shared = len(pin.stems & stems)
+        values = sum(
+            1
+            for specific in pin.specifics
+            if any(matching.same(specific, other) for other in text._by_sentence[index])
+        )
+        scores.append(shared + 2 * values)
+    need = 2 if len(pin.stems) + len(pin.specifics) > 2 else 1
+    strong = [index for index, score in enumerate(scores) if score >= need]
+    if strong or not scores or max(scores) < 1:
+        return strong
+    return [index for index, score in enumerate(scores) if score == max(scores)]
+
+
+def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences that clearly speak of the decision (two stems or a value shared)."""
+    found = []
+    for index, stems in enumerate(text.sentence_stems):
+        shared = len(pin.stems & stems)
+        values = sum(
+            1
+            for specific in pin.specifics
+            if any(matching.same(specific, o) for o in text._by_sentence[index])
+        )
+        if shared + 2 * values >= 2:
+            found.append(index)
+    return found
+
+
+def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
+    """The sentences that share at least one stem or value with the decision."""
+    return [
+        index
+        for index, stems in enumerate(text.sentence_stems)
+        if pin.stems & stems
+        or any(matching.same(s, o) for s in pin.specifics for o in text._by_sentence[index])
+    ]
+
+
+def _kept(specific: Specific, text: Reading, near: list[Specific]) -> bool:
+    if any(matching.same(specific, other) for other in near):
+        return True
+    if specific.kind in _ANYWHERE:
+        if any(matching.same(specific, other) for other in text.specifics):
+            return True
+        return matching.search_written(specific, text.prepared.text)
+    if specific.kind == QUOTED:
+        return False
+    if specific.kind == QUANTITY:  # the same value with its unit, anywhere
+        return any(
+            other.kind == QUANTITY and matching.same(specific, other) for other in text.specifics
+        )
+    if specific.kind != NUMBER:
+        return any(matching.same(specific, other) for other in text.specifics)
+    return False
+
+
+def _instead(
+    specific: Specific,
+    pin: Decision,
+    text: Reading,
+    relevant: list[int],
+    claimed: frozenset[str],
+    bindings: Bindings,
+) -> Specific | None:
+    """What the text says in place of ``specific``, where the decision's subject is: a
+    value of the same kind near the words of its clause, that no pinned value holds."""
+    context = _context_stems(pin, specific)
+    for index in relevant:
+        for other in text._by_sentence[index]:
+            if other.key in claimed or not matching.replaces(specific, other):
+                continue
+            if not bindings.free(other):
+                continue
+            if any(matching.same(p, other) for p in pin.specifics):
+                continue
+            if specific.kind in (QUANTITY, NUMBER, VERSION) and not _same_context(
+                context, text, other, index
+            ):
+                continue
+            return other
+    return None
+
+
+def _context_stems(pin: Decision, specific: Specific) -> frozenset[str]:
+    """The stems of the clause of the decision that holds ``specific``."""
+    text = pin.reading.prepared.text
+    for start, end in clauses(text):
+        if start <= specific.start < end:
+            return frozenset(content_stems(text[start:end]))
+    return frozenset()
+
+
+def _same_context(context: frozenset[str], text: Reading, other: Specific, index: int) -> bool:
+    """Whether ``other`` is said of what ``specific`` was: a stem of the decision's clause
+    is in the words around it ("access tokens: 30 min" for "access tokens expire after
+    15 minutes"), within its sentence."""
+    if not context:
+        return True
+    start, end = text.sentence_spans[index]
+    whole = text.prepared.text
+    # the words around it, without the names and paths there ("values-prod.yaml: replicas 4"
+    # says nothing of helm)
+    chars = list(
+        whole[max(start, other.start - _CONTEXT_BEFORE) : min(end, other.end + _CONTEXT_AFTER)]
+    )
+    offset = max(start, other.start - _CONTEXT_BEFORE)
+    for specific in text._by_sentence[index]:
+        if specific.kind in (IDENTIFIER, QUOTED) or specific is other:
+            for at in range(max(specific.start, offset), min(specific.end, offset + len(chars))):
+                chars[at - offset] = " "
+    return bool(context & frozenset(content_stems("".join(chars))))
+
+
+_CONTEXT_BEFORE = 48
+_CONTEXT_AFTER = 32
+
+
+def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """A rule said the other way round, clause by clause of the decision: most of a
+    clause's items that come back come back on the other side of a negation ("must never
+    use --no-verify" -> "may use --no-verify"; "rotate the keys" -> "decided against
+    rotating them"; "HS256 is not allowed" -> "signed with HS256")."""
+    if not strong:
+        return None
+    polarity = pin.reading.polarity
+    pin_text = pin.reading.prepared.text
+    lifted = _lifted(pin_text, text, strong)
+    if lifted is not None:
+        return lifted
+    items = _items(pin)
+    for clause_start, clause_end in _rule_clauses(pin_text):
+        found = _clause_reversal(
+            pin, text, strong, [(i, at) for i, at in items if clause_start <= at < clause_end]
+        )
+        if found is not None:
+            item, now, at = found
+            pinned = polarity.negation_at(at) or rule_word(pin_text[clause_start:clause_end])
+            return Changed(pinned or _written_item(pin, item, [(item, at)]), now)
+    return None
+
+
+_RESTRICTION = re.compile(r"\b(?:only|must|always|required|exclusively)\b", re.IGNORECASE)
+# "no longer need to", "no longer enforced": a rule lifted
+_NO_LONGER = re.compile(
+    r"\bno\s+longer\s+(?:\w+\s+){0,2}?(?:needs?|required?|enforced|mandatory|applies|apply"
+    r"|holds?|has\s+to|have\s+to|must)\b[^.;\n]*",
+    re.IGNORECASE,
+)
+# "any team member may", "from any acme.io address": an "only" opened to all
+_ANY = re.compile(
+    r"\b(?:any|anyone|anybody|everyone|everybody|whoever|whichever)\b[^.;,\n]*", re.IGNORECASE
+)
+_ONLY = re.compile(r"\b(?:only|exclusively|solely|just)\b", re.IGNORECASE)
+
+
+def _lifted(pin_text: str, text: Reading, strong: list[int]) -> Changed | None:
+    """A restriction (only, must) the text says is lifted or opened to all."""
+    rule = _RESTRICTION.search(pin_text)
+    if rule is None:
+        return None
+    for index in strong:
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        lifted = _NO_LONGER.search(sentence)
+        if lifted:
+            return Changed(rule.group(0), lifted.group(0).strip())
+        opened = _ANY.search(sentence)
+        if opened and rule.group(0).lower() == "only" and not _ONLY.search(sentence):
+            return Changed(rule.group(0), opened.group(0).strip())
+    return None
+
+
+def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "transaction mode" said as "session mode": the pin's word before a noun is gone from
+    the text, and another word stands before that noun where the decision is spoken of."""
+    pin_text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics]
+    pin_words = [
+        (w, s, e)
+        for w, s, e in words(pin_text)
+        if _plain_word(w) and not any(a <= s < b for a, b in taken)
+    ]
+    for (a, a_start, a_end), (b, b_start, b_end) in itertools.pairwise(pin_words):
+        if pin_text[a_end:b_start].strip(" -") or libraries.stem(a) in text.stems:
+            continue
+        if re.search(r"(?:ed|ing)$", b):
+            continue  # "minimum supported": a verb's form is no noun to qualify
+        head = libraries.stem(b)
+        for index in strong:
+            start, end = text.sentence_spans[index]
+            sentence = text.prepared.text[start:end]
+            found = words(sentence)
+            lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
+            for (c, _cs, c_end), (d, d_start, _de) in itertools.pairwise(found):
+                if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
+                    continue
+                if (
+                    _cs in lowercase  # "Argo Rollouts" names a product, not a kind of rollout
+                    and _plain_word(c)
+                    and _modifier(a)
+                    and _modifier(c)
+                    and libraries.stem(c) not in pin.stems
+                    and c[:4] != a[:4]  # grads for gradient: the same word cut short
+                ):
+                    before = pin.reading.prepared.original(a_start, b_end)
+                    return Changed(before, f"{c} {d}")
+    return None
+
+
+def _modifier(word: str) -> bool:
+    """A word that can name a kind of its noun ("transaction" mode), not a verb's form."""
+    return not re.search(r"(?:ed|ing|s)$", word)
+
+
+def _plain_word(word: str) -> bool:
+    return len(word) >= 4 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
+
+
+def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, place: int) -> bool:
+    """Whether the text's clause at ``place`` also holds what the pin itself negates: the
+    negation there is the pin's own, moved ("the client never sees flag rules" -> "flag
+    rules are never shipped to the client")."""
+    polarity = pin.reading.polarity
+    negated = {item for item, at in items if polarity.negation_at(at)}
+    for start, end in text.polarity._clauses:
+        if start <= place < end:
+            return any(
+                start <= other < end and text.polarity.negation_at(other) is not None
+                for item in negated
+                for other in _occurrences_in(item, pin, text, (start, end))
+            )
+    return False
+
+
+def _rule_clauses(text: str) -> list[tuple[int, int]]:
+    """The parts of a decision that each state a rule: its sentences and ;-parts."""
+    spans, position = [], 0
+    for match in re.finditer(r"[;.!?](?=\s|$)|\n", text):
+        spans.append((position, match.start()))
+        position = match.end()
+    spans.append((position, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+_WHOLE_RULE = 0.75  # share of a negated clause's items said plainly that reverses it
+
+
+def _clause_reversal(
+    pin: Decision, text: Reading, strong: list[int], items: list[tuple[str, int]]
+) -> tuple[str, str, int] | None:
+    """The first item of one clause of the decision found on the other side, when more of
+    what the clause negates (or of what it affirms) is found reversed than kept."""
+    polarity = pin.reading.polarity
+    sides_in_pin: dict[str, set[bool]] = {}
+    for item, at in items:
+        sides_in_pin.setdefault(item, set()).add(polarity.negation_at(at) is not None)
+    flipped = {True: [], False: []}  # type: dict[bool, list[tuple[str, str, int]]]
+    agreeing = {True: 0, False: 0}
+    plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
+    negated_items = 0
+    for item, at in items:
+        sides = sides_in_pin.pop(item, None)
+        if sides is None or len(sides) != 1:
+            continue  # said both ways in the pin ("squash-merge; no merge commits")
+        negated = next(iter(sides))
+        negated_items += negated
+        if not negated and _amount(item):
+            continue  # "limited to 7" is "rejects more than 7": a value is no direction
+        places = _occurrences(item, pin, at, text, strong)
+        if not places:
+            continue
+        cues = [text.polarity.negation_at(place) for place in places]
+        if negated and all(cue is None for cue in cues):
+            allowance = next(
+                (a for a in map(text.polarity.allowance_at, places) if a is not None), None
+            )
+            if allowance is not None:
+                flipped[True].append((item, allowance, at))
+            elif polarity.rule_negation_at(at):
+                plain.append((item, _affirmed(text, places[0]), at))
+        elif (
+            not negated
+            and all(cue is not None for cue in cues)
+            and not any(_holds_negated(pin, items, text, place) for place in places)
+        ):
+            flipped[False].append((item, str(cues[0]), at))
+        else:
+            agreeing[negated] += 1
+    # a negated rule said plainly: most of what it negated, and nothing of it negated; but
+    # "X instead of Y" with X kept says Y only to say it was replaced
+    contrast = any(
+        re.match(r"instead|rather", polarity.negation_at(at) or "", re.IGNORECASE)
+        for _i, _n, at in plain
+    )
+    if contrast and agreeing[False]:
+        plain = []
+    if plain and not agreeing[True] and len(plain) >= _WHOLE_RULE * negated_items:
+        flipped[True] += plain
+    for side in (True, False):
+        if flipped[side] and len(flipped[side]) > agreeing[side]:
+            return flipped[side][0]
+    return None
+
+
+def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str:
+    """An item of the decision as written (the word itself, not its stem)."""
+    at = next(start for key, start in items if key == item)
+    for _word, start, end in words(pin.reading.prepared.text):
+        if start == at:
+            return pin.reading.prepared.original(start, end)
+    return item.removeprefix("stem:")
+
+
+def _amount(item: str) -> bool:
+    return item.startswith(("n:", "q:", "t:", "v:")) or item[:1].isdigit()
+
+
+def _affirmed(text: Reading, place: int) -> str:
+    """The clause that states, unnegated, what the pin negated."""
+    whole = text.prepared.text
+    for start, end in text.polarity._clauses:
+        if start <= place < end:
+            return text.prepared.original(start, end).strip()
+    return whole[place : place + 40]
+
+
+def _items(pin: Decision) -> list[tuple[str, int]]:
+    """What a rule is about: its typed specifics (by key) and the stems of its words."""
+    items: list[tuple[str, int]] = [(s.key, s.start) for s in pin.specifics]
+    text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics]
+    for word, start, _end in words(text):
+        if len(word) < 3 or word in STOPWORDS or any(s <= start < e for s, e in taken):
+            continue
+        if PERMISSIVE.fullmatch(word):
+            continue
+        items.append(("stem:" + libraries.stem(word), start))
+    return items
+
+
+def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, int]) -> list[int]:
+    """Where ``item`` appears in ``text[span]``."""
+    start, end = span
+    if item.startswith("stem:"):
+        stem = item[5:]
+        return [
+            start + s
+            for word, s, _e in words(text.prepared.text[start:end])
+            if len(word) >= 3 and libraries.stem(word) == stem
+        ]
+    specifics = [s for s in pin.specifics if s.key == item]
+    return [
+        o.start
+        for o in text.specifics
+        if start <= o.start < end and any(matching.same(s, o) for s in specifics)
+    ]
+
+
+def _occurrences(
+    item: str, pin: Decision, at: int, text: Reading, relevant: list[int]
+) -> list[int]:
+    """Where ``item`` appears in the relevant sentences of ``text``."""
+    places: list[int] = []
+    if item.startswith("stem:"):
+        stem = item[5:]
+        for index in relevant:
+            start, end = text.sentence_spans[index]
+            for word, s, _e in words(text.prepared.text[start:end]):
+                if len(word) >= 3 and libraries.stem(word) == stem:
+                    places.append(start + s)
+        return places
+    specific = next(s for s in pin.specifics if s.key == item and s.start == at)
+    for index in relevant:
+        for other in text._by_sentence[index]:
+            if matching.same(specific, other):
+                places.append(other.start)
+    return places
+
+
+def judge_all(decisions: Sequence[str], text: str) -> list[Verdict]:
+    """Every decision judged against one text (a summary, or a restatement not numbered)."""
+    pins = [Decision.of(d) for d in decisions]
+    reading = Reading.of(text)
+    claimed = frozenset(s.key for pin in pins for s in pin.specifics)
+    bindings = Bindings.of(pins, reading)
+    return [
+        judge(pin, reading, claimed=claimed, bindings=bindings, owner=owner)
+        for owner, pin in enumerate(pins)
+    ]

@@ -1,0 +1,151 @@
+"""The judge compares facts, not words: the issue's equivalences hold, values are whole
+tokens of one quantity, and a value or a rule that comes back different is *changed*."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from supervisor.recognize.judge.dropped import dropped_not_pinned
+from supervisor.recognize.judge.matching import same
+from supervisor.recognize.judge.restatement import judge_restatement
+from supervisor.recognize.judge.specifics import extract
+from supervisor.recognize.judge.text import prepare
+from supervisor.recognize.judge.verdict import judge, judge_all
+from tests.locations import REPO
+
+
+def the_specific(text: str):
+    (found,) = [s for s in extract(prepare(text)) if s.kind not in ("name",)]
+    return found
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["15 minute", "15-minute", "15 minutes", "15m", "fifteen-minute", "a quarter of an hour"],
+        ["200 ms", "200 milliseconds", "0.2 s"],
+        ["2,000", "2k", "two thousand"],
+        ["PostgreSQL 16", "Postgres 16", "PG16"],
+        ["periodSeconds: 5", "every 5 seconds"],
+        ["max-age=60", "60 s"],
+        ["30 June 2025", "2025-06-30"],
+        ["14:00 UTC", "2 PM UTC"],
+        ["10%", "a tenth"],
+        ["max-age=600", "10 minutes"],
+    ],
+)
+def test_the_issue_notations_of_one_value_are_the_same(spellings: list[str]) -> None:
+    first = the_specific(spellings[0])
+    for other in spellings[1:]:
+        assert same(first, the_specific(other)), (spellings[0], other)
+
+
+def test_inflections_are_one_word() -> None:
+    pin = "Skip the flaky checkout_spec.ts test in CI."
+    for said in ("CI is skipping checkout_spec.ts.", "checkout_spec.ts skipped in CI."):
+        assert judge(pin, said).status == "kept"
+
+
+def test_a_number_matches_only_as_a_whole_token_of_the_same_quantity() -> None:
+    assert judge("Retry at most 3 times.", "p99 latency is 3.9 s.").missing == ("3",)
+    verdict = judge("Cap the worker at 2 GiB of memory.", "The worker is capped at 4 GiB.")
+    assert verdict.status == "changed"
+    assert [(c.pinned, c.now) for c in verdict.changed] == [("2 GiB", "4 GiB")]
+
+
+@pytest.mark.parametrize(
+    ("pin", "said", "pinned", "now"),
+    [
+        (
+            "Access tokens expire after 15 minutes.",
+            "Access tokens now expire after 30 minutes.",
+            "15 minutes",
+            "30 minutes",
+        ),
+        ("Deploy to us-east-2 only.", "Deploys go to us-west-2.", "us-east-2", "us-west-2"),
+        ("Phone numbers are in E.164.", "Phone numbers are in E.123.", "E.164", "E.123"),
+        ("Commits must never use --no-verify.", "Commits may use --no-verify.", "never", "may"),
+        ("Rotate the signing keys every 90 days.", "We decided against rotating them.", "Rotate",
+         "decided against"),
+    ],
+)  # fmt: skip
+def test_a_changed_value_or_a_reversed_rule_is_changed(pin, said, pinned, now) -> None:
+    verdict = judge(pin, said)
+    assert verdict.status == "changed"
+    assert (verdict.changed[0].pinned, verdict.changed[0].now) == (pinned, now)
+
+
+def test_swapped_values_are_changed_though_each_is_said() -> None:
+    pin = "The staging cluster runs in us-east-2 and prod in us-west-2."
+    said = "Clusters: staging is in us-west-2 and prod in us-east-2."
+    assert judge(pin, said).status == "changed"
+    kept = "Clusters: staging in us-east-2, prod in us-west-2."
+    assert judge(pin, kept).status == "kept"
+
+
+def test_a_faithful_paraphrase_with_other_words_is_kept() -> None:
+    pin = "Access tokens expire after 15 minutes; refresh tokens rotate on every use."
+    said = (
+        "Access tokens last a quarter of an hour and each refresh token is swapped for a "
+        "new one every time it is used (rotation on use)."
+    )
+    assert judge(pin, said).status == "kept"
+
+
+def test_a_value_held_by_another_pin_is_no_change_of_this_one() -> None:
+    pins = ["Lock an account for 30 minutes after 5 failed logins.", "Sessions last 15 minutes."]
+    verdicts = judge_all(pins, "Sessions last 15 minutes. Lockout after 5 failed logins.")
+    assert [v.status for v in verdicts] == ["degraded", "kept"]
+    assert verdicts[0].missing == ("30 minutes",)
+
+
+def test_a_numbered_restatement_is_judged_item_by_item() -> None:
+    pins = ["Access tokens expire after 15 minutes.", "Refresh tokens live for 30 days."]
+    said = "1. Access tokens: a quarter of an hour.\n2. Refresh tokens: 15 minutes as well."
+    verdicts = judge_restatement(pins, said)
+    # item 2 is judged against decision 2 alone: decision 1's value does not stand for it
+    assert verdicts[1].status == "kept" and verdicts[2].status == "changed"
+    assert [(c.pinned, c.now) for c in verdicts[2].changed] == [("30 days", "15 minutes")]
+
+
+def test_a_restatement_that_keeps_every_value_and_the_direction_is_complete() -> None:
+    pins = [
+        "Never commit with --no-verify; the pre-commit hooks run gitleaks.",
+        "Refresh tokens are stored in an httpOnly cookie, never in localStorage.",
+    ]
+    said = (
+        "1. I won't bypass the hooks: no --no-verify, gitleaks runs in pre-commit.\n"
+        "2. The refresh token goes in an httpOnly cookie and is not kept in localStorage."
+    )
+    assert [v.status for v in judge_restatement(pins, said).values()] == ["kept", "kept"]
+
+
+def test_a_path_that_ends_a_sentence_loses_its_full_stop() -> None:
+    folded = ["The date helpers live in src/utils/date.ts. Tests run in 412 ms."]
+    summary = "Date helpers: src/utils/date.ts (tests are quick)."
+    assert [d.term for d in dropped_not_pinned(folded, summary)] == ["412 ms"]
+
+
+def test_dropped_not_pinned_lists_specifics_never_ordinary_words() -> None:
+    folded = [
+        "Set NODE_OPTIONS=--max-old-space-size=4096 because the build ran out of memory.",
+        "The flaky test is checkout_spec.ts; it takes 3.9 s.",
+    ]
+    dropped = dropped_not_pinned(folded, "The build needed more memory.", ["Skip checkout_spec.ts"])
+    assert [d.term for d in dropped] == ["NODE_OPTIONS", "--max-old-space-size=4096", "3.9 s"]
+
+
+def test_the_judge_libraries_load_only_when_a_judgement_runs() -> None:
+    code = (
+        "import sys, supervisor.recognize.fusion, supervisor.recognize.loss_audit, "
+        "supervisor.cli.hook, supervisor.rehydrate.recall_check;"
+        "print(sorted(m for m in ('pint', 'numerizer', 'snowballstemmer', 'dateutil') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
