@@ -20,7 +20,7 @@ from typing import Any
 from supervisor.cli import add_dir_option
 from supervisor.errors import TetherError
 from supervisor.rehydrate.evidence_section import is_current
-from supervisor.rehydrate.sanitize import sanitize
+from supervisor.shown import shown_line
 from supervisor.store.checkout import Checkout, current_checkout
 from supervisor.store.ledger import Ledger
 from supervisor.store.tether_dir import TetherDir
@@ -62,7 +62,7 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def _shown(value: Any, limit: int = 200) -> str:
-    text = " ".join(sanitize(str(value)).split())
+    text = " ".join(shown_line(str(value)).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

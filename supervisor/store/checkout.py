@@ -6,10 +6,11 @@ hashes ``git status --porcelain=v2 -z`` (what is modified, added, untracked, and
 HEAD) and the size and modification time of every path it names (an edit of an
 already modified file leaves the status unchanged but not its stat).
 
-git runs hardened, because the folder may be a hostile clone: no fsmonitor (a
-command from the repository's config), no hooks, no pager, no prompt, no optional
-locks (status must not write the index under the agent), a timeout, and a bounded
-read of its output. It is a blocking call: never on the event loop.
+git runs hardened, because the folder may be a hostile clone (see
+:mod:`supervisor.store.safe_git`: no fsmonitor, hooks, filters, pager, prompt or any
+other program from the repository's config), no optional locks (status must not
+write the index under the agent), a timeout, and a bounded read of its output. It
+is a blocking call: never on the event loop.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from supervisor.store import safe_git, trust
+from supervisor.store.tether_dir import TetherDir
 
 GIT_TIMEOUT_S = 5.0
 #: The most of ``git status`` read; past it the fingerprint covers what was read and says so.
@@ -108,15 +112,21 @@ def current_checkout(work_dir: Path | str) -> Checkout:
     root = repository_root(work_dir)
     if root is None:
         return UNKNOWN
-    argv = [
-        *HARDENED,
+    # Every setting that could start a program off, filter drivers by name (safe_git).
+    trusted = trust.is_trusted(TetherDir.at(work_dir))
+    drivers = safe_git.named_drivers(root, trusted=trusted, timeout=GIT_TIMEOUT_S)
+    if drivers is None:
+        return UNKNOWN
+    argv = safe_git.command(
+        root,
         "status",
         "--porcelain=v2",
         "-z",
         "--branch",
         "--untracked-files=all",
         "--ignore-submodules=dirty",
-    ]
+        drivers=drivers,
+    )
     try:
         proc = subprocess.Popen(
             argv,
@@ -124,7 +134,7 @@ def current_checkout(work_dir: Path | str) -> Checkout:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=git_env(),
+            env=safe_git.environment(trusted=trusted),
         )
     except OSError:
         return UNKNOWN
