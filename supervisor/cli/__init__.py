@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         if name != "hook":  # a hook never fails the agent: it cleans its event name itself
             refuse_undecodable(args)
         code = int(module.run(args) or 0)
-        sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
+        if sys.stdout is not None:  # None: started with its stdout closed
+            sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
         return code
     except TetherError as error:
         from supervisor.shown import shown  # a message may quote a file's words
