@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 from bench.large_store import make_large  # noqa: E402
 from supervisor.store.tether_dir import init  # noqa: E402
 
-TETHER = REPO / ".venv" / "bin" / "tether"
+TETHER = Path(sys.executable).parent / "tether"  # the running interpreter's
 
 
 def _time(command: list[str], runs: int) -> tuple[float, float, float]:

@@ -3,9 +3,10 @@
 Left, the agent's terminal (every key goes to it) under the loss banner;
 right, the side pane; a status bar and the footer with tether's few keys.
 Data flows one way: the session's output goes to the view and, through
-:class:`Supervision`, to the detectors, fusion and the injector; what they
-decide reaches the app as messages from one :class:`EngineLink`, whose
-handlers here update the banner and the status bar; the panes show `.tether/`.
+:class:`Supervision`, to the detectors, fusion and the injector; what the user is
+to be told is decided by the engine's attention model, whose states reach the app
+as messages from one :class:`EngineLink`; the app only renders them in the banner
+and the status bar (and rings the user back on incidents); the panes show `.tether/`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from supervisor.errors import TetherError
 from supervisor.raw_input_driver import RawInput
 from supervisor.run.attention import Attention
 from supervisor.run.attention_model import AttentionState
-from supervisor.run.hangup import Hangups
+from supervisor.run.hangup import Hangups, ShutdownDeadline
 from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
@@ -156,6 +157,9 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
         self.alerts: list[str] = []  # what was written to the user's terminal to call them
         self.engine = EngineLink(self.supervision, self)
         self.recovery_keys = RecoveryKeys(self, self.supervision, self._focus_terminal)
+        # A real run's (run_app's): its shutdown always ends, even when Textual's own hangs.
+        self.deadline: ShutdownDeadline | None = None
+        self._exiting = False
         self.set_keymap({_binding_id(name): getattr(config.keymap, name) for name in ACTIONS})
         self.raw_input = RawInput.install(self, [getattr(config.keymap, n) for n in ACTIONS])
 
@@ -182,6 +186,8 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
         try:
             slot = self.query_one("#side-slot")
         except NoMatches:  # the app is closing
+            return
+        if self._exiting or not slot.is_attached:  # a quit came first: nothing to show it in
             return
         # A missing .tether/ is shown in the pane, which fills in once it appears.
         await slot.mount(SidePane(TetherDir.at(self.config.workdir), id="side"))
@@ -216,9 +222,11 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
             except TetherError as error:
                 self.exit(2, message=str(error))
                 return
+        loop = asyncio.get_running_loop()
         if self._hangups is not None:
-            self._hangups.on_loop(asyncio.get_running_loop(), self.end)
+            self._hangups.on_loop(loop, self.end)
         self.engine.attach()
+        supervision.attach_loop(loop)  # hook calls reach fusion in memory, as they come
         view = self._view = self.raw_input.attach(self.terminal)
         self.status_bar.pane_key = self.config.keymap.side_pane.upper()
         self.status_bar.pane_hidden = self.config.side_pane and not self.query_one(SideSlot).shown
@@ -241,11 +249,14 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
 
     @work(thread=True, exclusive=True, group="tokenizer")
     def _warm_tokenizer(self) -> None:
-        """Load the tokenizer off the event loop so the first rehydrate does not wait for it,
-        then set what start-up built aside (:meth:`_settle_heap`)."""
+        """Load the tokenizer and the judge's libraries off the event loop so the first
+        rehydrate and the first loss audit do not wait for them, then set what start-up
+        built aside (:meth:`_settle_heap`)."""
+        from supervisor.recognize.judge.libraries import warm
         from supervisor.rehydrate.tokens import count_tokens
 
         count_tokens("")
+        warm()  # the judge's libraries, which the first audited compaction needs on the loop
         try:
             self.call_from_thread(self._settle_heap)
         except RuntimeError:  # the app has already stopped
@@ -444,9 +455,21 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
 
         self.push_screen(ConfirmQuit(), decided)
 
+    def exit(self, result: int | None = None, return_code: int = 0, message: object = None) -> None:
+        """Textual's exit, with the shutdown deadline armed (a real run's)."""
+        self._exiting = True
+        super().exit(result, return_code, message)  # type: ignore[arg-type]
+        if self.deadline is not None:
+            self.deadline.arm(return_code or result or 0)
+
     def end(self, reason: str, code: int) -> None:
-        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why."""
+        """Quit as the quit key does, via the queue (a mounting pane finishes): events say why.
+        A signal during a quit already under way changes neither its reason nor its code."""
+        if self._exiting:
+            return
         self.supervision.end_reason = reason
+        if self.deadline is not None:
+            self.deadline.arm(code)  # before the queue, which may be what is stuck
         self.call_later(self.exit, code)
 
     def on_unmount(self) -> None:
@@ -454,8 +477,7 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
         supervision = self.supervision
         self.engine.detach()
         self._ticks.close()  # no read of the files while they close
-        supervision.stop_agent()
-        self.supervision.close()
+        supervision.finish()
         if self._heap_frozen:  # another app in this process (tests) starts from a clean heap
             gc.unfreeze()
             self._heap_frozen = False
@@ -467,15 +489,16 @@ def run_app(
     """Take the folder's lock before the screen changes, so a refusal is a plain message
     (`tether run` took it already when it started the agent ``early``)."""
     app = TetherApp(config, early, hangups)
+    app.deadline = ShutdownDeadline(app.supervision.finish)
     try:
         if early is None:
             app.open_supervision()
         result = app.run()
     except BaseException:  # let go of what it holds (the app's unmount did, if it ran)
-        app.supervision.stop_agent()
-        app.supervision.close()
+        app.supervision.finish()
         raise
     finally:
+        app.deadline.disarm()  # it ended (or its clean-up ran just above)
         if hangups is not None:  # the loop's handlers went with it: the next signal raises
             hangups.install()
     if app.return_code and app.return_code != 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import App
 from textual.worker import get_current_worker
@@ -21,6 +21,8 @@ from supervisor.run.supervision import Supervision
 if TYPE_CHECKING:
     from supervisor.recognize.observations import Incident
     from supervisor.rehydrate.payload import Payload
+
+T = TypeVar("T")
 
 
 class RecoveryKeys:
@@ -42,13 +44,14 @@ class RecoveryKeys:
             return
         self._build_payload(self._asked_first(self._send_payload))
 
-    def _asked_first(self, then: Callable[[Payload], None]) -> Callable[[Payload], None]:
+    def _asked_first(self, then: Callable[[T], None]) -> Callable[[T], None]:
         """``then``, but for a shell profile only once the user says yes: a paste would run
-        the payload's lines as commands there (the injector refuses it unconfirmed)."""
+        the payload's lines as commands there (the injector refuses it unconfirmed). F6
+        and the preview's Send both ask."""
         if self.supervision.profile.kind != "shell":
             return then
 
-        def ask(payload: Payload) -> None:
+        def ask(payload: T) -> None:
             from widgets.confirm_shell_paste import ConfirmShellPaste
 
             def answered(yes: bool | None) -> None:
@@ -120,13 +123,16 @@ class RecoveryKeys:
         from widgets.payload_preview import PayloadPreview
 
         def send(text: str | None) -> None:
-            if text is not None:
-                result = self.supervision.rehydrate(text, reason="rehydrate (edited)")
-                if result == "refused":  # a shell: F6 asks before it pastes
-                    self.attention.say(self.supervision.injector.problems[-1], "warning")
             self.focus_terminal()
+            if text is not None:
+                self._asked_first(self._send_edited)(text)
 
         self.app.push_screen(PayloadPreview(payload.text, budget=payload.budget), send)
+
+    def _send_edited(self, text: str) -> None:
+        result = self.supervision.rehydrate(text, reason="rehydrate (edited)")
+        if result == "refused":
+            self.attention.say(self.supervision.injector.problems[-1], "warning")
 
     def compact(self) -> None:
         """Compact the agent now (Claude Code's `/compact <instructions>` with the pins;

@@ -3,7 +3,8 @@
 The engine (:class:`~supervisor.run.supervision.Supervision`, the agent session)
 tells whoever listens through plain callback lists, so it runs headless. The
 app attaches one :class:`EngineLink`, which turns each callback into a message
-posted to the app; the app's handlers update the widgets. Posting to an app
+posted to the app; the app's handlers update the widgets (the banner and status bar
+from :class:`AttentionChanged`, the attention model's states). Posting to an app
 that is closing does nothing, so an engine callback during shutdown meets no
 half-removed widget.
 """
@@ -56,9 +57,14 @@ class EngineLink:
 
     @dataclass
     class AttentionChanged(Message):
-        """What the user is told changed (the banner, the status texts): render it."""
+        """What the user is told changed (the banner, the status texts): render it.
+
+        Only the newest state matters: one still waiting in the queue is replaced."""
 
         state: AttentionState
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, EngineLink.AttentionChanged)
 
     @dataclass
     class ProblemReported(Message):

@@ -49,6 +49,7 @@ class RawInput:
         self.driver: LinuxDriver | None = None  # ours, once Textual made it (a real terminal)
         self._cursor = ""  # what was last written of the cursor: "" hidden, else its shape
         self._at = ""  # the move to the agent's cursor while it is shown (CUP)
+        self._released = False  # the terminal is the user's again (quit, suspend)
 
     @classmethod
     def install(cls, app: App[Any], keys: Iterable[str]) -> RawInput:
@@ -82,6 +83,8 @@ class RawInput:
         (DECSCUSR ``shape``, 0 the terminal's default). Every write ends by moving it
         back there (:meth:`placed`): the frames Textual writes end where its own
         ``cursor_position`` is, which the side pane's editor also sets."""
+        if self._released:
+            return
         at = f"\x1b[{y + 1};{x + 1}H"
         state = f"\x1b[{shape} q\x1b[?25h"
         moved, self._at = at != self._at, at
@@ -93,9 +96,16 @@ class RawInput:
 
     def hide_cursor(self) -> None:
         self._at = ""
-        if self._cursor:
+        if self._cursor and not self._released:
             self._cursor = ""
             self.write("\x1b[?25l")
+
+    def release(self, released: bool) -> None:
+        """While the user's terminal is out of application mode (after quit, while
+        suspended) the agent's cursor is not placed on it: the shell's screen keeps its
+        own cursor, where it was and shown."""
+        self._released = released
+        self._at = self._cursor = ""
 
     def placed(self, data: str) -> str:
         """``data``, then the move back to the agent's cursor while it is shown."""
@@ -110,7 +120,12 @@ def _driver_for(raw: RawInput, base: type[LinuxDriver]) -> type[LinuxDriver]:
             super().__init__(*args, **kwargs)
             raw.driver = self
 
+        def start_application_mode(self) -> None:
+            raw.release(False)
+            super().start_application_mode()
+
         def stop_application_mode(self) -> None:
+            raw.release(True)
             super().write("\x1b[0 q")  # the user's own cursor shape back
             super().stop_application_mode()
 

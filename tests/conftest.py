@@ -95,7 +95,7 @@ class HeldGit:
         script.write_text(
             "#!/bin/sh\n"
             # Only `git status` is slow in a big repository: the other calls run at once.
-            f"case \" $* \" in *\" status \"*) ;; *) exec '{self.real}' \"$@\";; esac\n"
+            f'case " $* " in *" status "*) ;; *) exec \'{self.real}\' "$@";; esac\n'
             # The call's number first, by an atomic mkdir: two calls at once never share one.
             f"n=1; while ! mkdir '{folder}/call-'$n 2>/dev/null; do n=$((n+1)); done\n"
             f"echo \"$*\" >> '{self.log}'\n"
@@ -183,10 +183,22 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
 async def wait_for_a_still_picture(pilot, tries: int = 25) -> None:
     """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
     while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
+    from textual.widgets import TextArea
+
+    def wrapped() -> bool:  # a text area rewraps a layout pass after its width changed
+        return all(
+            area.wrapped_document._width == area.wrap_width
+            for area in pilot.app.query(TextArea)
+            if area.soft_wrap and area.is_mounted and area.region.area  # shown: hidden waits
+        )
+
     ids = re.compile(r"terminal-\d+")
     before = None
     for _ in range(tries):
         await pilot.pause(0.1)
+        if not wrapped():
+            before = None
+            continue
         now = ids.sub("", pilot.app.export_screenshot())
         if now == before:
             return

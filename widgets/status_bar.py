@@ -46,7 +46,12 @@ class StatusBar(Static):
         """The first of the line's forms, from the fullest words to the fewest, that fits
         the bar: every fact stays, in fewer words, before the row would cut one."""
         width = self.content_size.width
-        forms = [self._parts(), self._parts(short=True), self._parts(short=True, tight=True)]
+        forms = [
+            self._parts(),
+            self._parts(short=True),
+            self._parts(short=True, tight=True),
+            self._fewest(),
+        ]
         head = self._head()
         for parts in forms:
             line = head + Text(shown_line(SEPARATOR.join(parts)))
@@ -80,6 +85,20 @@ class StatusBar(Static):
             parts.append(f"{label}{self.incidents} in all")
         if self.checkpoint_age:
             parts.append(f"{'ckpt' if tight else 'checkpoint'} {self.checkpoint_age}")
+        return parts
+
+    def _fewest(self) -> list[str]:
+        """Each fact in a word or two; the incidents' count goes when the mark before the
+        line names the last one."""
+        parts = [self.agent_state]
+        if self.context:
+            parts.append(_context(self.context))
+        plural = "s" * (self.compactions != 1)
+        parts.append(f"{self.compactions} compaction{plural}")
+        if self.incidents and not (self.pane_hidden and self.last_incident):
+            parts.append(f"#{self.incidents} in all")
+        if self.checkpoint_age:
+            parts.append(f"ckpt {self.checkpoint_age.split(', ')[-1]}")
         return parts
 
 

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from supervisor import environment
 from supervisor.agents.codex_rollout import command_end
 from supervisor.config.verify_commands import DEFAULT_RULES, VerifyRules, rules_for_profile
 from supervisor.recognize import drift
@@ -25,13 +26,13 @@ from supervisor.store.ledger import Ledger
 from supervisor.store.tether_dir import TetherDir
 
 EARLIER_MAX = 50  # runs of the same command looked at, newest first
-PROFILE_ENV = "TETHER_PROFILE"
+PROFILE_ENV = environment.PROFILE
 DEFAULT_AGENT = "claude"
 
 
 def agent_name() -> str:
     """The supervised agent's profile name, as the hook's environment has it."""
-    return os.environ.get(PROFILE_ENV) or DEFAULT_AGENT
+    return environment.current().profile or DEFAULT_AGENT
 
 
 def verify_rules(agent: str) -> VerifyRules:

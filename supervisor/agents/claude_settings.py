@@ -29,6 +29,9 @@ HOOK_EVENTS = (
     "PostToolUse",
     "PostToolUseFailure",
 )
+# Hooks the agent need not wait for: they only record (the ledger), so every tool call does
+# not pay for a `tether hook` process (Claude Code's command hooks take "async": true).
+ASYNC_EVENTS = frozenset({"PostToolUse", "PostToolUseFailure"})
 SETTINGS_NAME = "claude-settings.json"
 HOOK_TIMEOUT_S = 10
 
@@ -52,21 +55,16 @@ def hook_command(event: str, work_dir: Path, argv: list[str] | None = None) -> s
 
 def settings(work_dir: Path, argv: list[str] | None = None) -> dict[str, Any]:
     """The settings object: every event in :data:`HOOK_EVENTS` runs `tether hook EVENT`."""
-    hooks = {
-        event: [
-            {
-                "matcher": "",
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": hook_command(event, work_dir, argv),
-                        "timeout": HOOK_TIMEOUT_S,
-                    }
-                ],
-            }
-        ]
-        for event in HOOK_EVENTS
-    }
+    hooks: dict[str, Any] = {}
+    for event in HOOK_EVENTS:
+        handler: dict[str, Any] = {
+            "type": "command",
+            "command": hook_command(event, work_dir, argv),
+            "timeout": HOOK_TIMEOUT_S,
+        }
+        if event in ASYNC_EVENTS:
+            handler["async"] = True
+        hooks[event] = [{"matcher": "", "hooks": [handler]}]
     return {"hooks": hooks}
 
 

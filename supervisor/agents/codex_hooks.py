@@ -81,8 +81,10 @@ REVIEW_PROBLEM = (
 
 def rehydrates_at_next_prompt(profile: Profile) -> bool:
     """Codex answers its SessionStart hook only when the next turn starts, and tether's
-    hook then sends the payload with it: F6 before that would send it twice."""
-    return profile.auto_rehydrate and "codex_hooks" in profile.integrations
+    hook then sends the payload with it: F6 before that would send it twice. Copilot CLI's
+    hooks carry it with the next prompt too (:mod:`.copilot_answer`)."""
+    late = {"codex_hooks", "copilot_hooks", "gemini_hooks"} & set(profile.integrations)
+    return profile.auto_rehydrate and bool(late)
 
 
 def toml_string(text: str) -> str:

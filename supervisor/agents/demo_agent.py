@@ -26,6 +26,8 @@ import time
 import tty
 from dataclasses import dataclass, field
 
+from supervisor import environment
+
 ESC = "\x1b"
 DIM, BOLD, RESET = f"{ESC}[2m", f"{ESC}[1m", f"{ESC}[0m"
 ACCENT = f"{ESC}[38;2;215;119;87m"  # Claude-ish orange, 24-bit
@@ -35,8 +37,9 @@ GREY = f"{ESC}[38;5;244m"
 SPINNER = "·✢✳✶✻✽"
 CONTEXT_WINDOW = 20_000
 AUTO_COMPACT_EVERY = 4
-DEMO_FOLDER_ENV = "TETHER_DEMO_FOLDER"  # set by `tether demo`: the folder it runs in
+DEMO_FOLDER_ENV = environment.DEMO_FOLDER  # set by `tether demo`: the folder it runs in
 PASTE_START, PASTE_END = f"{ESC}[200~", f"{ESC}[201~"
+NEWLINE_MARK = "↵"  # shown in the prompt for a typed line break (one cell)
 
 # Specifics a lossy summary drops: numbers with units, identifiers, names, quotes.
 _SPECIFIC = re.compile(
@@ -112,7 +115,7 @@ class DemoAgent:
     @staticmethod
     def folder_note() -> str:
         """Where `tether demo` keeps its state, said on screen (it is not the user's folder)."""
-        folder = os.environ.get(DEMO_FOLDER_ENV)
+        folder = environment.current().demo_folder
         if not folder:
             return ""
         home = os.path.expanduser("~")
@@ -205,7 +208,7 @@ class DemoAgent:
         ]
         # TETHER_DEMO_FORGET=2: leave decision 2 out of the first restatement, as a model
         # that lost it would; the re-send after the partial recall check brings it back.
-        forget = {int(n) for n in re.findall(r"\d+", os.environ.get("TETHER_DEMO_FORGET", ""))}
+        forget = {int(n) for n in re.findall(r"\d+", environment.current().demo_forget)}
         kept = [d for n, d in enumerate(decisions, start=1) if n not in forget]
         result = self.ack("Restated after the recovery: " + " | ".join(kept or ["(none)"]))
         return (
@@ -351,6 +354,11 @@ class DemoAgent:
                     if buffer:
                         buffer = buffer[:-1]
                         self.write("\b \b")
+                elif char == ESC and text[index : index + 1] in ("\r", "\n"):
+                    # Alt+Enter (ESC CR), as in Claude Code: a new line, not a submit.
+                    index += 1
+                    buffer += "\n"
+                    self.write(NEWLINE_MARK)
                 elif char == ESC:
                     # Swallow the rest of an escape sequence (arrows and the like).
                     match = re.match(r"(\[[0-9;?]*[ -/]*[@-~]|O.|.)?", text[index:])
@@ -364,13 +372,13 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.add_argument(
         "--delay",
         type=float,
-        default=float(os.environ.get("TETHER_DEMO_DELAY", "0.8")),
+        default=float(environment.current().demo_delay or "0.8"),
         help="seconds of 'thinking' per reply (env TETHER_DEMO_DELAY)",
     )
     parser.add_argument(
         "--auto-compact-every",
         type=int,
-        default=int(os.environ.get("TETHER_DEMO_AUTO_COMPACT", str(AUTO_COMPACT_EVERY))),
+        default=int(environment.current().demo_auto_compact or str(AUTO_COMPACT_EVERY)),
         help="compact by itself every N turns (0 = never)",
     )
 

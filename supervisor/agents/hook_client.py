@@ -25,8 +25,10 @@ import os
 import stat  # already loaded by os
 import sys
 
-SOCKET_ENV = "TETHER_HOOK_SOCKET"
-PROFILE_ENV = "TETHER_PROFILE"  # as supervisor.agents.session_start_answer reads it
+from supervisor import environment
+
+SOCKET_ENV = environment.HOOK_SOCKET
+PROFILE_ENV = environment.PROFILE  # as supervisor.agents.session_start_answer reads it
 MAGIC = b"TETHER-HOOK 1"
 STDIN_LIMIT = 1024 * 1024  # hook_command.STDIN_LIMIT (a test holds them equal)
 # Claude Code gives a hook 10 s (claude_settings.HOOK_TIMEOUT_S); answer before that.
@@ -72,10 +74,10 @@ def ask(event: str, work_dir: str, data: bytes, path: str | None = None) -> Answ
     broken answer raises OSError: the call may have been recorded, so it must not
     be handled a second time.
     """
-    path = path if path is not None else os.environ.get(SOCKET_ENV)
+    path = path if path is not None else environment.current().hook_socket
     if not path or any("\n" in f for f in (event, work_dir)):
         return None
-    profile = os.environ.get(PROFILE_ENV) or ""
+    profile = environment.current().profile
     if "\n" in profile:
         return None
     if not is_ours(path):  # another user's socket would receive the hook's input

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, BinaryIO, TextIO
 
 from supervisor.agents.hook_stdin import STDIN_LIMIT, StdinRead, read_stdin
@@ -83,6 +84,14 @@ def answer_for(
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
     """
+    if event in ("sessionStart", "userPromptSubmitted"):  # GitHub Copilot CLI's names
+        from supervisor.agents.copilot_answer import copilot_answer
+
+        return copilot_answer(event, payload_json, work_dir)
+    if event == "BeforeAgent":  # Gemini CLI's: the first prompt after a compression
+        from supervisor.agents.gemini_answer import gemini_answer
+
+        return gemini_answer(payload_json, work_dir)
     if event == "PreCompact":
         from supervisor.rehydrate.summary_instructions import instructions
         from supervisor.store.tether_dir import TetherDir
@@ -113,12 +122,15 @@ def handle(
     stderr: TextIO | None = None,
     *,
     profile: str | None = None,
+    heard: Callable[[dict[str, Any]], None] | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
     ``stderr`` (default ``sys.stderr``) takes the warnings: the supervisor's hook
     server passes its own, to send them back to the hook's process, and ``profile``,
-    the one the hook's process names (default: ``$TETHER_PROFILE`` here).
+    the one the hook's process names (default: ``$TETHER_PROFILE`` here). ``heard``: the
+    supervisor's hook server hands the recorded event to the supervisor in memory; the
+    record says so (``served_by``: its pid), and the supervisor's tail skips it.
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
@@ -126,15 +138,24 @@ def handle(
     tether_root = os.path.join(os.path.abspath(work_dir), ".tether")
     if not os.path.isdir(tether_root):
         return 0  # not a supervised folder: nothing to record, never an error for the agent
+    if event == "postToolUse" and isinstance(fields.get("payload"), dict):  # Copilot CLI's
+        from supervisor.agents.copilot_actions import claude_shaped
+
+        event, shaped = claude_shaped(fields["payload"])
+        fields = {**fields, "payload": shaped}
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
         return _record_action(event, fields, work_dir, stderr, profile)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
+    if heard is not None:
+        fields["served_by"] = os.getpid()
     try:
-        TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
+        recorded = TetherDir.at(work_dir).record_event("hook", "hook", event=event, **fields)
     except Exception as problem:  # a full disk must not break the agent's hook
         print(f"tether hook: not recorded: {problem}", file=stderr)
         return 0
+    if heard is not None:
+        heard(recorded)
     payload = fields.get("payload")
     try:
         answer = answer_for(

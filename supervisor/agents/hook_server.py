@@ -23,7 +23,9 @@ import shutil
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from supervisor.agents import hook_client, hook_folders
 from supervisor.agents.hook_command import handle
@@ -56,6 +58,8 @@ class HookServer:
         self._preload: threading.Timer | None = None
         self._lock = threading.Lock()
         self._connections: set[threading.Thread] = set()  # serving one connection each
+        # The supervisor's: hears each recorded hook event, on the connection's thread.
+        self.heard: Callable[[dict[str, Any]], None] | None = None
 
     def reserve(self, path: str | None = None) -> str:
         """The socket's path, before listening (``path``: one from
@@ -160,7 +164,13 @@ class HookServer:
         out, err = io.StringIO(), io.StringIO()
         try:
             code = handle(
-                event, work_dir, io.BytesIO(fields[4]), out, err, profile=_hook_profile(profile)
+                event,
+                work_dir,
+                io.BytesIO(fields[4]),
+                out,
+                err,
+                profile=_hook_profile(profile),
+                heard=self.heard,
             )
         except Exception as problem:  # as in the hook's own process: never a traceback
             print(f"tether hook: {problem}", file=err)

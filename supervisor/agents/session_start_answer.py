@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any
 
+from supervisor import environment
 from supervisor.agents.turn_recovery import ANSWERED_KINDS, pointer, recovery_starting_this_turn
 from supervisor.rehydrate.payload import build_payload, incident_record
 from supervisor.store import checkpoints, fsio, notes, trust
@@ -22,7 +23,7 @@ from supervisor.times import iso, parse_time
 
 # SessionStart sources answered with the payload, and the incident type each follows.
 AUTO_SOURCES = {"compact": "compaction", "clear": "wipe"}
-PROFILE_ENV = "TETHER_PROFILE"
+PROFILE_ENV = environment.PROFILE
 DEFAULT_HOOK_PROFILE = "claude"
 
 
@@ -32,6 +33,7 @@ def session_start_answer(
     *,
     profile_name: str | None = None,
     new_session: bool = False,
+    from_next_prompt: bool = False,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
@@ -51,8 +53,12 @@ def session_start_answer(
     source = hook_input.get("source")
     if source not in AUTO_SOURCES and not new_session:
         return None
-    profile = load_profile(profile_name or os.environ.get(PROFILE_ENV) or DEFAULT_HOOK_PROFILE)
+    profile = load_profile(profile_name or environment.current().profile or DEFAULT_HOOK_PROFILE)
     if not profile.auto_rehydrate:
+        return None
+    if "gemini_hooks" in profile.integrations and not from_next_prompt:
+        # Gemini CLI 0.61.0 took this answer after /clear and its model never saw it (e2e):
+        # the first BeforeAgent after the loss carries the payload instead (.gemini_answer).
         return None
     tether = TetherDir.at(work_dir)
     untrusted = trust.warning(tether)
@@ -62,7 +68,7 @@ def session_start_answer(
     kind = "compaction" if source == "compact" and not new_session else "wipe"
     # Codex fires SessionStart(compact|clear) at the next turn, however late: its last
     # unanswered incident of that kind in this run is this loss, not only a recent one.
-    late = "codex_hooks" in profile.integrations
+    late = bool({"codex_hooks", "copilot_hooks", "gemini_hooks"} & set(profile.integrations))
     now = time.time()
     incident = this_loss(tether, kind, now, within=_this_run(tether) if late else None)
     number = incident.get("number")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from supervisor.recognize.copilot_journal import CopilotJournal
 from supervisor.recognize.observations import Observation
 from supervisor.recognize.tool_reports import Report, ToolReports
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout, OwnWords
@@ -19,17 +20,24 @@ NEW_FILE_SLACK = 1.0  # seconds: a file changed this long before the run started
 
 
 class TranscriptFollower:
-    """The tail of one transcript (Claude Code) or rollout (Codex) file and its parser."""
+    """The tail of one transcript (Claude Code), rollout (Codex) or journal (Copilot CLI)
+    file and its parser."""
 
     def __init__(
-        self, *, claude: bool, started_at: float, own_words: OwnWords | None = None
+        self,
+        *,
+        claude: bool,
+        started_at: float,
+        own_words: OwnWords | None = None,
+        copilot: bool = False,
     ) -> None:
         """``own_words``: what tether sent the agent, kept out of the folded window."""
         self.claude = claude
+        self.copilot = copilot
         self.started_at = started_at
         self.own_words = own_words if own_words is not None else OwnWords()
         self.tail: JsonlTail | None = None
-        self.parser: ClaudeTranscript | CodexRollout | None = None
+        self.parser: ClaudeTranscript | CodexRollout | CopilotJournal | None = None
         self.bad_entries = 0  # entries the parser could not read
         self.tools = ToolReports()
         self.reports: list[Report] = []  # finished tool calls, for the ledger's backfill
@@ -51,8 +59,11 @@ class TranscriptFollower:
             new_file = True
         previous = self.parser
         self.tail = JsonlTail(target, start=0 if new_file else "tail")
-        parser = ClaudeTranscript if self.claude else CodexRollout
-        self.parser = parser(self.own_words)
+        if self.copilot:
+            self.parser = CopilotJournal(self.started_at - NEW_FILE_SLACK)
+        else:
+            parser = ClaudeTranscript if self.claude else CodexRollout
+            self.parser = parser(self.own_words)
         if previous is not None:
             self.parser.session_id = getattr(previous, "session_id", None)
 

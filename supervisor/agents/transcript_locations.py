@@ -21,6 +21,7 @@ from supervisor.store import fsio
 
 CLAUDE_TRANSCRIPT = "claude_transcript"  # profile integrations
 CODEX_ROLLOUT = "codex_rollout"
+COPILOT_JOURNAL = "copilot_journal"
 SESSION_FILE_LIMIT = 64 * 1024  # Claude Code's sessions/<pid>.json is a few hundred bytes
 
 
@@ -39,6 +40,12 @@ def codex_home(env: Mapping[str, str] | None = None) -> Path:
     """Codex's folder in the environment ``env`` (default: tether's own)."""
     value = (os.environ if env is None else env).get("CODEX_HOME")
     return Path(value).expanduser() if value else _home(env) / ".codex"
+
+
+def copilot_home(env: Mapping[str, str] | None = None) -> Path:
+    """GitHub Copilot CLI's folder in the environment ``env`` (``COPILOT_HOME`` moves it)."""
+    value = (os.environ if env is None else env).get("COPILOT_HOME")
+    return Path(value).expanduser() if value else _home(env) / ".copilot"
 
 
 def claude_project_dir(cwd: Path, config: Path | None = None) -> Path:
@@ -100,4 +107,8 @@ def find_transcript(
     if CODEX_ROLLOUT in integrations:
         day = time.strftime("%Y/%m/%d", time.localtime(now))
         return newest_jsonl(codex_home(env) / "sessions" / day, since=since)
+    if COPILOT_JOURNAL in integrations:
+        # A session's events.jsonl appears at its first prompt (a new one after /clear).
+        folder = copilot_home(env) / "session-state"
+        return newest_jsonl(folder, since=since, pattern="events.jsonl")
     return None

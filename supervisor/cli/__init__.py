@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         if name != "hook":  # a hook never fails the agent: it cleans its event name itself
             refuse_undecodable(args)
         code = int(module.run(args) or 0)
-        if sys.stdout is not None:  # None: started with its stdout closed
+        if sys.stdout is not None:  # None: the agent closed it (a hook's output goes nowhere)
             sys.stdout.flush()  # here, not at exit: a closed pipe is answered below
         return code
     except TetherError as error:

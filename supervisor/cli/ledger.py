@@ -3,8 +3,8 @@
 For the agent itself (after a fold it can ask its record instead of trusting its
 memory) and for scripts: actions with exit codes, the files touched, and each
 verification's latest result with whether it is current (ran on the checkout now).
-Text from the ledger came from hook input: it is shown without control characters,
-and ``--json`` escapes everything outside ASCII.
+Text from the ledger came from hook input: its control characters are shown visibly
+(``^[`` for ESC, :mod:`supervisor.shown`), and ``--json`` escapes everything outside ASCII.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def parse_since(text: str, now: float | None = None) -> float:
 
 
 def _shown(value: Any, limit: int = 200) -> str:
-    text = " ".join(shown_line(str(value)).split())
+    text = shown_line(" ".join(str(value).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

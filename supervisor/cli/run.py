@@ -14,12 +14,13 @@ import os
 import sys
 from pathlib import Path
 
+from supervisor import environment
 from supervisor.errors import TetherError
 from supervisor.shown import shown
 
 # TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
-EARLY_ENV = "TETHER_EARLY_START"
-PROBE_ENV = "TETHER_PROBE_TERMINAL"  # "0": assume grapheme widths and tether's own colours
+EARLY_ENV = environment.EARLY_START
+PROBE_ENV = environment.PROBE_TERMINAL  # "0": assume grapheme widths and tether's own colours
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -60,6 +61,7 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
     from supervisor.config.notify import load_notify_settings
     from supervisor.run.run_config import RunConfig, agent_argv
     from supervisor.store.tether_dir import TetherDir, init
+    from supervisor.terminal.keys import refuse_unsendable
     from supervisor.terminal.pty_host import resolve_command
 
     if not workdir.is_dir():
@@ -83,12 +85,14 @@ def build_config(profile_name: str | None, words: list[str], workdir: Path):
             init(workdir)
         argv = agent_argv(profile, words, tether, resume=False)
     resolve_command(argv)  # fail before the UI starts if the program is missing
+    keymap = load_keymap()
+    refuse_unsendable(keymap)
     return RunConfig(
         argv=argv,
         workdir=workdir,
         profile_name=profile.name,
         title=f"tether · {profile.name}",
-        keymap=load_keymap(),
+        keymap=keymap,
         notify=load_notify_settings(),
         extra_args=list(words) if profile_name is not None else [],
     )
@@ -140,11 +144,24 @@ def run(args: argparse.Namespace) -> int:
     hangups = Hangups()
     hangups.install()  # a closed terminal or a `kill` ends tether as a quit does
     try:
-        return _run(args, hangups)
+        code = _run(args, hangups)
     except Ended as ended:
-        return 128 + ended.signum
+        code = 128 + ended.signum
     finally:
         gc.enable()
+    if hangups.reason is not None:
+        _end_now(code)  # all is cleaned up; Textual's threads may still spin on a lost terminal
+    return code
+
+
+def _end_now(code: int) -> None:
+    """End the process without waiting for threads that a lost terminal can keep busy."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _run(args: argparse.Namespace, hangups) -> int:
@@ -209,7 +226,7 @@ def _ask_git(workdir: Path):
 
 def _spawn_ahead(profile: str | None, words: list[str], workdir: Path):
     """`tether run` in a terminal: the agent spawned now (see supervisor/run/early_spawn.py)."""
-    if not sys.stdout.isatty() or os.environ.get(EARLY_ENV) == "0":
+    if not sys.stdout.isatty() or environment.current().early_start_off:
         return None
     import shutil
 
@@ -224,14 +241,14 @@ def _probe_terminal():
     """How the user's terminal draws emoji and which colours it has (outer_terminal.py)."""
     from supervisor.terminal.outer_terminal import OuterTerminal, probe
 
-    if os.environ.get(PROBE_ENV) == "0":
+    if environment.current().probe_terminal == "0":
         return OuterTerminal()
     return probe()
 
 
 def _early_painter(session):
     """The agent's first screens, painted where its view will be, until the UI is up."""
-    if os.environ.get(EARLY_ENV) == "0":
+    if environment.current().early_start_off:
         return None
     from supervisor.terminal.early_painter import EarlyPainter
 

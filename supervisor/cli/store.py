@@ -130,6 +130,26 @@ def _recall_report(tether: TetherDir) -> dict[str, Any] | None:
     return {**check.to_event(), "describe": check.describe()}
 
 
+def _audit_report(tether: TetherDir) -> dict[str, Any] | None:
+    """The last incident's loss audit (None when it had none): changed facts first."""
+    from supervisor.rehydrate.payload import latest_incident
+
+    incident = latest_incident(tether)
+    if incident is None or not isinstance(incident.get("audit"), dict):
+        return None
+    audit = incident["audit"]
+    changed = [
+        f"{c.get('pinned')} → {c.get('now')}"
+        for row in audit.get("changed") or []
+        if isinstance(row, dict)
+        for c in row.get("changed") or []
+        if isinstance(c, dict)
+    ]
+    lost, degraded = len(audit.get("lost") or []), len(audit.get("degraded") or [])
+    return {"incident": incident.get("number"), "changed": changed, "lost": lost,
+            "degraded": degraded}  # fmt: skip
+
+
 def status_report(tether: TetherDir) -> dict[str, Any]:
     """Everything `tether status` shows, each part read cheaply (tails and names only)."""
     from supervisor.store import checkpoints, invariant, lock
@@ -161,6 +181,7 @@ def status_report(tether: TetherDir) -> dict[str, Any]:
         recall["waiting"] = lock_state == "running"
     return {
         "recall": recall,
+        "loss_audit": _audit_report(tether),
         "dir": str(tether.root),
         "phase": phase,
         "cursor": cursor,
@@ -227,6 +248,11 @@ def _status(args: argparse.Namespace) -> int:
     else:
         _out("checkpoint: none yet (`tether checkpoint`)")
     _out(f"incidents:  {report['incidents']}")
+    audit = report["loss_audit"]
+    if audit is not None:
+        parts = [f"changed: {'; '.join(audit['changed'])}"] if audit["changed"] else []
+        parts += [f"{audit[k]} {k}" for k in ("lost", "degraded") if audit[k]]
+        _out(f"audit:      #{audit['incident']}: {', '.join(parts) or 'pins kept'}")
     recall = report["recall"]
     if recall is not None:
         if recall["result"] is None and not recall.get("waiting"):

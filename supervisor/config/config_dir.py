@@ -7,14 +7,15 @@ dataclasses that read one: with none, the defaults hold and nothing can be wrong
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-CONFIG_ENV = "TETHER_CONFIG_DIR"
+from supervisor import environment
+
+CONFIG_ENV = environment.CONFIG_DIR
 
 
 def config_dir() -> Path:
-    override = os.environ.get(CONFIG_ENV)
+    override = environment.current().config_dir
     if override:
         return Path(override).expanduser()
     import platformdirs

@@ -8,7 +8,7 @@ while a dead tether's orphaned agent is left to end). A user changes them in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from supervisor.config.toml_file import load_settings
@@ -36,6 +36,9 @@ def load_keymap(path: Path | None = None) -> Keymap:
 
         path = config_dir() / "keys.toml"
     keymap = load_settings(Keymap, path, _key_problem)
+    keymap = replace(
+        keymap, **{f.name: _textual_name(getattr(keymap, f.name)) for f in fields(keymap)}
+    )
     taken: dict[str, str] = {}
     for field in fields(Keymap):
         key = getattr(keymap, field.name)
@@ -45,6 +48,12 @@ def load_keymap(path: Path | None = None) -> Keymap:
             )
         taken[key] = field.name
     return keymap
+
+
+def _textual_name(key: str) -> str:
+    """``"F11"`` -> ``"f11"``, ``"Ctrl+G"`` -> ``"ctrl+g"``: Textual names keys in lowercase
+    (a lone character stays as written: ``"X"`` is shift+x)."""
+    return key if len(key) == 1 else key.lower()
 
 
 def _key_problem(_action: str, value: object) -> str | None:

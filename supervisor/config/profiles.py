@@ -51,7 +51,16 @@ MARKER_KINDS: dict[str, str] = {
 _PERCENT_KINDS = ("context_low", "context_used")
 
 INTEGRATIONS = frozenset(
-    {"claude_hooks", "claude_transcript", "codex_hooks", "codex_rollout", "osc7501"}
+    {
+        "claude_hooks",
+        "claude_transcript",
+        "codex_hooks",
+        "codex_rollout",
+        "copilot_hooks",
+        "copilot_journal",
+        "gemini_hooks",
+        "osc7501",
+    }
 )
 
 # key -> (python type(s), description of the TOML type for messages)
@@ -66,6 +75,7 @@ _TOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "preamble": (str, "a string"),
     "payload_budget": (int, "an integer (tokens)"),
     "hook_context_limit": (int, "an integer (characters, 0 = none)"),
+    "submit_delay_ms": (int, "an integer (milliseconds between a paste and the submit key)"),
     "auto_rehydrate": (bool, "true or false"),
     "initial_brief": (bool, "true or false"),
     "recall_timeout": (int, "an integer (seconds)"),
@@ -244,6 +254,9 @@ class Profile:
     kind: str = "agent"
     # The commands that verify (tests, lint, types, build): the ledger keeps their results.
     verify: VerifyRules = DEFAULT_RULES
+    # Milliseconds between a payload's paste and the submit key: Gemini CLI 0.61.0 takes an
+    # Enter 50 ms after a long paste as part of it and leaves "[Pasted Text: N lines]".
+    submit_delay_ms: int = 50
 
     def argv(self, extra: list[str] | tuple[str, ...] = (), *, resume: bool = False) -> list[str]:
         """The command to spawn, with "tether" resolved to the running interpreter."""
@@ -364,6 +377,7 @@ def parse_profile(
         "context_window",
         "payload_budget",
         "hook_context_limit",
+        "submit_delay_ms",
         "recall_timeout",
         "compact_offer_percent",
     ):
@@ -408,6 +422,7 @@ def parse_profile(
         wipe_commands=tuple(_str_list(check, None, "wipe_commands", data.get("wipe_commands", []))),
         kind=profile_kind,
         verify=verify,
+        submit_delay_ms=data.get("submit_delay_ms", 50),
     )
 
 

@@ -39,6 +39,16 @@ _DECISION_LINE = re.compile(r"^\s*(?:[-*>•●⏺❯›]\s*)?DECISION:\s*([\w\"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BOX = re.compile(r"[│┃║╭╮╰╯─━═┌┐└┘|]")
 _BULLETS = tuple("-*>•●⏺❯›")
+# GitHub Copilot CLI echoes a prompt with the time right-aligned at the end of its first row
+# ("❯ DECISION: ...      20:47"): not part of what was typed.
+_ROW_CLOCK = re.compile(r"\s{3,}\d{1,2}:\d{2}\s*$")
+# The same clock inside a logical line (its first row joined with the next in a redraw).
+_CLOCK = re.compile(r"\s{3,}\d{1,2}:\d{2}(?=\s|$)")
+
+
+def _row(emulator: Screen, y: int) -> str:
+    """Row ``y`` as text, without a clock an agent printed at its right end."""
+    return _ROW_CLOCK.sub("", emulator.row_text(y))
 
 
 def decision_lines(lines: list[str] | tuple[str, ...]) -> list[str]:
@@ -168,7 +178,7 @@ class DecisionCapture:
 
     def _printed_lines(self, emulator: Screen, rows: set[int]) -> list[str]:
         """The finished logical lines holding ``DECISION:`` that touch ``rows``."""
-        texts = [emulator.row_text(y) for y in range(emulator.rows)]
+        texts = [_row(emulator, y) for y in range(emulator.rows)]
         continued = _continued(emulator)
         cursor_row = emulator.cursor.y
         lines: list[str] = []
@@ -196,7 +206,7 @@ class DecisionCapture:
             if first <= cursor_row <= last:
                 self._unfinished.add(y)  # still being written: look again when the cursor leaves
                 continue
-            lines.append(text.strip())
+            lines.append(_CLOCK.sub("", text).strip())
         return lines
 
     def _is_fragment(self, decision: str) -> bool:
@@ -228,7 +238,7 @@ def _screen_text(emulator: Screen) -> str:
     for y in range(emulator.rows):
         if y and y not in continued:
             parts.append("\n")
-        parts.append(emulator.row_text(y))
+        parts.append(_row(emulator, y))
     return "".join(parts)
 
 

@@ -55,12 +55,14 @@ from supervisor.recognize.loss_audit import audit_summary, dropped_specifics
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
+    AUTO,
     COMPACTION,
     COMPACTION_FAILED,
     COMPACTION_STARTED,
     CONTEXT_USED,
     HOOK,
     INCIDENT_KINDS,
+    SCHEDULED_TRIGGERS,
     USAGE,
     Incident,
     Observation,
@@ -336,7 +338,10 @@ class Fusion:
             incident.sources.append(observation.source)
             changed = True
         trigger = self._trigger_for(observation)
-        if trigger and not incident.trigger:
+        # Claude's idle and precomputed folds: its hook and transcript say "auto", the screen
+        # says which; the more specific word wins, whichever came first.
+        scheduled = incident.trigger == AUTO and trigger in SCHEDULED_TRIGGERS
+        if trigger and (not incident.trigger or scheduled):
             incident.trigger = trigger
             changed = True
         if observation.summary and not incident.summary:

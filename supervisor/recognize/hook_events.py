@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from supervisor.recognize.copilot_hook_events import (
+    COPILOT_EVENTS,
+    observations_from_copilot_hook,
+)
+from supervisor.recognize.gemini_hook_events import (
+    GEMINI_EVENTS,
+    observations_from_gemini_hook,
+)
 from supervisor.recognize.observations import (
     AGENT_STATE,
     AT_NEXT_TURN,
@@ -16,6 +24,7 @@ from supervisor.recognize.observations import (
     COMPACTION_STARTED,
     HOOK,
     MANUAL,
+    SCHEDULED_TRIGGERS,
     SESSION,
     WIPE,
     Observation,
@@ -28,9 +37,14 @@ def observations_from_hook(
 ) -> list[Observation]:
     """One hook call -> what it tells about the agent (losses, session, state)."""
     payload = payload if isinstance(payload, dict) else {}
+    if event in COPILOT_EVENTS:
+        return observations_from_copilot_hook(event, payload, at)
+    if event in GEMINI_EVENTS:
+        return observations_from_gemini_hook(event, payload, at)
     channel = {"channel": event}
     session = {k: payload[k] for k in ("session_id", "transcript_path") if payload.get(k)}
-    trigger = payload.get("trigger") if payload.get("trigger") in (MANUAL, AUTO) else None
+    known = (MANUAL, AUTO, *SCHEDULED_TRIGGERS)
+    trigger = payload.get("trigger") if payload.get("trigger") in known else None
     if event == "PreCompact":
         return [Observation(COMPACTION_STARTED, HOOK, at, trigger=trigger, details=channel)]
     if event == "PostCompact":

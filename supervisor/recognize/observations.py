@@ -22,14 +22,12 @@ UNCLEAN_EXIT = "unclean_exit"
 CLEAN_EXIT = "clean_exit"
 CONTEXT_LOW = "context_low"
 CONTEXT_USED = "context_used"
-CONTEXT_FULL = "context_full"
 AGENT_STATE = "agent_state"
 USAGE = "usage"
-EXIT_HINT = "exit_hint"
 HOOKS_REVIEW = "hooks_review"  # the agent did not trust the hooks tether passed it
 SESSION = "session"  # a (new) agent session began: startup, resume, clear
 
-# Sources, most trusted first.
+# Sources, most trusted first: hook, transcript, process, lock, stream, screen, typed.
 HOOK = "hook"
 TRANSCRIPT = "transcript"
 PROCESS = "process"
@@ -37,7 +35,6 @@ LOCK = "lock"
 STREAM = "stream"
 SCREEN = "screen"
 TYPED = "typed"  # what the user submitted to the agent (a /clear typed while it waited)
-SOURCE_TRUST = (HOOK, TRANSCRIPT, PROCESS, LOCK, STREAM, SCREEN, TYPED)
 
 # Incident kinds, and which observation kind opens each.
 INCIDENT_KINDS = {
@@ -49,6 +46,12 @@ INCIDENT_KINDS = {
 
 MANUAL = "manual"
 AUTO = "auto"
+# Claude Code (2.1.286 and later) folds on its own schedule with no prompt in flight: while
+# the user is idle, before the prompt cache expires ("idle"), or with a summary it wrote in
+# the background ("precomputed"). More specific than "auto", which its other sources say.
+IDLE = "idle"
+PRECOMPUTED = "precomputed"
+SCHEDULED_TRIGGERS = (IDLE, PRECOMPUTED)
 
 # A detail (True) on a sighting the agent reports only when the next turn starts, however
 # long after the loss (Codex's SessionStart compact/clear): fusion lets it join the newest

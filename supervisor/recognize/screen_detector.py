@@ -66,6 +66,7 @@ from supervisor.recognize.observations import (
     COMPACTION_FAILED,
     COMPACTION_STARTED,
     MANUAL,
+    SCHEDULED_TRIGGERS,
     SCREEN,
     WIPE,
     Observation,
@@ -326,6 +327,9 @@ class ScreenDetector:
                 trigger = None
                 if "auto" in pattern.groupindex:  # the marker itself says which it was
                     trigger = AUTO if groups.get("auto") else MANUAL
+                for scheduled in SCHEDULED_TRIGGERS:  # a group named for the trigger
+                    if groups.get(scheduled):
+                        trigger = scheduled
                 found.append(
                     _Match(
                         kind=kind,

@@ -70,8 +70,10 @@ class Evidence:
 
     def mark(self, item: str) -> str:
         """``item`` (a Done note) with the unverified mark if it claims an unbacked kind."""
+        if not self.items:  # no ledger: nothing to check a claim against (and no regex)
+            return item
         missing = [kind for kind in claimed_kinds(item) if kind not in self.passing_kinds]
-        if not missing or not self.items:
+        if not missing:
             return item
         return f"{item} " + UNVERIFIED.format(kind="/".join(missing))
 

@@ -145,6 +145,7 @@ class Injector:
         source: str = "supervisor",
         take_checkpoint: TakeCheckpoint | None = None,
         why_waiting: Callable[[], str | None] | None = None,
+        record_event: Callable[..., dict[str, Any]] | None = None,
         output_stalled: Callable[[], bool] | None = None,
     ) -> None:
         """``take_checkpoint``: how to take the checkpoint before each send
@@ -165,6 +166,8 @@ class Injector:
         self.source = source
         self.take_checkpoint = take_checkpoint or self._checkpoint_at_once
         self.why_waiting = why_waiting  # the banner says truly why a payload is queued
+        # How events are recorded: the supervisor's recorder writes them off the loop.
+        self.record_event = record_event if record_event is not None else tether.record_event
         # Whether the agent's output is held up before tether (a stopped reader): the
         # agent is blocked mid-output then, whatever its last screen said.
         self.output_stalled = output_stalled or (lambda: False)
@@ -326,7 +329,7 @@ class Injector:
         sent = _Sent(item, at_iso, self.clock())
         self._last_write = sent.at
         try:
-            sent.event = self.tether.record_event("injection", self.source, **details)
+            sent.event = self.record_event("injection", self.source, **details)
         except TetherError as error:
             self.problems.append(f"injection not recorded: {error}")
         waiting = self.awaiting_acknowledgement()
@@ -429,7 +432,7 @@ class Injector:
             return False
         sent.acknowledged_after = self.clock() - sent.at
         try:
-            self.tether.record_event(
+            self.record_event(
                 "acknowledged",
                 self.source,
                 incident=sent.request.incident,

@@ -97,6 +97,9 @@ class _State:
     evidence: list[str] = field(default_factory=list)  # the ledger's record, most important first
 
 
+MARKED_DONE = 1000  # Done items checked for unbacked claims; a payload never holds more
+
+
 def build_payload(
     tether: TetherDir,
     profile: Profile,
@@ -121,7 +124,9 @@ def build_payload(
     state.repairs = repairs_since_last_payload(tether)
     proof = evidence(tether.root, tether.work_dir)
     state.evidence = proof.items
-    state.sections["Done"] = [proof.mark(item) for item in state.sections["Done"]]
+    done = state.sections["Done"]  # the budget drops older Done items first: mark the newest
+    marked = [proof.mark(item) for item in done[-MARKED_DONE:]]
+    state.sections["Done"] = done[:-MARKED_DONE] + marked
     view = incident_view(incident, state.decisions)
     summaries = [("The phase (your summary)", state.phase)]
     if view is not None and view.summary:

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from supervisor import environment
 from supervisor.agents.hook_client import SOCKET_ENV
 from supervisor.errors import TetherError
 
@@ -59,9 +60,12 @@ class SpawnedAhead:
         what exists), which take ~50 ms of fsyncs."""
         self.hook_server  # noqa: B018 (made now, off the first frame's path)
         if self.templates_due:
-            from supervisor.store.tether_dir import init
+            from supervisor.store.tether_dir import TetherDir, init, trust_what_we_made
 
             init(self.session.cwd or ".")
+            # spawn_ahead made the folder (for the lock), so init found it there and
+            # did not trust it: the next run would ask if it came from someone else.
+            trust_what_we_made(TetherDir.at(self.session.cwd or "."))
             self.templates_due = False
 
     def abandon(self, reason: str | None = None) -> None:
@@ -134,7 +138,11 @@ def spawn_ahead(
 
             argv = agent_argv(named, words, tether, resume=False)
         env = dict(os.environ)
-        env["TETHER_PROFILE"] = name  # as launch.new_supervision sets it
+        env[environment.PROFILE] = name  # as launch.new_supervision sets it
+        if named is not None:
+            from supervisor.run.run_config import agent_env
+
+            env.update(agent_env(named, tether))
         socket_path = env[SOCKET_ENV] = reserve_socket_path()  # listened on once opened
         cols, rows = view_cols_rows
         host = PtyHost(argv, cols=cols, rows=rows, cwd=str(workdir), env=env)
@@ -175,8 +183,9 @@ def _check_settings() -> None:
     folder = config_dir()
     if (folder / "keys.toml").exists():
         from supervisor.config.keymap import load_keymap
+        from supervisor.terminal.keys import refuse_unsendable
 
-        load_keymap()
+        refuse_unsendable(load_keymap())
     if (folder / "notify.toml").exists():
         from supervisor.config.notify import load_notify_settings
 

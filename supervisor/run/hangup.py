@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 import select
 import signal
+import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -122,3 +124,68 @@ def hung_up(fds: list[int]) -> bool:
     except OSError:
         return True
     return any(mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, mask in ready)
+
+
+# How long an orderly shutdown may take, once started, before tether ends itself: Textual's
+# own shutdown can hang on a terminal that went away (its writer's queue, its input thread).
+SHUTDOWN_GRACE_SECONDS = 10.0
+
+
+class ShutdownDeadline:
+    """Makes sure a shutdown, once started, ends: the engine's clean-up, then the process.
+
+    Armed when the app starts to end (a quit, a signal, a hung-up terminal); if the
+    process still runs ``grace`` seconds later, a daemon thread runs ``finish`` (hang up
+    on the agent, record ``tether_ended``, release the lock: safe to run twice) and
+    ends the process with the exit code of the first reason to end.
+    """
+
+    def __init__(
+        self,
+        finish: Callable[[], None],
+        *,
+        grace: float | None = None,
+        end_process: Callable[[int], None] = os._exit,
+    ) -> None:
+        self._finish = finish
+        self._grace = SHUTDOWN_GRACE_SECONDS if grace is None else grace
+        self._end_process = end_process
+        self._timer: threading.Timer | None = None
+        self.code: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def armed(self) -> bool:
+        return self._timer is not None
+
+    def arm(self, code: int) -> None:
+        """Start the countdown (the first call decides the exit code)."""
+        with self._lock:
+            if self._timer is not None:
+                return
+            self.code = code
+            self._timer = threading.Timer(self._grace, self.expire)
+            self._timer.daemon = True
+            self._timer.name = "tether-shutdown-deadline"
+            self._timer.start()
+
+    def disarm(self) -> None:
+        """The shutdown ended by itself (the app returned): nothing to force."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+
+    def expire(self) -> None:
+        """The shutdown did not end in time: clean up from here, and end."""
+        try:
+            self._finish()
+        except BaseException:  # the process ends all the same
+            pass
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            self._end_process(self.code if self.code is not None else 1)

@@ -17,9 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor import environment
 from supervisor.config.layout import view_size
 from supervisor.errors import TetherError
 from supervisor.run.early_spawn import SpawnedAhead
+from supervisor.run.run_config import agent_env
 from supervisor.run.supervision import RunConfig, Scheduler, Supervision
 from supervisor.terminal.session import AgentSession
 
@@ -36,7 +38,8 @@ def new_supervision(
     supervision = Supervision(config, session)
     if session.base_env is None:
         session.base_env = dict(os.environ)
-    session.base_env["TETHER_PROFILE"] = supervision.profile.name
+    session.base_env[environment.PROFILE] = supervision.profile.name
+    session.base_env.update(agent_env(supervision.profile, supervision.tether))
     return supervision
 
 
@@ -73,8 +76,7 @@ class EarlyStart:
 
         Safe after the app's own clean-up, which does the same.
         """
-        self.supervision.stop_agent()
-        self.supervision.close()
+        self.supervision.finish()
 
 
 def start_early(config: RunConfig, ahead: SpawnedAhead | None = None) -> EarlyStart | None:

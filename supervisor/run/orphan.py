@@ -1,4 +1,4 @@
-"""The agent a dead tether left running: found through the lock, ended on request.
+"""What a dead tether left: its unclean exit, and its agent still running, ended on request.
 
 An agent that ignores SIGHUP outlives a tether killed with SIGKILL, orphaned;
 the lock names its pid and start time (:mod:`supervisor.store.lock`), so the
@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
+from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
 from supervisor.store import lock as supervisor_lock
-from supervisor.store.lock import LockInfo, SupervisorLock
+from supervisor.store.lock import LockInfo, SupervisorLock, parent_pid
 from supervisor.store.tether_dir import TetherDir
 
 
@@ -33,3 +34,26 @@ async def end_left_over_agent(lock: SupervisorLock | None, tether: TetherDir) ->
         lock.previous = replace(orphan, agent_alive=False)
         return f"the previous tether's agent (pid {pid}) was ended"
     return f"the previous tether's agent (pid {pid}) did not end; try `kill -9 {pid}`"
+
+
+def unclean_exit_observation(previous: LockInfo, at: float) -> Observation:
+    """What a stale lock tells: the dead supervisor's lifetime and whether its agent runs.
+
+    The words go in ``details["message"]``, never in ``summary``: a summary is what
+    an agent produced when it compacted, and only that is ever loss-audited.
+    """
+    pid = "unknown pid" if previous.pid is None else f"pid {previous.pid}"
+    message = f"the previous tether ({pid}; {previous.lifetime()}) died without a clean exit"
+    details: dict[str, object] = {
+        "previous_pid": previous.pid,
+        "previous_started_at": previous.started_at,
+        "previous_last_alive": iso(previous.last_alive) if previous.last_alive else None,
+        "message": message,
+        "ran": previous.span(),
+    }
+    if previous.agent_alive and previous.agent_pid:
+        parent = parent_pid(previous.agent_pid)
+        orphaned = " (orphaned, parent pid 1)" if parent == 1 else f" (parent pid {parent})"
+        details["orphan_pid"] = previous.agent_pid
+        details["message"] = f"{message}; its agent (pid {previous.agent_pid}) still runs{orphaned}"
+    return Observation(UNCLEAN_EXIT, LOCK, at, details=details)

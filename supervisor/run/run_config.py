@@ -38,6 +38,10 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
 
         settings = write_settings(tether.root)
         argv[1:1] = ["--settings", str(settings)]
+    if "copilot_hooks" in profile.integrations:
+        from supervisor.agents.copilot_plugin import plugin_args
+
+        argv[1:1] = plugin_args(tether.root)
     if "codex_hooks" in profile.integrations:
         from supervisor.agents.codex_hooks import config_overrides
 
@@ -45,3 +49,16 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
         at = len(argv) - len(extra)
         argv[at:at] = config_overrides(tether.work_dir)
     return argv
+
+
+def agent_env(profile: Profile, tether: TetherDir) -> dict[str, str]:
+    """Variables the agent needs from tether beside its command line: Gemini CLI's hooks
+    come through its system-defaults layer (:mod:`supervisor.agents.gemini_settings`)."""
+    if "gemini_hooks" in profile.integrations:
+        from supervisor.agents.gemini_settings import defaults_env
+
+        env, problem = defaults_env(tether.root)
+        if problem is not None:  # the Events tab says it; the run goes on without hooks
+            tether.record_event("agent_hooks_warning", "supervisor", agent="gemini", why=problem)
+        return env
+    return {}

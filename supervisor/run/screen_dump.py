@@ -6,13 +6,13 @@ written atomically and only when the text changed.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from supervisor import environment
 from supervisor.errors import TetherError
 from supervisor.store import fsio
 
-ENV = "TETHER_SCREEN_DUMP"
+ENV = environment.SCREEN_DUMP
 
 
 class ScreenDump:
@@ -24,11 +24,11 @@ class ScreenDump:
     @staticmethod
     def asked() -> bool:
         """Whether a dump is asked for: the screen's text need not be made otherwise."""
-        return bool(os.environ.get(ENV))
+        return bool(environment.current().screen_dump)
 
     def write(self, display: list[str]) -> str | None:
         """Write ``display`` if the dump is asked for and changed; a problem to report, once."""
-        path = os.environ.get(ENV)
+        path = environment.current().screen_dump
         if not path:
             return None
         text = "\n".join(display) + "\n"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from supervisor.agents import hook_client
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
-from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT
+from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
 from supervisor.config.profiles import Profile, load_profile
 from supervisor.errors import TetherError
 from supervisor.recognize import hook_events
@@ -51,9 +52,10 @@ from supervisor.run import banner_text
 from supervisor.run.attention_model import AttentionModel
 from supervisor.run.checkpointer import Checkpointer, Taken
 from supervisor.run.event_recorder import Event, EventRecorder
+from supervisor.run.hook_inbox import HookInbox
 from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, needs_cue
 from supervisor.run.landmarks import landmark
-from supervisor.run.orphan import end_left_over_agent, left_over_agent
+from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
 from supervisor.run.recovery import RecoveryCoordinator
 from supervisor.run.restart import Restarter
 from supervisor.run.run_config import RunConfig, agent_argv
@@ -88,6 +90,8 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# How long finish() from the shutdown deadline waits for one already under way.
+FINISH_WAIT_SECONDS = 5.0
 
 
 # The agent's state while its output is held up before tether (a stopped reader process).
@@ -122,6 +126,7 @@ class Supervision:
         self.end_reason: str | None = None  # why tether ends: a signal (run/hangup.py), else quit
         self._scheduler: Scheduler | None = None
         self._opened = False
+        self._finishing = threading.Lock()  # finish() from the loop or the shutdown deadline
 
         # Listeners the app subscribes to.
         self.on_incident: list[Callable[[IncidentChange], None]] = []
@@ -135,6 +140,7 @@ class Supervision:
         profile_ = self.profile
         self.notes = CurrentNotes()  # notes.md as the tick last parsed it (off the loop)
         self.events = EventRecorder(self.tether, self._problem)
+        self.inbox = HookInbox(self._hooks_heard)  # from our hook server's thread, in memory
         self.fusion = Fusion(
             self.events, decisions=self.notes.decisions, agent_started=self.started_at
         )
@@ -154,7 +160,9 @@ class Supervision:
         self.checkpointer = Checkpointer(self.tether, self._problem)
         self._transcript_refused: str | None = None  # said once per refusal
         self.transcript = TranscriptFollower(
-            claude=CLAUDE_TRANSCRIPT in profile_.integrations, started_at=self.started_at
+            claude=CLAUDE_TRANSCRIPT in profile_.integrations,
+            started_at=self.started_at,
+            copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
         self.reader = TickReader(
@@ -189,6 +197,8 @@ class Supervision:
             take_checkpoint=self.checkpoint,
             why_waiting=self.gate.wait_reason,
             output_stalled=session.output_stalled,
+            record_event=self.events.record_event,  # the injection's fsync, off the loop
+            submit_delay=profile_.submit_delay_ms / 1000,
         )
         self.injector.listeners.append(self._injection_changed)
         self.injector.sent_listeners.append(self.transcript.own_words.add)
@@ -226,16 +236,24 @@ class Supervision:
         self._scheduler = scheduler
         self.lock = lock if lock is not None else supervisor_lock.acquire(self.tether)
         self._opened = True
+        try:
+            self.attach_loop(asyncio.get_running_loop())
+        except RuntimeError:  # opened before the app's loop runs: the app attaches it
+            pass
         self._serve_hooks()
         self.reader.open()
         self.notes.digest = self.reader.notes_if_changed() or self.notes.digest
         previous = self.lock.previous
         if previous is not None:
-            self.observe(supervisor_lock.unclean_exit_observation(previous, self.clock()))
+            self.observe(unclean_exit_observation(previous, self.clock()))
         self.enforce_invariant()
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
         self.session.input_listeners.append(self.note_input)
+
+    def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Hook calls the server heard go to ``loop`` as they come (else at the next tick)."""
+        self.inbox.attach(loop)
 
     def _call_later(self, delay: float, callback: Callable[[], None]) -> Any:
         if self._scheduler is not None:
@@ -292,6 +310,17 @@ class Supervision:
                 self.current_incident, compactions=self.fusion.compaction_count()
             )
 
+    def finish(self) -> None:
+        """The end of the run: hang up on the agent and close (below). Safe to call twice and
+        from another thread (the shutdown deadline's, when the loop's own end is stuck)."""
+        if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
+            return  # the other one is under way and stuck: the process ends all the same
+        try:
+            self.stop_agent()
+            self.close()
+        finally:
+            self._finishing.release()
+
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit).
 
@@ -309,6 +338,7 @@ class Supervision:
         if self.hook_server is not None:
             self.hook_server.stop()
             self.hook_server = None
+        self.inbox.detach()
         if self.lock is not None:
             self._record_end()
             self.events.close()
@@ -335,6 +365,7 @@ class Supervision:
         """Answer the agent's `tether hook` calls from this process (the fast path)."""
         try:  # `tether run` may have reserved its socket for an agent spawned before this
             server = self.hook_server or HookServer(self.config.workdir)
+            server.heard = self.inbox.heard
             path = server.start()
         except OSError as error:  # the hooks then build their answers themselves
             self._problem(f"hook calls are answered the slow way: {error}")
@@ -547,6 +578,7 @@ class Supervision:
         if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
             self._last_heartbeat = monotonic
             self.lock.heartbeat()
+        self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
@@ -630,6 +662,11 @@ class Supervision:
                 self.attention.agent_state(state)
             for notify in self.on_state:
                 notify(state)
+
+    def _hooks_heard(self, records: list[Event]) -> None:
+        """Hook calls our own server recorded, in memory, on the loop."""
+        if self._opened:
+            self._hook_events(records, self.clock())
 
     def _hook_events(self, records: list[Event], now: float) -> None:
         for record in records:

@@ -14,7 +14,7 @@ the next), so the tails need no lock.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -141,7 +141,10 @@ class TickReader:
         recorded as none); ``timer_due``: the timer checkpoint is due."""
         reads = TickReads()
         if self.events is not None:
-            reads.events = [record for record, _history in self.events.poll()]
+            pid = os.getpid()  # what our own hook server recorded came in memory already
+            reads.events = [
+                record for record, _history in self.events.poll() if record.get("served_by") != pid
+            ]
         if agent is not None and now - self._last_discovery >= DISCOVERY_INTERVAL:
             self._last_discovery = now
             reads.found_transcript = find_transcript(
@@ -198,6 +201,3 @@ class TickReader:
             return last, os.stat(checkpoints.path_of(self.tether, last)).st_mtime
         except OSError:
             return last, 0.0
-
-
-Read = Callable[[], TickReads]

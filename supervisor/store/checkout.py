@@ -6,11 +6,10 @@ hashes ``git status --porcelain=v2 -z`` (what is modified, added, untracked, and
 HEAD) and the size and modification time of every path it names (an edit of an
 already modified file leaves the status unchanged but not its stat).
 
-git runs hardened, because the folder may be a hostile clone (see
-:mod:`supervisor.store.safe_git`: no fsmonitor, hooks, filters, pager, prompt or any
-other program from the repository's config), no optional locks (status must not
-write the index under the agent), a timeout, and a bounded read of its output. It
-is a blocking call: never on the event loop.
+git runs hardened, because the folder may be a hostile clone (every setting that can
+start a program off, :mod:`supervisor.store.safe_git`, no optional locks so status
+never writes the index under the agent), with a timeout and a bounded read of its
+output. It is a blocking call: never on the event loop.
 """
 
 from __future__ import annotations
@@ -22,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supervisor.store import safe_git, trust
+from supervisor.store import safe_git
+from supervisor.store import trust as trust_list
 from supervisor.store.tether_dir import TetherDir
 
 GIT_TIMEOUT_S = 5.0
@@ -30,16 +30,6 @@ GIT_TIMEOUT_S = 5.0
 STATUS_LIMIT = 8 * 1024 * 1024
 #: Dirty paths whose stat is hashed; a tree with more is fingerprinted on its status alone.
 STAT_LIMIT = 5000
-HARDENED = (
-    "git",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "core.untrackedCache=false",
-    "--no-pager",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,49 +78,41 @@ def repository_root(work_dir: Path) -> Path | None:
     return None
 
 
-def git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_OPTIONAL_LOCKS="0",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        GIT_ASKPASS="/bin/false",
-        LC_ALL="C",
-    )
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):  # the agent's, not ours
-        env.pop(name, None)
-    return env
-
-
 def current_checkout(work_dir: Path | str) -> Checkout:
     """The checkout of ``work_dir`` now; :data:`UNKNOWN` outside git or when git fails.
 
     tether's own folder is left out: a note written is not a change of the checkout.
+    git runs as every git call of tether's does (:mod:`supervisor.store.safe_git`):
+    nothing the repository's configuration names (fsmonitor, hooks, filter drivers,
+    a pager) can start a program.
     """
     work_dir = Path(os.path.abspath(work_dir))
     root = repository_root(work_dir)
     if root is None:
         return UNKNOWN
-    # Every setting that could start a program off, filter drivers by name (safe_git).
-    trusted = trust.is_trusted(TetherDir.at(work_dir))
-    drivers = safe_git.named_drivers(root, trusted=trusted, timeout=GIT_TIMEOUT_S)
+    try:
+        trusted = trust_list.is_trusted(TetherDir.at(work_dir))
+    except Exception:  # an unreadable trust list: the stricter way
+        trusted = False
+    drivers = safe_git.named_drivers(work_dir, trusted=trusted, timeout=GIT_TIMEOUT_S)
     if drivers is None:
         return UNKNOWN
     argv = safe_git.command(
-        root,
+        work_dir,
         "status",
         "--porcelain=v2",
         "-z",
         "--branch",
         "--untracked-files=all",
         "--ignore-submodules=dirty",
+        "--",
+        ":/",
+        ":!.tether",
         drivers=drivers,
     )
     try:
         proc = subprocess.Popen(
             argv,
-            cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

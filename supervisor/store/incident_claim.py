@@ -5,20 +5,38 @@ must name in its payload the incident it answers, and the supervisor's fusion
 opens incidents from its own sightings. Whichever comes first records the
 incident; the other finds it here instead of recording a second one. The
 store's update lock serialises the two, as it does the numbering.
+
+Below :mod:`supervisor.store.tether_dir`, which offers it as
+``TetherDir.claim_incident``: what it needs of the folder is the :class:`IncidentStore`
+protocol, so that the two never import each other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container
-from typing import Any
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Protocol
 
 from supervisor.store import fsio
-from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.times import parse_time
+
+INCIDENT_KIND = "incident"
+
+
+class IncidentStore(Protocol):
+    """What claiming an incident needs of `.tether/` (a TetherDir)."""
+
+    @property
+    def events(self) -> Path: ...
+
+    def updating(self) -> AbstractContextManager[object]: ...
+
+    def record_incident(self, type_: str, source: str, **details: Any) -> dict[str, Any]: ...
 
 
 def claim_incident(
-    tether: TetherDir,
+    tether: IncidentStore,
     type_: str,
     source: str,
     *,
@@ -49,7 +67,7 @@ def claim_incident(
         return tether.record_incident(type_, source, **details), True
 
 
-def last_incident(tether: TetherDir) -> dict[str, Any] | None:
+def last_incident(tether: IncidentStore) -> dict[str, Any] | None:
     """The last incident event (as first recorded, without its updates)."""
     marker = INCIDENT_KIND.encode()
     for event in fsio.iter_jsonl_reversed(tether.events, containing=marker):

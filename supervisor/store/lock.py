@@ -38,10 +38,6 @@ from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
 from supervisor.times import utc_now
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from supervisor.recognize.observations import Observation
-
 
 @dataclass(frozen=True, slots=True)
 class LockInfo:
@@ -374,28 +370,3 @@ def inspect(tether: TetherDir) -> tuple[str, LockInfo | None]:
         return ("stale", info) if info is not None else ("free", None)
     finally:
         os.close(fd)
-
-
-def unclean_exit_observation(previous: LockInfo, at: float) -> Observation:
-    """What a stale lock tells: the dead supervisor's lifetime and whether its agent runs.
-
-    The words go in ``details["message"]``, never in ``summary``: a summary is what
-    an agent produced when it compacted, and only that is ever loss-audited.
-    """
-    from supervisor.recognize.observations import LOCK, UNCLEAN_EXIT, Observation, iso
-
-    pid = "unknown pid" if previous.pid is None else f"pid {previous.pid}"
-    message = f"the previous tether ({pid}; {previous.lifetime()}) died without a clean exit"
-    details: dict[str, object] = {
-        "previous_pid": previous.pid,
-        "previous_started_at": previous.started_at,
-        "previous_last_alive": iso(previous.last_alive) if previous.last_alive else None,
-        "message": message,
-        "ran": previous.span(),
-    }
-    if previous.agent_alive and previous.agent_pid:
-        parent = parent_pid(previous.agent_pid)
-        orphaned = " (orphaned, parent pid 1)" if parent == 1 else f" (parent pid {parent})"
-        details["orphan_pid"] = previous.agent_pid
-        details["message"] = f"{message}; its agent (pid {previous.agent_pid}) still runs{orphaned}"
-    return Observation(UNCLEAN_EXIT, LOCK, at, details=details)

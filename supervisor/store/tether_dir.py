@@ -25,6 +25,7 @@ from typing import Any
 from supervisor.errors import TetherError
 from supervisor.store import door, fsio
 from supervisor.store.door import FILE_NAMES, FOLDER_NAMES  # noqa: F401 (their home was here)
+from supervisor.store.incident_claim import INCIDENT_KIND, claim_incident
 from supervisor.store.progress import (  # noqa: F401 (their home was here)
     MAX_COUNT,
     Progress,
@@ -42,8 +43,7 @@ PROGRESS_LIMIT = 1024 * 1024
 # Update locks this thread holds, so a nested ``updating()`` does not deadlock on itself.
 _held_locks = threading.local()
 
-# Kinds of event this module writes itself; other modules add their own.
-INCIDENT_KIND = "incident"
+# The kind of an incident's event, INCIDENT_KIND, comes from incident_claim (below this module).
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,8 +355,6 @@ class TetherDir:
 
     def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[dict[str, Any], bool]:
         """This loss's incident, shared by the hook and the supervisor: see incident_claim."""
-        from supervisor.store.incident_claim import claim_incident
-
         return claim_incident(self, type_, source, **how)
 
     def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
@@ -407,13 +405,13 @@ def init(work_dir: Path | str = ".", goal: str | None = None) -> InitResult:
     if not os.path.lexists(tether.root):
         result = _init_new(tether, goal_text)
         if result is not None:
-            _trust_what_we_made(tether)
+            trust_what_we_made(tether)
             return result
     tether.check_door()
     return _fill_in(tether, goal_text)
 
 
-def _trust_what_we_made(tether: TetherDir) -> None:
+def trust_what_we_made(tether: TetherDir) -> None:
     """The user just made this `.tether/`: its notes are theirs, nothing to ask about
     (:mod:`supervisor.store.trust`). Not remembered (a read-only config folder): asked."""
     from supervisor.store import trust  # it reads TetherDir: imported here, not above

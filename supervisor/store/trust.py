@@ -20,7 +20,10 @@ from pathlib import Path
 from supervisor.config.config_dir import config_dir
 from supervisor.errors import TetherError
 from supervisor.store import fsio, safe_git
-from supervisor.store.tether_dir import TetherDir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # a type only: tether_dir imports this module (to trust what it made)
+    from supervisor.store.tether_dir import TetherDir
 
 TRUST_FILE = "trusted-folders.txt"
 TRUST_LIMIT = 1024 * 1024

@@ -6,9 +6,9 @@ elsewhere (and wherever it fails to load) avt is the default.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
+from supervisor import environment
 from supervisor.terminal.avt_emulator import AvtEmulator
 from supervisor.terminal.emulator import Emulator
 
@@ -27,7 +27,7 @@ def ghostty_class() -> type | None:
 
 def emulator_class() -> type:
     """The backend class ``TETHER_EMULATOR`` names, else ghostty where it loads, else avt."""
-    choice = os.environ.get("TETHER_EMULATOR", "").strip().lower()
+    choice = environment.current().emulator.strip().lower()
     if choice == "avt":
         return AvtEmulator
     ghostty = ghostty_class()

@@ -98,6 +98,7 @@ class Emulator(Protocol):
     cols: int
     rows: int
     modes: TerminalModes
+
     @property
     def title(self) -> str: ...
 

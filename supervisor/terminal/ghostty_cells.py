@@ -33,7 +33,7 @@ STYLE_SHIFT, STYLE_WIDTH = _BITS["style_id"]
 STYLE_MASK = (1 << STYLE_WIDTH) - 1
 WIDE_SHIFT = _BITS["wide"][0]
 # Content tags and widths (GhosttyCellContentTag, GhosttyCellWide).
-CODEPOINT, GRAPHEME, BG_PALETTE, BG_RGB = 0, 1, 2, 3
+CODEPOINT, GRAPHEME, BG_PALETTE = 0, 1, 2  # 3 (BG_RGB) is any other: decoded as RGB
 SPACER_TAIL, SPACER_HEAD = 2, 3
 # A cell that is plain text: no style, no grapheme, narrow (everything above the
 # codepoint zero); such rows decode by their codepoints alone.

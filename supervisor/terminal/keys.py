@@ -7,7 +7,14 @@ protocol: the pre-filter never claims it), honouring application cursor mode.
 
 from __future__ import annotations
 
+from dataclasses import fields
+from typing import TYPE_CHECKING
+
+from supervisor.errors import TetherError
 from supervisor.terminal.emulator import TerminalModes
+
+if TYPE_CHECKING:
+    from supervisor.config.keymap import Keymap
 
 ESC = "\x1b"
 CSI = ESC + "["
@@ -195,3 +202,19 @@ def key_sequences(key: str) -> frozenset[bytes]:
     if not mods:
         found.update(_FKEY_ALTERNATES.get(name, ()))
     return frozenset(found)
+
+
+def refuse_unsendable(keymap: Keymap) -> None:
+    """Refuse a key of ``keys.toml`` that tether cannot tell in what a terminal sends (a
+    typo, or a key the encoder does not know such as F13): it would never reach tether,
+    and the footer would show a key that does nothing."""
+    from supervisor.config.config_dir import config_dir
+
+    for field in fields(keymap):
+        key = getattr(keymap, field.name)
+        if not key_sequences(key):
+            raise TetherError(
+                f"{config_dir() / 'keys.toml'}: {field.name} = {key!r} is not a key tether "
+                'can tell in what your terminal sends; use a name like "f11", "ctrl+g" or '
+                '"alt+x"'
+            )

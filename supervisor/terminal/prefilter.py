@@ -103,13 +103,15 @@ _PARAMS_OK = re.compile(r"[0-9;:]*\Z")
 # Matched in one step, so floods skip the loop.
 _VERBATIM_RUN = re.compile(
     r"(?:[^\x00-\x06\x10-\x1f\x7f-\x9f]++"
-    r"|\x1b\[(?![0-9;]*58)(?!(?:[0-9]*;)*0*8[;m])[0-9]{0,5}(?:;[0-9]{0,5})*+m"
-    r"|\x1b\[[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
-    r"|\x1b\[[0-9]{0,5}[@A-HJKPXdg]"
-    r"|\x1b\[(?:[1-9][0-9]{0,4})?[ILMSTZae]"  # a 0 count is 1: see ZERO_IS_ONE
-    r"|\x1b\[\?(?:25|2026)[hl]"  # the modes every Ink frame sets: applied after the run
-    r"|\x1b[78])++"
+    r"|\x1b(?:\[(?:(?![0-9;]*58)[0-9]{0,5}(?:;[0-9]{0,5})*+m"
+    r"|[0-9]{0,5}(?:;[0-9]{0,5})?[Hfr]"
+    r"|[0-9]{0,5}[@A-HJKPXdg]"
+    r"|(?:[1-9][0-9]{0,4})?[ILMSTZae]"  # a 0 count is 1: see ZERO_IS_ONE
+    r"|\?(?:25|2026)[hl])"  # the modes every Ink frame sets: applied after the run
+    r"|[78]))++"
 )
+# An SGR that may conceal (8, or a colour index 8: _csi tells them apart).
+_CONCEALING = re.compile(r"\x1b\[(?:[0-9]*;)*8[;m]")
 _SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
 _LONG_NUMBER = re.compile(r"\d{5,}")
 _REP_AT_END = re.compile(r"\x1b\[[0-9]*b\Z")
@@ -198,10 +200,12 @@ class Prefilter:
             run = None if self.concealed else verbatim(text, pos)
             if run is not None:
                 chunk = run.group()
+                if (";8" in chunk or "[8" in chunk) and (hide := _CONCEALING.search(chunk)):
+                    chunk = chunk[: hide.start()]  # the SGR that may conceal: parsed below
                 if "\x1b[?" in chunk:
                     self._run_modes(chunk)
                 out.append(chunk)
-                pos = run.end()
+                pos += len(chunk)
                 if pos >= n:
                     break
             m = search(text, pos)
@@ -256,7 +260,7 @@ class Prefilter:
         chunk = "".join(out)
         out.clear()
         if chunk:
-            self._rep_last = _REP_AT_END.search(chunk) is not None
+            self._rep_last = chunk[-1] == "b" and _REP_AT_END.search(chunk[-16:]) is not None
             if "\x07" in chunk:
                 self.bell = True
             segments.append(chunk)
@@ -415,8 +419,12 @@ class Prefilter:
             return end
         if ":" in params:
             return end
-        if final == "b" and (  # REP: after a REP it repeats nothing (xterm)
-            (out and _REP_AT_END.search(out[-1])) or (not out and self._rep_last)
+        if (
+            final == "b"
+            and (  # REP: after a REP it repeats nothing (xterm)
+                (out and out[-1][-1:] == "b" and _REP_AT_END.search(out[-1][-16:]))
+                or (not out and self._rep_last)
+            )
         ):
             return end
         if final == "`":  # HPA: the column, as CHA

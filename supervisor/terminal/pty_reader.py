@@ -20,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from supervisor import environment
+
 LOOP = Path(__file__).with_name("pty_reader_loop.py")  # the reader's program
 F_SETPIPE_SZ = 1031
 PIPE_SIZE = 1024 * 1024  # the most an unprivileged process may ask for (pipe-max-size)
@@ -28,7 +30,7 @@ PIPE_SIZE = 1024 * 1024  # the most an unprivileged process may ask for (pipe-ma
 def reader_available() -> bool:
     """The reader process runs where ``PR_SET_PDEATHSIG`` exists; TETHER_PTY_READER=direct
     makes the session read the PTY itself (the A/B in bench/flood_ab.py)."""
-    return sys.platform == "linux" and os.environ.get("TETHER_PTY_READER") != "direct"
+    return sys.platform == "linux" and environment.current().pty_reader != "direct"
 
 
 class PtyReader:

@@ -25,6 +25,9 @@ __all__ = ["HOLD_SECONDS", "ForAgent", "ForTether", "InputSplitter", "Piece"]
 
 # How long a sequence cut by a read waits for its end before it is handed on as it is.
 HOLD_SECONDS = 0.02
+# A paste for the agent is handed on in parts of this size at most (a terminal that never
+# sends the end marker cannot make tether hold everything typed after it).
+PASTE_PART = 8 << 20
 
 ESC = 0x1B
 PASTE_START = b"\x1b[200~"
@@ -209,6 +212,10 @@ class InputSplitter:
             if not self._in_paste:
                 body, self._paste_body = self._paste_body[: -len(PASTE_END)], None
                 pieces.append(ForAgent(body, pasted=True))
+            elif len(self._paste_body) > PASTE_PART:  # keep the marker's start for the next
+                keep = len(PASTE_END) - 1
+                part, self._paste_body = self._paste_body[:-keep], self._paste_body[-keep:]
+                pieces.append(ForAgent(part, pasted=True))
         return end
 
     @staticmethod

@@ -50,3 +50,11 @@ def test_the_banner_says_the_hooks_payload_waits_for_the_next_prompt_and_f6_prom
     )
     prompted = InjectorStatus("sent", "auto_rehydrate", 9.0, 0, 1, stage="prompted")
     assert "F6" not in banner_text.injection(prompted, Keymap())[0]
+
+
+def test_a_wipe_seen_in_a_typed_clear_is_said_in_words_not_by_the_sources_name():
+    """A /clear the user typed: "seen by typed" read as a slip in the Events tab."""
+    observed = {"kind": "wipe", "source": "typed", "at": "2026-12-01T23:01:02.000Z"}
+    assert describe(observed).what == "context wiped seen in what the user typed"
+    incident = {"kind": "incident", "type": "wipe", "number": 3, "sources": ["typed", "screen"]}
+    assert describe(incident).what == "⚠ context wiped, seen by what the user typed, screen"

@@ -40,6 +40,7 @@ async def test_keys_reach_the_agent_during_the_checkpoint_and_the_paste_waits_fo
         await wait_until(pilot, supervision.ready_for_injection, what="the agent to wait")
         held = HeldStore(tether)
         try:
+            supervision.injector.confirm_into_shell()  # the default profile is a shell's
             assert supervision.rehydrate("the payload") == "sent"  # its checkpoint first
             await wait_until(pilot, lambda: supervision.checkpointer.writing == 1)
             await pilot.press(*"hello")  # the user starts a line meanwhile

@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import TextArea
 
 from supervisor.app import RunConfig, TetherApp
+from supervisor.run.banner_text import checkpoint_age
 from tests.conftest import wait_for_a_still_picture, wait_for_screen, wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane
@@ -29,20 +30,24 @@ COLOURS = (
 
 def build(tmp_path, shell_env) -> TetherApp:
     tether = write_fixture(tmp_path)
-    old = time.time() - 1800  # "30 min ago" for as long as the snapshot takes
+    old = time.time() - 1800
     for path in tether.checkpoints.iterdir():
         os.utime(path, (old, old))
     config = RunConfig(
         argv=["sh", "-c", COLOURS], workdir=tmp_path, env=shell_env, side_pane=True, record=False
     )
-    return TetherApp(config)
+    app = TetherApp(config)
+    # "30 min ago" however long the snapshot takes on a busy machine (a minute more said 31)
+    supervision = app.supervision
+    supervision.checkpoint_age = lambda: checkpoint_age(supervision.last_checkpoint, old + 1830)
+    return app
 
 
 async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
     app = pilot.app
     await wait_for_screen(pilot, app, r"truecolour")
     await wait_until(
-        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 60, "the pane"
     )
     for area in app.query(TextArea):
         area.cursor_blink = False
@@ -53,12 +58,12 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
     await wait_until(
         pilot,
         lambda: app.session.emulator.cols == view.size.width and not view._pending_paint,
-        10,
+        60,  # a busy machine: the condition decides, the bound only ends a hung test
         "the agent's new size, painted",
     )
     # The status bar says "waiting" once the agent has been quiet for a while: on a loaded
     # machine that comes later than the pane.
-    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 15, "waiting")
+    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 60, "waiting")
     await wait_for_a_still_picture(pilot)
 
 

@@ -212,3 +212,30 @@ async def test_a_tab_brought_forward_stays_in_front_and_takes_the_focus(tmp_path
             assert tabs.active == f"tab-{name}"
             assert app.focused in app.screen.focus_chain, app.focused  # in sight
             assert side.has_focus_within
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_with_the_pane_focused_the_footer_still_shows_the_way_back_and_quit(
+    tmp_path, shell_env, size
+):
+    """The pane's keys come after tether's own in the footer: they used to come first and
+    push F9 (the way back to the agent) and F10 past the right edge of an 80- or
+    120-column terminal."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=size) as pilot:
+        await into_the_pane(pilot, app)
+        await to_tab(pilot, app, "checkpoints")
+
+        def shown() -> set[str]:
+            width = app.size.width
+            return {
+                key.action
+                for key in app.query(FooterKey)
+                if key.region.width and key.region.right <= width
+            }
+
+        await wait_until(pilot, lambda: "diff_live" in footer_actions(app), 5, "the pane's keys")
+        await pilot.pause()
+        assert {"switch_focus", "request_quit", "rehydrate"} <= shown(), shown()

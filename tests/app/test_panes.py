@@ -123,8 +123,8 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
 
         button = {"disk": "#notes-keep-disk", "mine": "#notes-keep-mine", "merge": "#notes-merge"}
         await pilot.click(button[choice])
-        await pilot.pause()
-        assert not pane.conflicted and not pane.dirty
+        # the choice is saved off the loop: wait for it to be written
+        await wait_until(pilot, lambda: not pane.conflicted and not pane.dirty, what="the save")
         written = app.tether.read_notes()
         assert written == pane.editor.text
         assert [m.choice for m in seen.of(NotesPane.Resolved)] == [choice]
@@ -147,8 +147,7 @@ async def test_a_save_finds_a_change_the_watcher_has_not_reported(tmp_path):
         app.tether.add_note("done", "theirs")
         disk = app.tether.read_notes()
         pane.save_now()
-        await pilot.pause()
-        assert pane.conflicted
+        await wait_until(pilot, lambda: pane.conflicted, what="the save's look at the disk")
         assert app.tether.read_notes() == disk
 
 

@@ -44,3 +44,30 @@ async def test_f6_into_a_shell_pastes_only_after_the_user_says_yes(tmp_path, she
         await wait_until(
             pilot, lambda: goal in "".join(app.session.emulator.display()), what="the paste"
         )
+
+
+async def test_f7_send_into_a_shell_asks_too_and_pastes_the_edited_text(tmp_path, shell_env):
+    """The preview's Send is offered into a shell like F6: it asks, then pastes what the
+    user edited (it used to refuse outright, with a banner saying to confirm that offered
+    no way to)."""
+    from textual.widgets import TextArea
+
+    from widgets.payload_preview import PayloadPreview
+
+    init(tmp_path, goal="run `tether init` in a cloned repository")
+    config = RunConfig(
+        argv=[sys.executable, "-c", KEYLOGGER], workdir=tmp_path, env=shell_env, side_pane=False
+    )
+    app = TetherApp(config)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"^ready$")
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: isinstance(app.screen, PayloadPreview), what="preview")
+        app.screen.query_one(TextArea).text = "EDITED BY HAND"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmShellPaste), what="ask")
+        await pilot.press("y")
+        edited = b"EDITED BY HAND".hex()
+        await wait_until(
+            pilot, lambda: edited in "".join(app.session.emulator.display()), what="the paste"
+        )

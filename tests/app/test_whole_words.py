@@ -59,7 +59,7 @@ async def test_the_conflict_message_is_whole_at_every_pane_width(tmp_path, monke
         await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
         await pilot.pause()
         said = notes_pane.conflict_words("notes.md", 1, 1)
-        assert said.startswith("Pick one below")
+        assert said.startswith("Pick one (")
         box = app.query_one("#notes-conflict")
         assert said in words_on_screen(app, box), screen_rows(app)
         for label in ("Keep disk", "Keep mine", "Merge both"):

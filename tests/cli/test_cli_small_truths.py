@@ -95,8 +95,9 @@ def test_no_to_the_tracked_tether_question_ends_the_run_as_the_readme_says(tmp_p
     work.mkdir()
     env = {**os.environ, "TETHER_CONFIG_DIR": str(tmp_path / "config"), "GIT_AUTHOR_NAME": "t"}
     env |= {"GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    theirs = {**env, "TETHER_CONFIG_DIR": str(tmp_path / "theirs")}  # made by the committer
-    subprocess.run([*TETHER, "init", "--goal", "g", "--dir", str(work)], env=theirs, check=True)
+    # Made on the author's machine (whose tether trusts it), committed, cloned to ours.
+    author = {**env, "TETHER_CONFIG_DIR": str(tmp_path / "author-config")}
+    subprocess.run([*TETHER, "init", "--goal", "g", "--dir", str(work)], env=author, check=True)
     for git in (["init", "-q"], ["add", ".tether"], ["commit", "-qm", "theirs"]):
         subprocess.run(["git", *git], cwd=work, env=env, check=True, capture_output=True)
     child = PtyProcessUnicode.spawn(

@@ -289,3 +289,16 @@ def test_init_with_a_goal_in_an_existing_folder_says_the_goal_was_not_written(wo
     assert "the goal was not written" in err and "task.md already exists" in err
     assert "already there, left as they were: task.md" in out
     assert TetherDir.at(work).read_task() == before
+
+
+def test_status_says_the_last_loss_audit_changed_facts_first(work, capsys):
+    from supervisor.recognize.loss_audit import audit_summary
+
+    d = str(work)
+    pins = ["Access tokens expire after 15 minutes.", "Deploy only to us-east-2."]
+    audit = audit_summary(pins, "Access tokens expire after 30 minutes.").to_dict()
+    TetherDir.at(work).record_incident("compaction", "hook", audit=audit)
+    out = tether(capsys, "status", "--dir", d)[1]
+    assert "audit:      #1: changed: 15 minutes → 30 minutes, 1 lost" in out
+    report = json.loads(tether(capsys, "status", "--json", "--dir", d)[1])
+    assert report["loss_audit"]["changed"] == ["15 minutes → 30 minutes"]

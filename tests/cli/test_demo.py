@@ -50,3 +50,17 @@ def test_status_where_there_is_no_tether_points_at_the_demos(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert f"no .tether/ in {here}" in err
     assert f"`tether demo` keeps its own: tether status --dir {demo}" in err
+
+
+async def test_alt_enter_is_a_new_line_in_the_demo_agents_prompt_as_in_claude_code(
+    tmp_path, shell_env
+):
+    """Alt+Enter reaches the agent as ESC CR: the demo agent shows it as a line break and
+    sends both lines (it swallowed the pair, so "one" and "two" ran together)."""
+    app = demo_app(tmp_path, shell_env)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood")
+        await pilot.press(*"one", "alt+enter", *"two")
+        await wait_for_screen(pilot, app, r"❯ one↵two")
+        await pilot.press("enter")
+        await wait_for_screen(pilot, app, r"Working on it: one\n  two")

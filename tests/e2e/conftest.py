@@ -7,6 +7,8 @@ If node/npm are missing the tier FAILS with instructions (it is part of ``make t
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +50,17 @@ def agent_bins() -> agents.AgentBins:
     return bins
 
 
+@pytest.fixture(scope="session")
+def copilot_bin() -> Path:
+    """GitHub Copilot CLI at its pin (installed on first use, then cached)."""
+    try:
+        binary, secs = agents.ensure_copilot()
+    except agents.AgentInstallError as e:
+        pytest.fail(str(e), pytrace=False)
+    _INSTALL_REPORT[f"{agents.COPILOT_PACKAGE}@{agents.COPILOT_VERSION}"] = secs
+    return binary
+
+
 @pytest.fixture
 def fake_server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A fresh fake model server process for this test (log: ``<tmp>/server/requests.jsonl``).
@@ -80,7 +93,7 @@ def fake_server_factory(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]
 class AgentSetup:
     """An isolated run of one agent: where it lives, how to launch it, what it wrote."""
 
-    agent: str  # "claude" | "codex"
+    agent: str  # "claude" | "codex" | "copilot"
     binary: Path
     home: Path
     project: Path
@@ -97,6 +110,8 @@ class AgentSetup:
         """Claude session JSONL files, or Codex rollout files, oldest first."""
         if self.agent == "claude":
             return agents.claude_transcripts(self.home)
+        if self.agent == "copilot":
+            return agents.copilot_journals(self.home)
         assert self.codex_home is not None
         return agents.codex_rollouts(self.codex_home)
 
@@ -160,6 +175,58 @@ def make_codex_env(
 def codex_env(make_codex_env: Callable[..., AgentSetup]) -> AgentSetup:
     """A Codex setup against ``fake_server`` (no hooks)."""
     return make_codex_env()
+
+
+@pytest.fixture
+def make_copilot_env(
+    tmp_path: Path, fake_server: ServerProcess, copilot_bin: Path
+) -> Callable[..., AgentSetup]:
+    """Build an isolated GitHub Copilot CLI setup: ``make_copilot_env(name="copilot")``."""
+
+    def make(name: str = "copilot") -> AgentSetup:
+        root = tmp_path / name
+        home, project = root / "home", root / "proj"
+        project.mkdir(parents=True, exist_ok=True)
+        agents.prepare_copilot_home(home, project)
+        env = agents.copilot_env(copilot_bin, home, fake_server.url)
+        return AgentSetup("copilot", copilot_bin, home, project, env, argv=["copilot"])
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """Gemini CLI at its pin (installed on first use, then cached)."""
+    try:
+        binary, secs = agents.ensure_gemini()
+    except agents.AgentInstallError as e:
+        pytest.fail(str(e), pytrace=False)
+    _INSTALL_REPORT[f"{agents.GEMINI_PACKAGE}@{agents.GEMINI_VERSION}"] = secs
+    return binary
+
+
+@pytest.fixture
+def make_gemini_env(gemini_bin: Path) -> Iterator[Callable[..., AgentSetup]]:
+    """An isolated Gemini CLI setup whose fake model is its BeforeModel hook. It lives in the
+    e2e cache, not in the temporary folder: Gemini skips a hooks file below a folder others
+    may write, and /tmp is one."""
+    made: list[Path] = []
+
+    def make(name: str = "gemini") -> AgentSetup:
+        root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=agents.cache_dir()))
+        made.append(root)
+        home, project = root / "home", root / "proj"
+        project.mkdir(parents=True)
+        log = root / "model.jsonl"
+        agents.prepare_gemini_home(home, log)
+        env = agents.gemini_env(gemini_bin, home, log)
+        return AgentSetup("gemini", gemini_bin, home, project, env, argv=["gemini"])
+
+    try:
+        yield make
+    finally:
+        for root in made:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

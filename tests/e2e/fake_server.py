@@ -1,8 +1,9 @@
 """A fake model server for the end-to-end tier (standard library only).
 
-Speaks just enough of the Anthropic Messages API (streaming SSE) and the OpenAI
-Responses API (streaming SSE) for the real Claude Code and Codex CLIs to run
-offline against it. Replies are deterministic; every request is logged as one
+Speaks just enough of the Anthropic Messages API (streaming SSE), the OpenAI
+Responses API (streaming SSE) and OpenAI chat completions (streaming SSE chunks, then
+``[DONE]``) for the real Claude Code, Codex and GitHub Copilot CLIs to run offline
+against it. Replies are deterministic; every request is logged as one
 JSON line (secret headers redacted, full body kept) so tests can assert what
 the model received.
 
@@ -19,6 +20,10 @@ request                        reply
 Claude compaction prompt       ``<analysis>..</analysis><summary>FAKE-COMPACT-SUMMARY: ..``
 Codex compaction prompt        ``FAKE-CODEX-COMPACT-SUMMARY: ..`` (the last user item says
                                "checkpoint compaction" or "handoff summary")
+Copilot compaction prompt      ``FAKE-COPILOT-COMPACT-SUMMARY: ..`` (the last user message asks
+                               to "create a detailed summary of the conversation so far")
+aider summarizer               ``FAKE-AIDER-SUMMARY: ..`` (its system message: "summarize this
+                               partial conversation about programming")
 title request (either agent)   ``{"title": "Fake session title"}`` / ``Fake session title``
 Claude tool_result             ``TOOL-RESULT-SEEN: <first 80 chars of the result>``
 tether's recovery payload      with ``--ack`` (or ``--ack-drop N``, ``--ack-change N``): a
@@ -37,6 +42,7 @@ tether's recovery payload      with ``--ack`` (or ``--ack-drop N``, ``--ack-chan
                                or 990000) input tokens
 ``TOOLONG`` (first time per    HTTP 400 ``prompt is too long: N tokens > 1000000 maximum``
 distinct prompt)               (Claude: invalid_request_error; Codex: context_length_exceeded)
+``CACHEWRITE`` (Claude)        the reply reports 5,000 ``cache_creation_input_tokens``
 ``SLOW``                       the normal reply, delayed by $FAKE_SLOW_SECONDS (default 30)
 anything else                  ``FAKE-REPLY <n>: ack '<first 60 chars of the last user text>'``
 =============================  ===============================================
@@ -86,6 +92,21 @@ CODEX_COMPACT_SUMMARY = (
     "and exchanged a few short messages with the assistant. A decision about how refresh tokens "
     "are stored and handled was recorded earlier; the details were discussed in the conversation. "
     "Nothing is pending."
+)
+
+COPILOT_COMPACT_SUMMARY = (
+    "FAKE-COPILOT-COMPACT-SUMMARY:\n<overview>\nThe user is working on the authentication part "
+    "of the project and exchanged a few short messages with the assistant.\n</overview>\n"
+    "<history>\nA decision about how refresh tokens are stored and handled was recorded; the "
+    "details were discussed earlier in the conversation.\n</history>\n"
+    "<work_done>\nNothing yet.\n</work_done>"
+)
+COPILOT_COMPACT_MARK = "Please create a detailed summary of the conversation so far"
+# aider's summarizer (aider/prompts.py `summarize`), its system message.
+AIDER_SUMMARY_MARK = "summarize this partial conversation about programming"
+AIDER_SUMMARY = (
+    "FAKE-AIDER-SUMMARY: we talked about the authentication part of the project; a decision "
+    "about how refresh tokens are stored was recorded."
 )
 
 TITLE = "Fake session title"
@@ -367,6 +388,8 @@ def decide_claude(body: dict, state: State) -> dict:
     n = sum(1 for m_ in users if _claude_user_text(m_))
     reply = {"rule": "reply", "text": f"FAKE-REPLY {n}: ack '{_one_line(text, 60)}'"}
     fill = _fill_tokens(text)
+    if "CACHEWRITE" in text:
+        reply["cache_write"] = 5000
     if fill is not None:
         reply.update(rule="fillctx", input_tokens=fill)
     elif "TOOLONG" in text and state.first_toolong("claude:" + text):
@@ -409,6 +432,56 @@ def decide_codex(body: dict, state: State) -> dict:
         reply.update(rule="fillctx", input_tokens=fill)
     elif "TOOLONG" in text and state.first_toolong("codex:" + text):
         return {"rule": "toolong", "status": 400}
+    if "SLOW" in text:
+        reply["delay"] = float(os.environ.get("FAKE_SLOW_SECONDS", "30"))
+    return reply
+
+
+_COPILOT_WRAPPERS = re.compile(r"<(current_datetime|system_reminder|reminder)>.*?</\1>", re.DOTALL)
+
+
+def _chat_text(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
+def chat_last_prompt(body: dict) -> str:
+    """What the user typed last, as the fake server sees it in a chat completions body
+    (Copilot wraps the time and hook context in tags around it)."""
+    users = [
+        m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"
+    ]
+    return _COPILOT_WRAPPERS.sub("", _chat_text(users[-1])).strip() if users else ""
+
+
+def decide_chat(body: dict, state: State) -> dict:
+    """Pick the reply for an OpenAI chat completions request (GitHub Copilot CLI, aider)."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    users = [m for m in messages if m.get("role") == "user"]
+    last_raw = _chat_text(users[-1]) if users else ""
+    if COPILOT_COMPACT_MARK in last_raw:
+        return {
+            "rule": "copilot-compact",
+            "text": COPILOT_COMPACT_SUMMARY,
+            "delay": state.compact_delay,
+        }
+    system = " ".join(_chat_text(m) for m in messages if m.get("role") == "system")
+    if AIDER_SUMMARY_MARK in system:
+        return {"rule": "aider-summary", "text": AIDER_SUMMARY, "delay": state.compact_delay}
+    if messages and messages[-1].get("role") == "tool":  # the result of our RUN: tool call
+        result = _one_line(_chat_text(messages[-1]), 80)
+        return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + result}
+    text = chat_last_prompt(body)
+    run = re.search(r"RUN:(.+)", text)
+    if run:
+        return {"rule": "run", "tool_command": run.group(1).strip()}
+    typed = sum(1 for m in users if _COPILOT_WRAPPERS.sub("", _chat_text(m)).strip())
+    reply = {"rule": "reply", "text": f"FAKE-REPLY {typed}: ack '{_one_line(text, 60)}'"}
+    fill = _fill_tokens(text)
+    if fill is not None:
+        reply.update(rule="fillctx", input_tokens=fill)
     if "SLOW" in text:
         reply["delay"] = float(os.environ.get("FAKE_SLOW_SECONDS", "30"))
     return reply
@@ -535,6 +608,10 @@ class Handler(BaseHTTPRequestHandler):
             decision = decide_codex(body, self.state)
             self._log(body, raw, {"rule": decision["rule"]})
             self._codex_reply(body, decision)
+        elif path in ("/v1/chat/completions", "/chat/completions"):
+            decision = decide_chat(body, self.state)
+            self._log(body, raw, {"rule": decision["rule"]})
+            self._chat_reply(body, decision)
         elif path == "/v1/responses/compact":
             self._log(body, raw, {"rule": "codex-remote-compact"})
             self._json(
@@ -591,7 +668,9 @@ class Handler(BaseHTTPRequestHandler):
         usage = {
             "input_tokens": in_tok,
             "output_tokens": out_tok,
-            "cache_creation_input_tokens": 0,
+            # CACHEWRITE in the prompt: a prompt-cache write (Claude Code arms its idle
+            # compaction only after a request that wrote to its 1-hour cache).
+            "cache_creation_input_tokens": int(d.get("cache_write") or 0),
             "cache_read_input_tokens": 0,
         }
         if not body.get("stream"):
@@ -646,6 +725,71 @@ class Handler(BaseHTTPRequestHandler):
         )
         self._sse("message_stop", {"type": "message_stop"})
         self._sse_end()
+
+    # ------------------------------------------------------------ OpenAI chat completions
+    def _chat_reply(self, body: dict, d: dict) -> None:
+        """Streaming ``chat.completion.chunk`` lines, the usage chunk when asked for
+        (``stream_options.include_usage``), then ``data: [DONE]``; or one JSON object."""
+        time.sleep(d.get("delay", self.state.reply_delay) or 0)
+        model = body.get("model") or "fake-gpt"
+        base = {
+            "id": "chatcmpl-fake" + uuid.uuid4().hex[:20],
+            "created": int(time.time()),
+            "model": model,
+        }
+        text = d.get("text", "")
+        in_tok = int(d.get("input_tokens") or self._approx_tokens)
+        out_tok = max(1, len(text) // 4)
+        usage = {
+            "prompt_tokens": in_tok,
+            "completion_tokens": out_tok,
+            "total_tokens": in_tok + out_tok,
+        }
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": text}
+            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+            self._json(200, dict(base, object="chat.completion", choices=[choice], usage=usage))
+            return
+        self._sse_start()
+        chunk = dict(base, object="chat.completion.chunk")
+        if "tool_command" in d:  # Copilot CLI's shell tool, `bash`
+            args = json.dumps({"command": d["tool_command"], "description": "run", "mode": "sync"})
+            call = {"index": 0, "id": "call_fake_" + uuid.uuid4().hex[:16], "type": "function"}
+            call["function"] = {"name": "bash", "arguments": ""}
+            delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+            self._sse_data(
+                dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])
+            )
+            for part in _chunks(args, 2):
+                more = {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+                choice = {"index": 0, "delta": more, "finish_reason": None}
+                self._sse_data(dict(chunk, choices=[choice]))
+            done = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+            self._sse_data(dict(chunk, choices=[done]))
+            self._sse_data(dict(chunk, choices=[], usage=usage))
+            self._sse_data("[DONE]")
+            self._sse_end()
+            return
+        first = {"role": "assistant", "content": ""}
+        self._sse_data(dict(chunk, choices=[{"index": 0, "delta": first, "finish_reason": None}]))
+        for part in _chunks(text):
+            delta = {"content": part}
+            self._sse_data(
+                dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])
+            )
+        self._sse_data(dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}]))
+        options = body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            self._sse_data(dict(chunk, choices=[], usage=usage))
+        self._sse_data("[DONE]")
+        self._sse_end()
+
+    def _sse_data(self, data: dict | str) -> None:
+        """One ``data:`` line with no event name (the chat completions stream)."""
+        text = data if isinstance(data, str) else json.dumps(data)
+        payload = f"data: {text}\n\n".encode()
+        self.wfile.write(f"{len(payload):X}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
 
     # ------------------------------------------------------------ OpenAI Responses
     def _codex_reply(self, body: dict, d: dict) -> None:

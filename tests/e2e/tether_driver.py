@@ -27,7 +27,12 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.fake_server import ServerProcess, claude_last_prompt, codex_last_prompt
+from tests.e2e.fake_server import (
+    ServerProcess,
+    chat_last_prompt,
+    claude_last_prompt,
+    codex_last_prompt,
+)
 from tests.e2e.tmux import TmuxSession, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -154,7 +159,9 @@ class TetherRun:
             prompt = ""
             body = entry.get("body")
             if isinstance(body, dict):
-                last = claude_last_prompt if self.agent == "claude" else codex_last_prompt
+                last = {"claude": claude_last_prompt, "codex": codex_last_prompt}.get(
+                    self.agent, chat_last_prompt
+                )
                 with contextlib.suppress(Exception):
                     prompt = last(body)
             parts.append(
@@ -262,7 +269,8 @@ class TetherRun:
 
     # ------------------------------------------------------------ the model's requests
     def main_requests(self) -> list[dict]:
-        path = "/v1/messages" if self.agent == "claude" else "/v1/responses"
+        paths = {"claude": "/v1/messages", "codex": "/v1/responses"}
+        path = paths.get(self.agent, "/v1/chat/completions")
         return [e for e in self.server.requests(path=path) if isinstance(e.get("body"), dict)]
 
     def last_seq(self) -> int:

@@ -132,9 +132,23 @@ class TmuxSession:
         """Send tmux key names: ``Enter``, ``Up``, ``C-c``, ``C-o``, ``Escape`` ..."""
         self.tmux("send-keys", "-t", self.target, *keys)
 
-    def type_line(self, text: str, enter_delay: float = 0.5) -> None:
-        """Type ``text``, pause (TUIs debounce pastes), then press Enter as its own key."""
+    def type_line(self, text: str, enter_delay: float = 0.5, echo_timeout: float = 20.0) -> None:
+        """Type ``text``, wait until the screen shows it, pause, then press Enter as its own key.
+
+        The wait is for the agent to have taken the keys (on a busy machine it may not have
+        within any fixed delay, and Enter would then join the paste-burst of the text, as a
+        newline); the pause after it is the agent's own paste debounce, which starts again at
+        its last key. Text the screen does not show back (a password prompt) is typed after
+        ``echo_timeout``, as before.
+        """
+        probe = " ".join(text.split())[-24:]
+        before = self.capture(join=True).count(probe) if probe else 0
         self.send_text(text)
+        deadline = time.monotonic() + echo_timeout
+        while probe and time.monotonic() < deadline:
+            if self.capture(join=True).count(probe) > before:
+                break
+            time.sleep(0.05)
         time.sleep(enter_delay)
         self.send_keys("Enter")
 

@@ -42,6 +42,9 @@ def test_a_hostile_repository_config_runs_no_command(repo: Path, tmp_path: Path)
     marker = tmp_path / "ran"
     with open(repo / ".git" / "config", "a") as config:
         config.write(f"[core]\n\tfsmonitor = touch {marker}\n\tpager = touch {marker}\n")
+        config.write(f'[filter "evil"]\n\tclean = touch {marker}\n\trequired = true\n')
+    (repo / ".gitattributes").write_text("*.py filter=evil\n")
+    os.utime(repo / "calc.py", ns=(1, 1))  # racily clean: git would run the clean filter
     (repo / "calc.py").write_text("changed\n")
     assert current_checkout(repo).known
     assert not marker.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from supervisor.recognize.drift import rejected_terms
@@ -117,3 +118,16 @@ def test_the_events_tab_words_an_alarm_as_a_warning() -> None:
          "message": "The same command failed 3 times in a row: `make` (exit 2)"}
     )  # fmt: skip
     assert row.tone == "warning" and row.what.startswith("⚠ drift: The same command failed 3")
+
+
+def test_the_row_of_failures_is_counted_across_a_rollover(repo: Path, monkeypatch) -> None:
+    from supervisor.store import ledger as ledger_module
+
+    hook(repo, claude_bash_failed("npm run build", "error TS2304"))
+    monkeypatch.setattr(ledger_module, "SEGMENT_BYTES", 1)  # every append rolls over now
+    hook(repo, claude_bash_failed("npm run build", "error TS2304"))
+    hook(repo, claude_bash_failed("npm run build", "error TS2304"))
+    segment = (repo / ".tether" / "ledger.jsonl").read_text().splitlines()
+    assert json.loads(segment[0])["kind"] == "carry" and len(segment) == 2  # 1st in the carry
+    [alarm] = events_of(repo, "drift_alarm")
+    assert alarm["alarm"] == "repeated_failure"

@@ -36,7 +36,7 @@ def test_text_from_the_hooks_reaches_the_terminal_without_control_characters(rep
     hook(repo, claude_bash("echo \x1b]0;pwned\x07 \x1b[2J done"))
     out = run_tether("ledger", "--dir", str(repo))
     assert out.returncode == 0 and "\x1b" not in out.stdout and "\x07" not in out.stdout
-    assert "done" in out.stdout
+    assert "echo ^[]0;pwned^G ^[[2J done" in out.stdout  # shown, visibly
     assert "\\u001b" in run_tether("ledger", "--json", "--dir", str(repo)).stdout
 
 

@@ -94,3 +94,15 @@ def test_the_closing_line_is_the_result_not_the_last_line() -> None:
 )
 def test_claims_of_a_verification_are_recognised(text: str, kinds: list[str]) -> None:
     assert claimed_kinds(text) == kinds
+
+
+def test_claude_runs_the_tool_hooks_without_waiting_for_them(tmp_path) -> None:
+    from supervisor.agents.claude_settings import settings
+
+    hooks = settings(tmp_path, ["tether"])["hooks"]
+    for event in ("PostToolUse", "PostToolUseFailure"):
+        [handler] = hooks[event][0]["hooks"]
+        assert handler["async"] is True and handler["command"].endswith(
+            f"hook {event} --dir " + str(tmp_path.absolute())
+        )
+    assert "async" not in hooks["SessionStart"][0]["hooks"][0]  # its answer is awaited

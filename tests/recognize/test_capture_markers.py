@@ -80,6 +80,9 @@ HOLDS: dict[tuple[str, str, int], set[str]] = {
     # "(ctrl+o for the summary)"; a compaction in the session shows only the ⎿ line
     ("claude", "compaction", 0): {CC197, CC332},
     ("claude", "compaction", 1): {CC197, CC332},  # ⎿  Compacted (ctrl+o to see full summary)
+    # Claude Code's idle and precomputed folds (2.1.286+): from the strings, in no capture.
+    ("claude", "compaction", 2): set(),
+    ("claude", "compaction", 3): set(),
     ("claude", "context_low", 0): {CC197, CC332},  # Context low (N% remaining)
     ("claude", "context_low", 1): {CC332},  # N% until auto-compact
     ("claude", "context_used", 0): {CC197},  # N% context used: 2.1.332 shows none

@@ -98,3 +98,40 @@ def test_a_typed_decision_echoed_with_the_agents_own_wraps_is_pinned_whole_as_ty
         "  e mobile client\r\n\r\n"
     ).encode()
     assert capture.output(data, 0.2, feed(screen, data), screen) == [(typed, "typed")]
+
+
+def test_copilots_echo_with_the_time_at_the_rows_end_is_the_typed_decision_once():
+    """GitHub Copilot CLI 1.0.102 echoes a prompt as `❯ <text>` with the time right-aligned
+    on its first row (tests/fixtures/captures/cp102-screens/): pinned once, as typed."""
+    capture = DecisionCapture()
+    typed = (
+        "refresh tokens live in Redis with a 15 min TTL, rotated on every use, because "
+        "the auditors require it"
+    )
+    capture.keys(f"DECISION: {typed}\r".encode(), 0.0)
+    screen = AvtEmulator(100, 8)
+    data = (
+        " ❯ DECISION: refresh tokens live in Redis with a 15 min TTL, rotated on every use, "
+        "because   22:14\r\n"
+        "   the auditors require it\r\n\r\n"
+        " ● FAKE-REPLY 1: ack\r\n"
+    ).encode()
+    found = capture.output(data, 0.2, feed(screen, data), screen)
+    found += capture.output(b"", 0.5, {0, 1, 2}, screen)
+    assert found == [(typed, "typed")]
+
+
+def test_copilots_redrawn_echo_with_the_clock_inside_the_line_is_no_new_decision():
+    """Seen in the e2e run: an automatic fold redrew the echo as one logical line with the
+    clock in its middle and the input box's edges around the continuation."""
+    capture = DecisionCapture()
+    typed = "refresh tokens in Redis, because the mobile client cannot persist tokens"
+    capture.keys(f"DECISION: {typed}\r".encode(), 0.0)
+    screen = AvtEmulator(100, 8)
+    echo = f" ❯ DECISION: {typed}\r\n\r\n".encode()
+    assert capture.output(echo, 0.2, feed(screen, echo), screen) == [(typed, "typed")]
+    redraw = (
+        "\x1b[2J\x1b[H ❯ DECISION: refresh tokens in Redis, because the mobile client cannot"
+        " persist      22:23   ┃ tokens         ┃\r\n\r\n"
+    ).encode()
+    assert capture.output(redraw, 5.0, feed(screen, redraw), screen) == []

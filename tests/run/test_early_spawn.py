@@ -51,6 +51,23 @@ def test_a_broken_config_file_is_refused_before_anything_runs(tmp_path, monkeypa
     assert not marker.exists() and not (tmp_path / ".tether").exists()
 
 
+@pytest.mark.parametrize("key", ["banana", "f13"])
+def test_a_key_no_terminal_sends_by_that_name_is_refused_before_anything_runs(
+    tmp_path, monkeypatch, key
+):
+    """A typo (or a key tether cannot tell in the input) never reached tether: refused,
+    naming the file and the action, instead of a footer key that does nothing."""
+    config_dir = tmp_path / "config"
+    config_dir.mkdir()
+    (config_dir / "keys.toml").write_text(f'rehydrate = "{key}"\n')
+    monkeypatch.setenv("TETHER_CONFIG_DIR", str(config_dir))
+    marker = tmp_path / "ran"
+    assert spawn_ahead(None, ["sh", "-c", f"touch {marker}"], tmp_path, (80, 24)) is None
+    with pytest.raises(TetherError, match=rf"keys.toml: rehydrate = '{key}'"):
+        build_config(None, ["sh", "-c", f"touch {marker}"], tmp_path)
+    assert not marker.exists() and not (tmp_path / ".tether").exists()
+
+
 def test_a_broken_user_shell_profile_is_refused_before_anything_runs(tmp_path, monkeypatch):
     """A plain command skips the bundled shell profile's parse, not the user's own."""
     config_dir = tmp_path / "config"
@@ -94,6 +111,20 @@ def test_a_new_folder_gets_its_templates_once_the_command_runs(tmp_path):
         assert "made_private" not in kinds  # it was private from the start
     finally:
         ahead.abandon()
+
+
+def test_a_folder_the_first_run_made_is_trusted_so_the_next_run_does_not_ask(tmp_path):
+    """`tether run` in a folder without `.tether/` makes it (the user's own, as with
+    `tether init`): the next `tether run` there must not warn that it may have come from
+    someone else."""
+    from supervisor.store import trust
+
+    ahead = spawn_ahead(None, SLEEPER, tmp_path, (80, 24))
+    try:
+        ahead.complete()
+    finally:
+        ahead.abandon()
+    assert trust.warning(TetherDir.at(tmp_path)) is None
 
 
 async def test_the_supervision_adopts_the_agent_its_lock_and_its_hook_socket(tmp_path):

@@ -154,7 +154,9 @@ async def test_the_same_marker_under_the_same_rows_is_a_new_compaction_each_time
 def _hook(work, event: str, payload: dict) -> str:
     """`tether hook EVENT` as Claude Code runs it: a process, JSON on stdin."""
     env = {k: v for k, v in os.environ.items() if k != "TETHER_PROFILE"}
-    env["TETHER_CONFIG_DIR"] = str(work / "cfg")  # the bundled claude profile
+    # The test's own config folder (conftest's, with no profiles: the bundled claude one),
+    # where the supervisor that made `.tether/` here recorded that the user trusts it.
+    env["TETHER_CONFIG_DIR"] = os.environ.get("TETHER_CONFIG_DIR") or str(work / "cfg")
     done = run_tether("hook", event, "--dir", str(work), stdin=json.dumps(payload), env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout

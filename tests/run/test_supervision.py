@@ -512,6 +512,7 @@ async def test_a_stopped_reader_is_noticed_and_nothing_is_injected_while_output_
             assert supervision.wait_reason() == STALLED_REASON
             # the screen has been still since the stop: the agent would look idle
             supervision.injector.is_waiting = lambda: True
+            supervision.injector.confirm_into_shell()  # a shell profile: the user said yes
             assert supervision.injector.request("the payload", "test") == QUEUED
             supervision._report_state()
             assert states[-1] == STALLED and STALLED_REASON in supervision.problems

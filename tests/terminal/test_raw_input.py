@@ -84,3 +84,14 @@ def test_a_paste_that_began_with_the_keys_is_the_agents_whole_and_in_order() -> 
     pieces = split.split(b"a\x1b[200~one\rtwo", passthrough=True)
     pieces += split.split(b"\x1b[201~b", passthrough=True)
     assert pieces == [ForAgent(b"a"), ForAgent(b"one\rtwo", pasted=True), ForAgent(b"b")]
+
+
+def test_a_paste_without_its_end_marker_is_handed_on_in_bounded_parts(monkeypatch) -> None:
+    from supervisor.terminal import raw_input
+
+    monkeypatch.setattr(raw_input, "PASTE_PART", 10)
+    split = splitter()
+    pieces = split.split(b"\x1b[200~" + b"x" * 30, passthrough=True)
+    pieces += split.split(b"\x1b[201~", passthrough=True)
+    assert all(isinstance(p, ForAgent) and p.pasted for p in pieces) and len(pieces) > 1
+    assert b"".join(p.data for p in pieces) == b"x" * 30

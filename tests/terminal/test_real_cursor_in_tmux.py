@@ -49,3 +49,21 @@ def test_the_real_cursor_is_at_the_agents_in_its_shape(tmp_path: Path) -> None:
         wait_until(lambda: not _cursor(under)[2], what="the cursor hidden")
         under.send_keys("F9")
         wait_until(lambda: _cursor(under) == (x, y + 1, True), what="the cursor back")
+
+
+def test_quitting_gives_the_shell_its_cursor_back_where_it_was(tmp_path: Path) -> None:
+    """After F10 the shell's next line lands under what it printed before tether, with its
+    cursor shown: the agent's cursor is not carried onto the user's own screen."""
+    tether = str(VENV_BIN / "tether")
+    shell = (
+        f"printf 'BEFORE\\n'; {tether} run -- sh -c \"{SCRIPT}\"; printf 'AFTER'; exec sleep 600"
+    )
+    with TmuxSession(width=140, height=20, name="quit") as session:
+        session.start(["sh", "-c", shell], _env(tmp_path), tmp_path)
+        session.wait_for("hello")
+        session.send_keys("F10")
+        session.wait_for(r"Quit \(y\)")
+        session.send_keys("y")
+        session.wait_for("AFTER")
+        assert session.capture().splitlines()[:2] == ["BEFORE", "AFTER"]
+        assert _cursor(session) == (len("AFTER"), 1, True)

@@ -9,6 +9,8 @@ writes, so a restore can itself be undone from this same list.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -20,6 +22,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from supervisor.errors import TetherError
 from supervisor.shown import shown, shown_line
@@ -109,7 +112,6 @@ class CheckpointList(Widget):
         self._summaries: dict[int, str] = {}
         self._seqs: list[int] = []
         self._previewed: int | None = None  # what the view shows now, if a preview
-        self._diff_asked = 0  # diffs asked for: only the latest is shown when done
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -207,45 +209,75 @@ class CheckpointList(Widget):
         self.query_one("#cp-view", Static).update(body)
         self.query_one("#cp-scroll", VerticalScroll).scroll_home(animate=False)
 
-    def _load(self, seq: int) -> Checkpoint | None:
-        try:
-            return checkpoints.load(self.tether, seq)
-        except TetherError as error:
-            self._show(f"checkpoint #{seq}", Text(shown(str(error)), style="red"))
-            return None
-
     def preview(self, seq: int) -> None:
-        point = self._load(seq)
-        if point is None:
-            return
-        self._show(f"checkpoint #{seq} — {point.reason}", render_preview(point))  # _show: shown
-        self._previewed = seq
-        self.post_message(self.Shown(self, "preview", seq))
+        """Show checkpoint ``seq``: read and rendered on a worker thread (it can be megabytes)."""
+        self._previewed = seq  # asked for: a highlight that stays on it asks no more
+        self._build_view(functools.partial(self._preview_of, seq))
 
     def diff(self, seq: int, other: int | None) -> None:
         """Show what changed from checkpoint ``seq`` to ``other`` (``None``: the live state),
-        worked out in a thread: notes of megabytes take the diff a while, never the loop."""
-        self._diff_asked += 1
-        self._diff(seq, other, self._diff_asked)
+        computed on a worker thread (200,000 headings took minutes)."""
+        self._previewed = None
+        self._build_view(functools.partial(self._diff_of, seq, other))
 
-    @work(thread=True, group="diff")
-    def _diff(self, seq: int, other: int | None, asked: int) -> None:
+    def _build_view(self, build: Callable[[], _View]) -> None:
+        """The newest request wins (``exclusive``): an older view is never shown after it."""
+        self.run_worker(
+            functools.partial(self._build_off_loop, build),
+            thread=True,
+            exclusive=True,
+            group="checkpoint-view",
+        )
+
+    def _build_off_loop(self, build: Callable[[], _View]) -> None:
+        view = build()
+        if get_current_worker().is_cancelled:
+            return
+        try:
+            self.app.call_from_thread(self._put, view)
+        except RuntimeError:  # the app has stopped
+            pass
+
+    def _put(self, view: _View) -> None:
+        """On the loop: the view a worker built."""
+        self._show(view.title, view.body)
+        self._previewed = view.previewed
+        if view.shown is not None:
+            what, seq, other = view.shown
+            self.post_message(self.Shown(self, what, seq, other))
+
+    def _preview_of(self, seq: int) -> _View:
+        """On a worker thread."""
+        try:
+            point = checkpoints.load(self.tether, seq)
+        except TetherError as error:
+            return _View(f"checkpoint #{seq}", Text(shown(str(error)), style="red"))
+        return _View(
+            f"checkpoint #{seq} — {point.reason}",
+            render_preview(point),
+            ("preview", seq, None),
+            previewed=seq,
+        )
+
+    def _diff_of(self, seq: int, other: int | None) -> _View:
+        """On a worker thread."""
         try:
             old = checkpoints.load(self.tether, seq)
-            if other is None:
-                new = checkpoints.live(self.tether)
-            else:
-                loaded = checkpoints.load(self.tether, other)
-                old, new = (old, loaded) if seq < other else (loaded, old)
-            title, body = f"diff {old.label} → {new.label}", render_diff(checkpoints.diff(old, new))
         except TetherError as error:
-            title, body = f"diff of #{seq}", Text(shown(str(error)), style="red")
-        self.app.call_from_thread(self._diff_done, title, body, seq, other, asked)
-
-    def _diff_done(self, title: str, body: Text, seq: int, other: int | None, asked: int) -> None:
-        if asked == self._diff_asked:  # a diff asked for later is the one to show
-            self._show(title, body)
-        self.post_message(self.Shown(self, "diff", seq, other))
+            return _View(f"checkpoint #{seq}", Text(shown(str(error)), style="red"))
+        if other is None:
+            try:
+                new = checkpoints.live(self.tether)
+            except TetherError as error:
+                return _View("live state", Text(shown(str(error)), style="red"))
+        else:
+            try:
+                loaded = checkpoints.load(self.tether, other)
+            except TetherError as error:
+                return _View(f"checkpoint #{other}", Text(shown(str(error)), style="red"))
+            old, new = (old, loaded) if seq < other else (loaded, old)
+        title = f"diff {old.label} → {new.label}"
+        return _View(title, render_diff(checkpoints.diff(old, new)), ("diff", seq, other))
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -307,6 +339,17 @@ class CheckpointList(Widget):
             "cp-restore": self.action_restore,
         }
         actions[event.button.id or ""]()
+
+
+@dataclass(frozen=True)
+class _View:
+    """What the view shows, built off the loop: its title, its text, and the Shown message's
+    fields when it is a preview or a diff (not an error)."""
+
+    title: str
+    body: Text
+    shown: tuple[str, int, int | None] | None = None
+    previewed: int | None = None
 
 
 def render_preview(point: Checkpoint) -> Text:

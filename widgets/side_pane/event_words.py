@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from supervisor.agents.resume_figures import resume_figures
 from supervisor.shown import shown, shown_line
 from supervisor.store.tether_dir import INCIDENT_KIND
 
@@ -28,7 +29,10 @@ SOURCE_WORDS = {
     "process": "by the process",
     "stream": "in the output",
     "lock": "from the lock",
+    "typed": "in what the user typed",
 }
+# An incident's sources, listed after "seen by": the names, but a person for "typed".
+VIA_WORDS = {"typed": "what the user typed"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +60,7 @@ def _via(event: dict[str, Any]) -> str:
     sources = event.get("sources")
     if not isinstance(sources, list) or not sources:
         sources = [event.get("source", "?")]
-    return ", ".join(map(str, sources))
+    return ", ".join(VIA_WORDS.get(str(source), str(source)) for source in sources)
 
 
 def _observed(what: str, event: dict[str, Any]) -> str:
@@ -138,6 +142,10 @@ def _what(kind: str, event: dict[str, Any]) -> tuple[str, str]:
     if kind == "artifacts-warning":  # a gap in the indexes or a bad line, with its line number
         return f"artifacts: {get('warning', '?')}", "warning"
     if kind == "hook":
+        figures = resume_figures(get("payload")) if get("event") == "SessionStart" else None
+        if figures:  # Claude Code's resume/fork: what going on costs, where the user decides
+            source = shown_line(str(get("payload").get("source") or "resume"))
+            return f"hook: SessionStart ({source}): {figures}", "warning"
         return f"hook: {get('event') or get('name') or '?'}", "quiet"
     if kind == "drift_alarm":  # from the ledger: see supervisor/recognize/drift.py
         return f"⚠ drift: {get('message') or get('alarm') or '?'}", "warning"

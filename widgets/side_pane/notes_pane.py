@@ -6,10 +6,13 @@ disk still holds the base, under the store's update lock; otherwise, and
 whenever the file changes on disk while the user has unsaved edits, the pane
 shows the disk version above the user's and lets the user keep either or merge
 both. The user's editor stays live throughout, so no keystroke is lost either.
+A save reads and rewrites a file that can be megabytes under the store's lock: it
+runs on a worker thread, one at a time, and its outcome is applied on the loop.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +62,7 @@ def conflict_words(name: str, theirs: int, yours: int) -> str:
         return f"{n} line{'s' * (n != 1)}"
 
     return (
-        f"Pick one below (shift+Tab, Enter): {name} changed on disk while you edited. "
+        f"Pick one (shift+Tab, Enter): {name} changed on disk while you edited. "
         f"On disk, {lines(theirs)} not in yours; yours, {lines(yours)} not on disk. "
         "Nothing is saved until you pick."
     )
@@ -133,6 +136,9 @@ class NotesPane(Widget):
         self._conflict_disk: str | None = None
         self._read_problem: str | None = None
         self._save_timer: Timer | None = None
+        self._writing: str | None = None  # the text a save under way is writing
+        self._save_again = False  # a save was asked for while one was under way
+        self._switch_to: str | None = None  # the file to show once the save under way is done
         self._editor: TextArea | None = None
         self._state_shown: str | None = None
 
@@ -146,12 +152,13 @@ class NotesPane(Widget):
         yield Static("", id="notes-message")
         with Vertical(id="notes-conflict"):
             yield Label("", id="notes-conflict-title")
-            yield Label("on disk:")
-            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
+            # the choices right under the question: a short pane still shows them
             with Horizontal(id="notes-choices"):
                 yield Button("Keep disk", id="notes-keep-disk", compact=True)
                 yield Button("Keep mine", id="notes-keep-mine", compact=True)
                 yield Button("Merge both", id="notes-merge", compact=True, variant="primary")
+            yield Label("on disk:")
+            yield Editor("", id="notes-disk", read_only=True, show_line_numbers=False)
         yield Label("yours (not saved):", id="notes-yours")
         yield NotesEditor("", id="notes-editor", tab_behavior="focus", soft_wrap=True)
 
@@ -177,7 +184,7 @@ class NotesPane(Widget):
             return
         mine = self.editor.text
         if mine != self._base:
-            try:
+            try:  # the last one, as the app ends: nothing is left to hear a worker's outcome
                 self._write_if_unchanged(mine)
             except TetherError:
                 pass  # nowhere left to show it; the file on disk is untouched
@@ -254,8 +261,10 @@ class NotesPane(Widget):
         """Switch the editor to ``notes.md`` or ``task.md``; refused while edits are unsaved."""
         if name == self.editing:
             return True
-        if self.dirty:
+        if self.dirty and not self.conflicted:
+            self._switch_to = name  # once the save under way is written
             self._save()
+            return False
         if self.dirty or self.conflicted:
             self.notify(f"{self.editing}: save or resolve your edits first", severity="warning")
             return False
@@ -284,7 +293,7 @@ class NotesPane(Widget):
             if disk != self._conflict_disk:
                 self._enter_conflict(disk)
             return
-        if disk == self._base:
+        if disk == self._base or disk == self._writing:
             return  # our own write coming back, or a rewrite with the same text
         mine = self.editor.text
         if mine == self._base:
@@ -327,48 +336,85 @@ class NotesPane(Widget):
             self._save_timer.stop()
             self._save_timer = None
 
-    def _write(self, text: str) -> None:
-        if self.editing == "task.md":
-            self.tether.write_task(text)
-        else:
-            self.tether.write_notes(text)
-
-    def _write_if_unchanged(self, mine: str) -> str:
-        """Write ``mine`` if the disk still holds the base; return what the disk held."""
+    def _write_if_unchanged(self, mine: str, base: str | None = None, editing: str = "") -> str:
+        """Write ``mine`` if the disk still holds ``base`` (default: the pane's); return what
+        the disk held."""
+        base = self._base if base is None else base
+        path = self.tether.root / (editing or self.editing)
         with self.tether.updating():
-            disk = self.tether.read_text(self.path)
-            if disk == self._base:
-                self._write(mine)
+            disk = self.tether.read_text(path)
+            if disk == base:
+                if path.name == "task.md":
+                    self.tether.write_task(mine)
+                else:
+                    self.tether.write_notes(mine)
         return disk
 
     def _save(self) -> None:
         """Write the user's text if the disk still holds the base; else show the conflict.
 
-        Runs on the event loop: it holds the update lock only for one read and one
-        atomic write of a small file, the same as ``tether note`` does.
+        The read and the write go to a worker thread (:meth:`_saved` hears them on the
+        loop); one save at a time, and one asked for meanwhile follows it.
         """
         self._cancel_save()
         if self._base is None or self.conflicted or self._read_problem is not None:
             return
+        if self._writing is not None:
+            self._save_again = True
+            return
         mine = self.editor.text
         if mine == self._base:
             self.dirty = False
+            self._switch_now()
             return
+        self._writing = mine
+        job = functools.partial(self._save_off_loop, self.editing, self._base, mine)
+        self.run_worker(job, thread=True, group="notes-save")
+
+    def _save_off_loop(self, editing: str, base: str, mine: str) -> None:
+        """On a worker thread: the locked read and write, then :meth:`_saved` on the loop."""
         try:
-            disk = self._write_if_unchanged(mine)
+            outcome: str | TetherError = self._write_if_unchanged(mine, base, editing)
         except TetherError as error:
-            self._show_problem(f"{error} — your edits are kept in the pane")
+            outcome = error
+        try:
+            self.app.call_from_thread(self._saved, editing, base, mine, outcome)
+        except RuntimeError:  # the app has stopped: on_unmount saved what was left
+            pass
+
+    def _saved(self, editing: str, base: str, mine: str, outcome: str | TetherError) -> None:
+        """On the loop: what the save found, applied to the pane as it is now."""
+        self._writing = None
+        again, self._save_again = self._save_again, False
+        if editing != self.editing or base != self._base:
+            return  # the pane moved on meanwhile (its own reads decide)
+        if isinstance(outcome, TetherError):
+            self._show_problem(f"{outcome} — your edits are kept in the pane")
+            self._switch_to = None
             self._schedule_save(SAVE_RETRY_SECONDS)
             return
-        if disk != self._base:
-            self._enter_conflict(disk)
+        if outcome != base:
+            self._switch_to = None
+            self._enter_conflict(outcome)
             return
         self._show_problem(None)
         self._base = mine
         self.dirty = self.editor.text != mine
-        if self.dirty:
-            self._schedule_save(SAVE_DEBOUNCE_SECONDS)
         self.post_message(self.Saved(self, self.path))
+        if self.dirty:
+            if again:
+                self._save()
+            else:
+                self._schedule_save(SAVE_DEBOUNCE_SECONDS)
+            return
+        self._switch_now()
+
+    def _switch_now(self) -> None:
+        """The file the user picked while a save was under way, now that it is written."""
+        name, self._switch_to = self._switch_to, None
+        if name is not None and name != self.editing:
+            self.editing = name
+            self._load()
 
     def save_now(self) -> None:
         """Save pending edits without waiting for the debounce."""

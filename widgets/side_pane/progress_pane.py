@@ -17,7 +17,6 @@ from textual.widgets import Static
 
 from supervisor.errors import TetherError
 from supervisor.rehydrate.evidence_section import ClaimCheck, check_claims
-from supervisor.rehydrate.sanitize import sanitize
 from supervisor.shown import shown, shown_line
 from supervisor.store import invariant, notes
 from supervisor.store.invariant import InvariantResult
@@ -177,7 +176,7 @@ def render_progress(
     if claims:
         text.append("\nClaims of a pass (checked against the ledger)\n", style="bold")
         for claim in claims:
-            item = " ".join(sanitize(claim.item).split())[:120]
+            item = shown_line(" ".join(claim.item.split()))[:120]
             if claim.unverified:
                 text.append(f"✗ unverified: {item}\n", style="bold yellow")
                 kinds = "/".join(claim.unverified)

@@ -112,6 +112,19 @@ def context(
     return found, first is not specific
 
 
+def _styled_like(pinned: Specific, other: Specific) -> bool:
+    """snake_case and camelCase, kebab-case: one naming style said for another."""
+    style = re.compile(
+        r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:-[a-z]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+"
+    )
+    return (
+        pinned.kind == other.kind == IDENTIFIER
+        and bool(style.fullmatch(pinned.text))
+        and bool(style.fullmatch(other.text))
+        and not matching.same(pinned, other)
+    )
+
+
 def _bare_count(pinned: Specific, other: Specific) -> bool:
     """ "iOS 15+" for "iOS 16 and newer": a number without its noun, under the same label."""
     return (
@@ -177,6 +190,7 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
                 same
                 or matching.replaces(candidate.specific, place.specific)
                 or (score >= 1 and matching.shaped_like(candidate.specific, place.specific))
+                or (score >= 1 and _styled_like(candidate.specific, place.specific))
                 or (
                     score >= 1
                     and id(candidate) not in said
@@ -220,6 +234,8 @@ def bind(places: Sequence[Place], pinned: Sequence[Pinned]) -> dict[int, Pinned 
 
 
 def _may_replace(candidate: Pinned, place: Place) -> bool:
-    return matching.replaces(candidate.specific, place.specific) or matching.shaped_like(
-        candidate.specific, place.specific
+    return (
+        matching.replaces(candidate.specific, place.specific)
+        or matching.shaped_like(candidate.specific, place.specific)
+        or _styled_like(candidate.specific, place.specific)
     )

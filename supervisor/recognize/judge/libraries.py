@@ -89,3 +89,12 @@ def date_key(text: str) -> str | None:
     if first.year != second.year:
         return f"--{first.month:02d}-{first.day:02d}"
     return first.date().isoformat()
+
+
+def warm() -> None:
+    """Load every library now (on a worker thread): a judgement on the event loop, the
+    loss audit of the first compaction that brings a summary, then does not build them."""
+    units()
+    numerize("one")
+    stem("warm")
+    date_key("30 June 2025")

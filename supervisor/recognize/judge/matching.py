@@ -26,6 +26,9 @@ def same(pinned: Specific, other: Specific) -> bool:
         return True
     kinds = {pinned.kind, other.kind}
     if kinds <= {QUANTITY, NUMBER}:
+        keys = (pinned.dimension, other.dimension)
+        if all(k.startswith("key:") for k in keys) and keys[0] != keys[1]:
+            return False  # minAvailable 2 is not maxUnavailable 2
         return _same_amount(pinned, other)
     if kinds == {NUMBER, VERSION}:  # "drop Node 16 and 18": 18 is Node 18
         number, version = (pinned, other) if pinned.kind == NUMBER else (other, pinned)
@@ -135,6 +138,10 @@ def replaces(pinned: Specific, other: Specific) -> bool:
         if other.kind not in (NUMBER, QUANTITY):
             return False
         if pinned.dimension.startswith("key:"):
+            if other.dimension.startswith("key:") and other.dimension != pinned.dimension:
+                # another setting of a like name: maxUnavailable for minAvailable
+                ratio = difflib.SequenceMatcher(None, pinned.dimension, other.dimension).ratio()
+                return ratio >= 0.7
             return other.dimension == pinned.dimension
         if pinned.dimension.startswith("count:"):
             return other.dimension == pinned.dimension

@@ -15,15 +15,17 @@ from supervisor.recognize.judge.text import clauses
 
 # "no more than 3" and "not later than" bound a value; they negate nothing.
 _LIMIT = (
-    r"(?:no|not)\s+(?:more|less|fewer|later|earlier|longer|shorter|higher|lower|greater"
-    r"|bigger|larger|smaller|sooner|only)\b"
+    r"(?:no|not)\s+(?:(?:more|less|fewer|later|earlier|longer|shorter|higher|lower|greater"
+    r"|bigger|larger|smaller|sooner)\s+than|only)\b"
 )
 FORWARD = re.compile(
-    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|without|avoid(?:s|ed|ing)?"
+    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|nothing|none|nowhere|nobody"
+    r"|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
     r"|no\s+longer|stop(?:s|ped)?\s+\w+ing|decided\s+against|instead\s+of|rather\s+than"
-    r"|(?P<state>drop|remove|disable|turn\s+off|switch\s+off)"
+    r"|(?P<state>drop|remove|disable|turn\s+off|switch\s+off|replac(?:e|es|ed|ing)"
+    r"|(?:migrat|switch|mov|rewr?itt?)\w*\s+(?:away\s+)?from)"
     r"|refus(?:e|es|ed|ing)\s+to|forbid(?:s)?|ban(?:s)?|disallow(?:s)?"
     r"|prohibit(?:s)?|opt(?:ed)?\s+out\s+of)(?![\w-])",
     re.IGNORECASE,
@@ -77,7 +79,9 @@ class Polarity:
             for match in FORWARD.finditer(clause):
                 # "floats are never used": a passive negates its subject too
                 passive = _PASSIVE.search(clause[: match.start()])
-                begin = start if passive else start + match.start()
+                # "floats never.": a negation that ends its clause negates what came before
+                last = not clause[match.end() :].strip(" .!?;:,)—-")
+                begin = start if passive or last else start + match.start()
                 self._negated.append((begin, end, match.group(0)))
                 if match.group("state"):
                     self._states.add((start + match.start(), end))

@@ -14,8 +14,11 @@ from collections.abc import Sequence
 from supervisor.recognize.judge.verdict import Decision, Reading, Verdict, judge, judge_all
 
 # "1. ...", "2) ...", "(3) ...", "#4 ...", "Decision 5: ...", at a line's start or inline
+# (a number inside a sentence, "failureThreshold: 3.", starts no item: a mark begins a
+# line or follows the end of a sentence)
 _MARK = re.compile(
-    r"(?:^|(?<=\s)|(?<=[|;]))(?:[-*]\s*)?(?:\*\*)?(?:(?:decision|pin|item)\s*#?\s*)?[(\[#]?"
+    r"(?:^[ \t]*|(?<=[.;|!?:]\s)|(?<=[.;|!?:]\s\s))(?:[-*]\s*)?(?:\*\*)?"
+    r"(?:(?:decision|pin|item)\s*#?\s*)?[(\[#]?"
     r"(\d{1,2})(?:[.):\]]|\s*[-–—:])(?:\*\*)?(?=\s)",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -27,6 +30,9 @@ def numbered_items(text: str, count: int, *, least: int = 2) -> dict[int, str]:
     chosen: list[re.Match[str]] = []
     for mark in _MARK.finditer(text):
         number = int(mark.group(1))
+        after_colon = text[max(0, mark.start() - 2) : mark.start()].startswith(":")
+        if after_colon and (chosen or number != 1):
+            continue  # "failureThreshold: 3." is a value; "Restated: 1. ..." starts a list
         if 1 <= number <= count and (not chosen or number > int(chosen[-1].group(1))):
             chosen.append(mark)
     if len(chosen) < least:

@@ -112,13 +112,12 @@ _RATE = re.compile(
 # "a year", "every hour", "daily": one of the unit, with no digit
 _ONE_UNIT = re.compile(
     r"(?<!times\s)(?<!time\s)\b(?:an?|every|each|once\s+an?)\s+(minute|hour|day|week|fortnight|month|year)\b"
-    r"|\b(hourly|daily|nightly|weekly|monthly|yearly|annually|quarterly)\b",
+    r"|\b(hourly|daily|weekly|monthly|yearly|annually)\b",
     re.IGNORECASE,
 )
 _ADVERB_UNITS = {
     "hourly": "hour",
     "daily": "day",
-    "nightly": "day",
     "weekly": "week",
     "monthly": "month",
     "yearly": "year",
@@ -135,6 +134,7 @@ _HYPHENATED = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 _ISSUE = re.compile(r"(?<![\w])#\d+\b")
+_ALNUM = re.compile(r"\b[a-z]+\d+[a-z][a-z0-9]*\b")  # argon2id, e2e
 _GLUED = re.compile(r"\b([A-Za-z]{2,})(\d+(?:\.\d+)*)\b")  # PG16, EC2, ES2022
 _PRODUCTS = frozenset(
     """
@@ -355,7 +355,7 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _HYPHENATED.finditer(text):
         if _is_identifier(match.group(0)):
             add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
-    for pattern in (_SNAKE, _CAMEL, _ISSUE):
+    for pattern in (_SNAKE, _CAMEL, _ISSUE, _ALNUM):
         for match in pattern.finditer(text):
             add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
     for match in _free_matches(_PLAIN, text, claims):

@@ -16,8 +16,10 @@ _CARDINAL = (
 )
 # A run of number words (the article only before a word that takes one: "a quarter").
 _FRACTION = r"thirds?|quarters?|fifths?|tenths?|hundredths?|halves"
+_TIMES = {"twice": "2 times", "thrice": "3 times"}  # numerizer reads neither
 _NUMBER_WORDS = re.compile(
-    rf"\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
+    r"\btwice\b|\bthrice\b"
+    rf"|\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
     rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
     re.IGNORECASE,
@@ -91,7 +93,8 @@ def prepare(written: str) -> Prepared:
     ends: list[int] = []
     position = 0
     for match in _NUMBER_WORDS.finditer(source):
-        digits = libraries.numerize(match.group(0).replace("-", " "))
+        word = match.group(0).lower()
+        digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
         if not any(char.isdigit() for char in digits):
             continue
         for index in range(position, match.start()):
@@ -149,6 +152,11 @@ def content_stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in order (stopwords and short words left out)."""
     return [
         libraries.stem(word)
-        for word, _s, _e in words(text)
-        if len(word) >= 3 and word not in STOPWORDS and not word.isdigit()
+        for word, s, e in words(text)
+        if (len(word) >= 3 or _ACRONYM_2.fullmatch(text[s:e]))
+        and word not in STOPWORDS
+        and not word.isdigit()
     ]
+
+
+_ACRONYM_2 = re.compile(r"[A-Z]{2}")  # UI, DB, CI: short, but words of their own

@@ -16,7 +16,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from supervisor.recognize.judge import libraries, matching
@@ -62,7 +62,7 @@ _REASON_CUE = re.compile(
     r"|\bthat'?s\s+why\b|\bwhich\s+is\s+why\b|,\s*so\b|\s[-–—]+\s|—|--\s)",
     re.IGNORECASE,
 )
-_WORDS_KEPT = 0.5  # share of a clause's stems that keeps its words
+_WORDS_KEPT = 0.4  # share of a clause's stems that keeps its words
 _REASON_KEPT = 0.5
 # Distinctive kinds are looked for in the whole text; numbers only where the subject is.
 _ANYWHERE = (IDENTIFIER, NAME, QUOTED)
@@ -101,6 +101,7 @@ class Soft:
     kind: str
     text: str
     stems: tuple[str, ...]
+    negated: bool = False  # "no merge commits": its direction is part of it
 
 
 @dataclass(slots=True)
@@ -186,15 +187,21 @@ def _soft(reading: Reading) -> list[Soft]:
     # holds no value is a mechanism of its own
     spans = [part for start, end in spans for part in _and_parts(text, start, end, reading)]
     for start, end in spans:
-        if any(start <= s.start < end for s in reading.specifics):
+        kind = REASON if reason_at is not None and start >= reason_at else WORDS
+        typed = [s for s in reading.specifics if start <= s.start < end]
+        if typed and kind == WORDS:
             continue
         if text[end : end + 1] == ":":
             continue  # "Rate limit: 100 rpm": a label names the subject, it is no specific
-        kind = REASON if reason_at is not None and start >= reason_at else WORDS
-        stems = tuple(dict.fromkeys(content_stems(text[start:end])))
+        # a reason is its words, even around a value ("so that a runaway query can't hold
+        # a connection from PgBouncer's pool of 20")
+        words_only = "".join(" " if any(s.start <= i < s.end for s in typed) else ch
+                             for i, ch in enumerate(text[start:end], start))  # fmt: skip
+        stems = tuple(dict.fromkeys(content_stems(words_only)))
         if not stems:
             continue
-        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems))
+        negated = kind == WORDS and reading.polarity.negation_at(end - 1) is not None
+        found.append(Soft(kind, _trim(reading.prepared.original(start, end)), stems, negated))
     return found
 
 
@@ -304,7 +311,7 @@ def judge(
     changed: list[Changed] = []
     kept_any = False
     for specific in pin.specifics:
-        if specific.kind == NAME and _acronym_kept(specific, pin, text):
+        if specific.kind in (NAME, IDENTIFIER) and _acronym_kept(specific, pin, text):
             kept_any = True
             continue
         said = bindings.said_of(owner, specific) if specific.kind in VALUES else []
@@ -323,23 +330,46 @@ def judge(
             changed.append(Changed(specific.text, instead.text))
         else:
             missing.append(specific.text)
+    subject = _subject(pin)
     for soft in pin.soft:
         share = _REASON_KEPT if soft.kind == REASON else _WORDS_KEPT
-        present = sum(stem in text.stems for stem in soft.stems)
-        if present >= max(1, math.ceil(share * len(soft.stems) - 1e-9)):
+        # what the clause says of its subject ("refresh tokens" are there whatever is lost)
+        told = [stem for stem in soft.stems if stem not in subject] or list(soft.stems)
+        # its words where one sentence says them together, not scattered over the text
+        present = max(
+            (sum(_has_stem(stems, stem) for stem in told) for stems in text.sentence_stems),
+            default=0,
+        )
+        if soft.negated and not _said_negated(soft, text):
+            present = 0  # "merge commits" said without its "no" keeps words, not the rule
+        if present >= max(1, math.ceil(share * len(told) - 1e-9)):
             kept_any = True
         else:
             missing.append(soft.text)
     strong = _strong_sentences(pin, text)
-    reversal = _reversal(pin, text, relevant) or _swapped_modifier(pin, text, strong)
+    reversal = (
+        _reversal(pin, text, relevant)
+        or _swapped_modifier(pin, text, strong)
+        or _other_alternative(pin, text, strong)
+    )
     if reversal is not None:
         changed.insert(0, reversal)
     elif missing:
         # a decision that lost specifics may have lost its direction too: say so
         spoken = " ".join(text.prepared.text[slice(*text.sentence_spans[i])] for i in strong)
         rule = pin.reading.prepared.text[: _reason_start(pin.reading.prepared.text)]
+        negating = " ".join(  # a "never" must be said where what it negated is said
+            text.prepared.text[slice(*text.sentence_spans[i])]
+            for i in strong
+            if _holds_pin_negated(pin, text, i)
+        )
         for word in dict.fromkeys(directions(rule)):  # a reason's "can't" is no direction
-            if not carried(word, spoken):
+            where = (
+                spoken
+                if re.fullmatch(r"only|must|always|required?|skip\w*", word, re.I)
+                else negating
+            )
+            if not carried(word, where):
                 missing.append(word)
     if changed:
         status = CHANGED
@@ -363,6 +393,10 @@ def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
             initials = "".join(word[0] for word in run.group(0).split())
             if re.search(rf"\b{initials}s?\b", text.prepared.text):
                 return True
+    parts = re.findall(r"[A-Z][a-z0-9]+", specific.text)
+    camel = len(parts) >= 2 and "".join(parts) == specific.text  # PodDisruptionBudget: PDB
+    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", text.prepared.text):
+        return True
     word = specific.text
     if word.isupper() and len(word) >= 2:
         for run in _CAPITALISED_RUN.finditer(text.prepared.text):
@@ -387,6 +421,49 @@ def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
     if strong or not scores or max(scores) < 1:
         return strong
     return [index for index, score in enumerate(scores) if score == max(scores)]
+
+
+_COPULA = re.compile(r"\s(?:is|are|was|were|has|have|gets?|lives?|stays?|goes|go)\s", re.I)
+
+
+def _subject(pin: Decision) -> frozenset[str]:
+    """The stems of what a declarative decision is about: its words before its first
+    "is/are/has/lives" ("Refresh tokens are returned in the body": refresh, token)."""
+    text = pin.reading.prepared.text
+    first = clauses(text)[0] if clauses(text) else (0, 0)
+    copula = _COPULA.search(text, *first)
+    if copula is None:
+        return frozenset()
+    return frozenset(content_stems(text[first[0] : copula.start()]))
+
+
+def _holds_pin_negated(pin: Decision, text: Reading, index: int) -> bool:
+    """Whether sentence ``index`` of the text says something the pin negates."""
+    polarity = pin.reading.polarity
+    span = text.sentence_spans[index]
+    for item, at in _items(pin):
+        if polarity.negation_at(at) and _occurrences_in(item, pin, text, span):
+            return True
+    return False
+
+
+def _has_stem(stems: frozenset[str], stem: str) -> bool:
+    """Whether ``stems`` hold the stem, or one of its first five letters ("convert" and
+    "conversion" stem to convert and convers)."""
+    if stem in stems:
+        return True
+    return len(stem) >= 5 and any(len(s) >= 5 and s[:5] == stem[:5] for s in stems)
+
+
+def _said_negated(soft: Soft, text: Reading) -> bool:
+    """Whether a sentence of ``text`` that holds the clause's words negates something."""
+    for index, stems in enumerate(text.sentence_stems):
+        if not stems & set(soft.stems):
+            continue
+        span = text.sentence_spans[index]
+        if text.polarity.any_negation(*span) or _ONLY.search(text.prepared.text[slice(*span)]):
+            return True  # "only from CI" says "never locally" its own way
+    return False
 
 
 def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
@@ -451,8 +528,11 @@ def _instead(
                 continue
             if any(matching.same(p, other) for p in pin.specifics):
                 continue
-            if specific.kind in (QUANTITY, NUMBER, VERSION) and not _same_context(
-                context, text, other, index
+            keyed = specific.dimension.startswith("key:") and other.dimension.startswith("key:")
+            if (
+                specific.kind in (QUANTITY, NUMBER, VERSION)
+                and not keyed  # minAvailable and maxUnavailable: the key is the context
+                and not _same_context(context, text, other, index)
             ):
                 continue
             return other
@@ -506,6 +586,12 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
     if lifted is not None:
         return lifted
     items = _items(pin)
+    # a word the decision says both ways ("never commit"; "pre-commit hooks run") says
+    # nothing of its direction
+    sides: dict[str, set[bool]] = {}
+    for item, at in items:
+        sides.setdefault(item, set()).add(polarity.negation_at(at) is not None)
+    items = [(i, at) for i, at in items if len(sides[i]) == 1]
     for clause_start, clause_end in _rule_clauses(pin_text):
         found = _clause_reversal(
             pin, text, strong, [(i, at) for i, at in items if clause_start <= at < clause_end]
@@ -567,7 +653,13 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
             start, end = text.sentence_spans[index]
             sentence = text.prepared.text[start:end]
             found = words(sentence)
+            # lowercase, or capital only for starting the line: "Argo Rollouts" is a name
             lowercase = {s for _w, s, _e in found if sentence[s : s + 1].islower()}
+            lowercase |= {
+                s
+                for w, s, _e in found[:1]
+                if not re.search(r"[a-z]", sentence[:s]) and sentence[s + 1 : s + len(w)].islower()
+            }
             for (c, _cs, c_end), (d, d_start, _de) in itertools.pairwise(found):
                 if libraries.stem(d) != head or sentence[c_end:d_start].strip(" -"):
                     continue
@@ -576,6 +668,7 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                     and _plain_word(c)
                     and _modifier(a)
                     and _modifier(c)
+                    and _kind_word(c)
                     and libraries.stem(c) not in pin.stems
                     and c[:4] != a[:4]  # grads for gradient: the same word cut short
                 ):
@@ -584,13 +677,62 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
     return None
 
 
+_ALTERNATIVE = re.compile(
+    r"\b(use|prefer|pick|choose|write)\s+([^\s,;.]+(?:\s[^\s,;.]+)?)\s+instead\b", re.I
+)
+
+
+def _other_alternative(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "use commas instead" said as "use en-dashes instead": another alternative."""
+    pinned = _ALTERNATIVE.search(pin.reading.prepared.text)
+    if pinned is None:
+        return None
+    wanted = frozenset(content_stems(pinned.group(2)))
+    for index in strong or range(len(text.sentence_spans)):
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        for said in _ALTERNATIVE.finditer(sentence):
+            if said.group(1).lower() != pinned.group(1).lower():
+                continue
+            if not wanted & frozenset(content_stems(said.group(2))):
+                return Changed(pinned.group(0), said.group(0))
+    return None
+
+
 def _modifier(word: str) -> bool:
     """A word that can name a kind of its noun ("transaction" mode), not a verb's form."""
     return not re.search(r"(?:ed|ing|s)$", word)
 
 
+def _kind_word(word: str) -> bool:
+    """A word long enough to name a kind ("session" mode, "rebase"-merge): short common
+    adjectives (whole, full, main) rephrase more often than they change a kind."""
+    return len(word) >= 6
+
+
 def _plain_word(word: str) -> bool:
     return len(word) >= 4 and word not in STOPWORDS and not any(ch.isdigit() for ch in word)
+
+
+def _sentence_at(text: Reading, place: int) -> str:
+    return text.prepared.text[slice(*text.sentence_span(place))]
+
+
+def _allowing(text: Reading) -> Callable[[int], str | None]:
+    """The permission that governs a place: "may"/"can" before it in its clause."""
+
+    def allowance(place: int) -> str | None:
+        cue = text.polarity.allowance_at(place)
+        if cue is None:
+            return None
+        if not re.fullmatch(r"may|can|could|free\s+to|feel\s+free", cue, re.IGNORECASE):
+            return cue  # "local applies are fine": an adjective allows its subject
+        for start, end in text.polarity._clauses:
+            if start <= place < end:
+                before = text.prepared.text[start:place].lower()
+                return cue if cue.lower() in before else None
+        return None
+
+    return allowance
 
 
 def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, place: int) -> bool:
@@ -599,10 +741,14 @@ def _holds_negated(pin: Decision, items: list[tuple[str, int]], text: Reading, p
     rules are never shipped to the client")."""
     polarity = pin.reading.polarity
     negated = {item for item, at in items if polarity.negation_at(at)}
+    # "npm instead of pnpm" swaps the two: there the pin's negated item must be negated
+    # too; a plain negation ("flag rules never reach the client") is the pin's own
+    contrast = re.match(r"instead|rather", text.polarity.negation_at(place) or "", re.I)
     for start, end in text.polarity._clauses:
         if start <= place < end:
             return any(
-                start <= other < end and text.polarity.negation_at(other) is not None
+                start <= other < end
+                and (not contrast or text.polarity.negation_at(other) is not None)
                 for item in negated
                 for other in _occurrences_in(item, pin, text, (start, end))
             )
@@ -634,6 +780,7 @@ def _clause_reversal(
     flipped = {True: [], False: []}  # type: dict[bool, list[tuple[str, str, int]]]
     agreeing = {True: 0, False: 0}
     plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
+    plain_places: list[tuple[str, str, int]] = []
     negated_items = 0
     for item, at in items:
         sides = sides_in_pin.pop(item, None)
@@ -648,13 +795,12 @@ def _clause_reversal(
             continue
         cues = [text.polarity.negation_at(place) for place in places]
         if negated and all(cue is None for cue in cues):
-            allowance = next(
-                (a for a in map(text.polarity.allowance_at, places) if a is not None), None
-            )
+            allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
             if allowance is not None:
                 flipped[True].append((item, allowance, at))
             elif polarity.rule_negation_at(at):
                 plain.append((item, _affirmed(text, places[0]), at))
+                plain_places.append((item, "", places[0]))
         elif (
             not negated
             and all(cue is not None for cue in cues)
@@ -671,7 +817,11 @@ def _clause_reversal(
     )
     if contrast and agreeing[False]:
         plain = []
-    if plain and not agreeing[True] and len(plain) >= _WHOLE_RULE * negated_items:
+    if any(_ONLY.search(_sentence_at(text, place)) for _i, _n, place in plain_places):
+        plain = []  # "only from CI" says "never locally" its own way
+    # with nothing of the rule's affirmed side said, half of what it negated is enough
+    share = _WHOLE_RULE if agreeing[False] else 0.5
+    if plain and not agreeing[True] and len(plain) >= share * negated_items:
         flipped[True] += plain
     for side in (True, False):
         if flipped[side] and len(flipped[side]) > agreeing[side]:
@@ -689,7 +839,7 @@ def _written_item(pin: Decision, item: str, items: list[tuple[str, int]]) -> str
 
 
 def _amount(item: str) -> bool:
-    return item.startswith(("n:", "q:", "t:", "v:")) or item[:1].isdigit()
+    return item.startswith(("n:", "q:", "t:", "v:", "--")) or item[:1].isdigit()
 
 
 def _affirmed(text: Reading, place: int) -> str:
@@ -740,9 +890,12 @@ def _occurrences(
     places: list[int] = []
     if item.startswith("stem:"):
         stem = item[5:]
+        inside = [(o.start, o.end) for o in text.specifics if o.kind in (IDENTIFIER, QUOTED)]
         for index in relevant:
             start, end = text.sentence_spans[index]
             for word, s, _e in words(text.prepared.text[start:end]):
+                if any(a <= start + s < b for a, b in inside):
+                    continue  # "prod" of infra/prod/ is a path's part, not the word
                 if len(word) >= 3 and libraries.stem(word) == stem:
                     places.append(start + s)
         return places

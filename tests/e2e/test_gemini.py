@@ -1,0 +1,87 @@
+"""Gemini CLI 0.61.0 under `tether run gemini`, offline: its model is a BeforeModel hook.
+
+tether passes its hooks for the run through Gemini's system-defaults layer
+(GEMINI_CLI_SYSTEM_DEFAULTS_PATH, supervisor/agents/gemini_settings.py); the test's "user"
+has a BeforeModel hook of their own in ~/.gemini/settings.json that answers as the model
+(tests/e2e/gemini_model.py), so both layers' hooks run. The scenario: a typed DECISION
+(pinned), /clear (one wipe from the SessionEnd/SessionStart clear hooks; the next prompt's
+BeforeAgent answer is the payload, which reaches the model in that request, once, no key
+pressed: Gemini's model never saw the SessionStart answer after /clear).
+
+Not here: a SIGKILL and F6 (`gemini --resume latest`). It worked in 4 of 7 runs; in the
+others the resumed Gemini drew its prompt before it took keys, and the paste and its
+Enter were lost (the banner then says the payload was not acknowledged; F6 again works).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.tether_driver import (
+    DECISION,
+    TetherRun,
+    Timer,
+    has_all_specifics,
+    tether_run_fixture,  # noqa: F401  (the tether_run fixture)
+)
+
+pytestmark = pytest.mark.e2e
+
+PREAMBLE = "Context check from tether"
+READY = r"Type your message"
+
+
+def model_requests(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def say(run: TetherRun, log: Path, text: str) -> dict:
+    """Type ``text``; the model request that carried it, once its reply is on screen."""
+    before = len(model_requests(log))
+    run.type_line(text, enter_delay=0.8)
+
+    def sent() -> dict | None:
+        for entry in model_requests(log)[before:]:
+            if text in json.dumps(entry["messages"][-1:]):
+                return entry
+        return None
+
+    request = run.poll(sent, 30, f"the model request for {text!r}")
+    run.wait_screen(r"FAKE-GEMINI-REPLY", timeout=30)
+    run.wait_screen(READY)
+    return request
+
+
+def test_gemini_clear_is_a_wipe_rehydrated_with_the_next_prompt(
+    make_gemini_env, fake_server, tether_run
+):
+    with Timer("gemini: DECISION, /clear, the payload with the next prompt"):
+        setup = make_gemini_env()
+        log = Path(setup.env["GEMINI_FAKE_LOG"])
+        run = tether_run(setup, fake_server, "gemini", "-m", "gemini-2.5-flash", ready=READY)
+        run.poll(
+            lambda: run.events_of("hook", event="SessionStart"),
+            20,
+            "tether's SessionStart hook from the system-defaults layer",
+        )
+        assert not run.events_of("agent_hooks_warning"), run.events_of("agent_hooks_warning")
+        say(run, log, "hello gemini")
+        say(run, log, DECISION)
+        run.poll(lambda: run.events_of("decision"), 10, "the pinned DECISION")
+
+        run.type_line("/clear", enter_delay=0.8)
+        wipe = run.wait_incident(
+            "wipe", where=lambda i: "hook" in i.get("sources", []), what="a wipe from the hooks"
+        )
+        run.wait_screen(READY)
+        request = say(run, log, "what now")
+        auto = run.wait_event("auto_rehydrate", hook_source="clear")
+        assert auto["incident"] == wipe["number"], (auto, wipe)
+        text = json.dumps(request["messages"], ensure_ascii=False).replace("\\n", "\n")
+        if text.count(PREAMBLE) != 1 or not has_all_specifics(text):
+            run.fail(f"the prompt after /clear carries {text.count(PREAMBLE)} payload copies")
+        assert len(run.incidents_of("wipe")) == 1, run.incidents()
+        assert not run.events_of("injection"), "a key was pressed for the payload"
