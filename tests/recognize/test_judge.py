@@ -199,3 +199,70 @@ def test_a_change_said_in_words_is_changed(pin: str, said: str) -> None:
 )
 def test_the_same_rule_in_other_words_is_kept(pin: str, said: str) -> None:
     assert judge(pin, said).status != "changed", judge(pin, said)
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["150 minutes", "two and a half hours"],
+        ["36 hours", "a day and a half"],
+        ["45 seconds", "three quarters of a minute"],
+        ["90 minutes", "an hour and a half"],
+        ["3.5 days", "three days and a half"],
+    ],
+)
+def test_a_half_added_before_or_after_its_unit_is_the_same_value(spellings: list[str]) -> None:
+    first, *others = (the_specific(s) for s in spellings)
+    assert all(same(first, other) for other in others), spellings
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        # the subject of a negated verb is negated too
+        (
+            "Never call the payments API from a cron job.",
+            "Calls to the payments API from a cron job never happen; a worker makes them instead.",
+        ),
+        # a refusal negates its clause as "never" does
+        (
+            "Guest checkout orders are refused when stock is below 5 units.",
+            "When stock is under five units, no guest checkout order is taken.",
+        ),
+        # a bound in a condition is no bound of the negation
+        (
+            "Guest checkout orders are refused when stock is below 5 units.",
+            "1. No guest checkout order is accepted if stock drops below 5 units.",
+        ),
+        # a negated bound is a limit, not a rule turned round
+        (
+            "Queues are capped at 500 messages.",
+            "We won't let a queue grow beyond five hundred messages.",
+        ),
+        # a negated thing said in other words, negated too
+        (
+            "Dates come from date-fns; do not hand-write date formatting.",
+            "date-fns formats every date; bespoke date formatting must not creep back in.",
+        ),
+        # "a minute and a half" is 90 seconds
+        (
+            "Sessions idle for 90 seconds are closed.",
+            "A session left idle a minute and a half is closed.",
+        ),
+    ],
+)
+def test_a_rule_kept_in_other_grammar_is_not_reversed(pin: str, said: str) -> None:
+    verdict = judge(pin, said)
+    assert verdict.status == "kept", verdict
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("Never call the payments API from a cron job.", "The cron job may call the payments API."),
+        ("Queues are capped at 500 messages.", "Queues are capped at 800 messages."),
+    ],
+)
+def test_the_grammar_fixes_still_see_a_change(pin: str, said: str) -> None:
+    verdict = judge(pin, said)
+    assert verdict.status == "changed", verdict

@@ -17,8 +17,17 @@ _CARDINAL = (
 # A run of number words (the article only before a word that takes one: "a quarter").
 _FRACTION = r"thirds?|quarters?|fifths?|tenths?|hundredths?|halves"
 _TIMES = {"twice": "2 times", "thrice": "3 times"}  # numerizer reads neither
+# "two and a half days", "a minute and a half": a half added to a count, before or after
+# its unit (numerizer adds it when it comes right after the count)
+_UNIT_AND_A_HALF = re.compile(
+    rf"\b(?P<count>an?|{_CARDINAL}|\d+)"
+    r"(?:[ -](?P<unit>(?:second|minute|hour|day|week|month|year)s?))?"
+    r"\s+and\s+a\s+half\b",
+    re.IGNORECASE,
+)
 _NUMBER_WORDS = re.compile(
-    r"\btwice\b|\bthrice\b"
+    rf"{_UNIT_AND_A_HALF.pattern}"
+    r"|\btwice\b|\bthrice\b"
     rf"|\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
     rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
@@ -94,7 +103,13 @@ def prepare(written: str) -> Prepared:
     position = 0
     for match in _NUMBER_WORDS.finditer(source):
         word = match.group(0).lower()
-        digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
+        if match.group("count"):
+            count = re.sub(r"^an?$", "one", match.group("count").lower())
+            digits = libraries.numerize(count + " and a half")
+            if match.group("unit"):
+                digits += " " + match.group("unit")
+        else:
+            digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
         if not any(char.isdigit() for char in digits):
             continue
         for index in range(position, match.start()):

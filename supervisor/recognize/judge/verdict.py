@@ -795,6 +795,12 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                     and _kind_word(c)
                     and libraries.stem(c) not in pin.stems
                     and c[:4] != a[:4]  # grads for gradient: the same word cut short
+                    # "do not hand-roll plural logic" -> "custom plural logic should not
+                    # come back": a negated thing said in other words, negated too
+                    and not (
+                        pin.reading.polarity.negation_at(a_start)
+                        and text.polarity.clause_negation_at(start + d_start)
+                    )
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
@@ -1068,7 +1074,9 @@ def _clause_reversal(
             continue
         said_negated += negated
         cues = [text.polarity.negation_at(place) for place in places]
-        if negated and all(cue is None for cue in cues):
+        # what the pin negates is negated where its clause is ("flash writes never happen")
+        said_in_negation = any(text.polarity.clause_negation_at(place) for place in places)
+        if negated and not said_in_negation:
             allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
             if allowance is not None:
                 flipped[True].append((item, allowance, at))
