@@ -266,3 +266,31 @@ def test_a_rule_kept_in_other_grammar_is_not_reversed(pin: str, said: str) -> No
 def test_the_grammar_fixes_still_see_a_change(pin: str, said: str) -> None:
     verdict = judge(pin, said)
     assert verdict.status == "changed", verdict
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["64 KB", "64 kilobytes"],
+        ["4 GiB", "four gibibytes"],
+        ["150 minutes", "2h30", "2 h 30 min", "2 hours 30 minutes"],
+        ["127 seconds", "2m7s", "2 min 7 s"],
+    ],
+)
+def test_sizes_in_words_and_durations_in_two_units_are_one_value(spellings: list[str]) -> None:
+    first, *others = (the_specific(s) for s in spellings)
+    assert all(same(first, other) for other in others), spellings
+
+
+def test_a_code_span_that_holds_quotes_is_one_specific_not_a_clause() -> None:
+    said = 'Ran `tar --exclude "*.log"` on the box, then restarted it with `systemctl restart api`.'
+    quoted = [s.text for s in extract(prepare(said)) if s.kind == "quoted"]
+    assert quoted == ['tar --exclude "*.log"', "systemctl restart api"]
+
+
+def test_a_duration_in_another_notation_is_not_dropped() -> None:
+    dropped = dropped_not_pinned(
+        ["The nightly export now finishes in 1 h 45 min instead of timing out."],
+        "Nightly export fixed: it takes 1h45 now.",
+    )
+    assert dropped == []

@@ -42,14 +42,14 @@ _TIME_UNITS = {
 }
 _SIZE_UNITS = {
     "byte": "B byte bytes",
-    "kilobyte": "KB kB kb",
-    "kibibyte": "KiB Ki",
-    "megabyte": "MB mb Mb",
-    "mebibyte": "MiB Mi",
-    "gigabyte": "GB gb Gb",
-    "gibibyte": "GiB Gi",
-    "terabyte": "TB tb",
-    "tebibyte": "TiB Ti",
+    "kilobyte": "KB kB kb kilobyte kilobytes",
+    "kibibyte": "KiB Ki kibibyte kibibytes",
+    "megabyte": "MB mb Mb megabyte megabytes",
+    "mebibyte": "MiB Mi mebibyte mebibytes",
+    "gigabyte": "GB gb Gb gigabyte gigabytes",
+    "gibibyte": "GiB Gi gibibyte gibibytes",
+    "terabyte": "TB tb terabyte terabytes",
+    "tebibyte": "TiB Ti tebibyte tebibytes",
 }
 _OTHER_UNITS = {
     "percent": "% percent pct",
@@ -125,6 +125,19 @@ _ADVERB_UNITS = {
     "annually": "year",
 }
 _PLAIN = re.compile(_NUM + r"(k|K)?(?:x|×)?(?![\w]|\.\d)")
+# `--java-options "-Xmx12g"`: a code span may hold quotes; it is read before them
+_CODE = re.compile(r"(?<!`)`([^`\n]{1,120})`(?!`)")
+# "3h20", "3 h 20 min", "1 hour 30 minutes": one duration in two units
+_HOURS_MINUTES = re.compile(
+    r"(?<![\w.])(\d+)\s?(?:h|hrs?|hours?)"
+    r"(?:\s?(\d{1,2})\s?(?:m|mins?|minutes?)|(\d{2}))(?![\w])",
+    re.IGNORECASE,
+)
+# "2m41s", "2 min 41 s": minutes and seconds
+_MINUTES_SECONDS = re.compile(
+    r"(?<![\w.])(\d+)\s?(?:m|mins?|minutes?)\s?(\d{1,2})\s?(?:s|secs?|seconds?)(?![\w])",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
 _PATH = re.compile(r"(?<![\w/.<>-])(?:~|\.{1,2})?/?(?:[\w.@*<>-]+/)+[\w.@*<>-]*")
@@ -278,7 +291,13 @@ def extract(prepared: Prepared) -> list[Specific]:
         written = prepared.original(start, end).strip()
         found.append(Specific(kind, written, key, start, end, **values))  # type: ignore[arg-type]
 
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    for match in _CODE.finditer(text):
+        if match.group(1).strip():
+            _quoted(prepared, match.start(1), match.end(1), add, claims)
     for match in _QUOTED.finditer(text):
+        if any(s <= match.start() < e or s < match.end() <= e for s, e in code):
+            continue  # a quote inside a code span, or one made of two spans' backticks
         inner = match.group(2).strip()
         if inner and not (match.group(1) == "'" and " " not in inner and inner.isalpha()):
             _quoted(prepared, match.start(2), match.end(2), add, claims)
@@ -303,6 +322,18 @@ def extract(prepared: Prepared) -> list[Specific]:
             add(IDENTIFIER, match.start(), match.start() + len(path), _ident_key(path))
     for match in _KEYED.finditer(text):
         _keyed_quantity(match, add)
+    for match in _HOURS_MINUTES.finditer(text):
+        minutes = int(match.group(1)) * 60 + int(match.group(2) or match.group(3))
+        measured = quantity(float(minutes), "minute")
+        if measured:
+            add(QUANTITY, match.start(), match.end(), _qkey(measured), number=float(minutes),
+                dimension=measured[0], base=measured[1])  # fmt: skip
+    for match in _MINUTES_SECONDS.finditer(text):
+        seconds = int(match.group(1)) * 60 + int(match.group(2))
+        measured = quantity(float(seconds), "second")
+        if measured:
+            add(QUANTITY, match.start(), match.end(), _qkey(measured), number=float(seconds),
+                dimension=measured[0], base=measured[1])  # fmt: skip
     for match in _FRACTION_UNIT.finditer(text):
         value = _number(f"{match.group(1)}/{match.group(2)}")
         measured = quantity(value, match.group(3)) if value is not None else None
