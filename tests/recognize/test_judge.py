@@ -294,3 +294,21 @@ def test_a_duration_in_another_notation_is_not_dropped() -> None:
         "Nightly export fixed: it takes 1h45 now.",
     )
     assert dropped == []
+
+
+def test_a_quarter_of_the_year_is_no_fraction() -> None:
+    assert prepare("the migration is deferred to next quarter").text.endswith("next quarter")
+    assert prepare("a quarter of an hour").text == "1/4 of an hour"
+    verdict = judge(
+        "Sharding the events table waits until next quarter.",
+        "events table sharding: deferred to next qtr... next quarter, to be exact.",
+    )
+    assert verdict.status == "kept", verdict
+
+
+def test_an_acronym_spelled_out_with_hyphens_is_kept() -> None:
+    verdict = judge(
+        "Use a TTL cache for the price lookups.",
+        "Price lookups go through a time-to-live cache.",
+    )
+    assert verdict.status == "kept", verdict

@@ -33,6 +33,8 @@ _NUMBER_WORDS = re.compile(
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
     re.IGNORECASE,
 )
+# what follows a quarter of a year: anything but "of" ("a quarter of an hour")
+_CALENDAR_QUARTER = re.compile(r"(?!\s+of\b)(?!-)")
 _HYPHENS = str.maketrans(
     {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a0": " ", "\u2019": "'", "\u2018": "'"}
 )
@@ -103,6 +105,16 @@ def prepare(written: str) -> Prepared:
     position = 0
     for match in _NUMBER_WORDS.finditer(source):
         word = match.group(0).lower()
+        if (
+            _CALENDAR_QUARTER.match(source, match.end())
+            and re.search(
+                r"\b(?:this|next|last|that|each|every|per|previous|current|same|the|a)\s+$",
+                source[: match.start()],
+                re.IGNORECASE,
+            )
+            and word in ("quarter", "quarters")
+        ):
+            continue  # "out of scope this quarter": a part of the year, not a fraction
         if match.group("count"):
             count = re.sub(r"^an?$", "one", match.group("count").lower())
             digits = libraries.numerize(count + " and a half")

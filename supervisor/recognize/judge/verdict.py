@@ -434,7 +434,14 @@ def _acronym_in(specific: Specific, pin: Decision, said: str) -> bool:
         for run in _CAPITALISED_RUN.finditer(said):
             if "".join(w[0] for w in run.group(0).split()) == word:
                 return True
+        # "right-to-left" for RTL: words joined by hyphens, in any case
+        for run in _HYPHENATED_RUN.finditer(said):
+            if "".join(w[0] for w in run.group(0).split("-")).upper() == word:
+                return True
     return False
+
+
+_HYPHENATED_RUN = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
 
 def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
