@@ -308,7 +308,7 @@ def test_a_quarter_of_the_year_is_no_fraction() -> None:
 
 def test_an_acronym_spelled_out_with_hyphens_is_kept() -> None:
     verdict = judge(
-        "Use a TTL cache for the price lookups.",
-        "Price lookups go through a time-to-live cache.",
+        "Ship the Persian and Urdu locales with full RTL layout by release 4.0.",
+        "Right-to-left layout has to be complete for Urdu and Persian when 4.0 ships.",
     )
     assert verdict.status == "kept", verdict
