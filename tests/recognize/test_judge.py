@@ -312,3 +312,20 @@ def test_an_acronym_spelled_out_with_hyphens_is_kept() -> None:
         "Right-to-left layout has to be complete for Urdu and Persian when 4.0 ships.",
     )
     assert verdict.status == "kept", verdict
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("Build the docs site on Node.js 18.", "The docs site builds with Node 18."),
+        ("Pin Python to 3.11 for the data jobs.", "Data jobs run on Python 3.11."),
+    ],
+)
+def test_a_product_version_across_a_preposition_is_kept(pin: str, said: str) -> None:
+    assert judge(pin, said).status == "kept"
+
+
+def test_a_product_version_across_a_preposition_can_change() -> None:
+    verdict = judge("Pin Node.js to 18 for the docs site.", "Docs site: now built with Node 21.")
+    assert verdict.status == "changed", verdict
+    assert [c.now for c in verdict.changed] == ["Node 21"]

@@ -161,6 +161,13 @@ _VERSIONED = re.compile(
     r"|php|perl|redis|kafka|mysql|ubuntu|debian|react|vue|angular|django|rails)"
     r"\s?v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))"
 )
+# "Pin Node.js to 20", "upgrade Postgres to 16": a known product and its version across
+# a preposition ("go to 3 replicas" is a verb: go is left out)
+_VERSIONED_TO = re.compile(
+    r"\b(node\.js|nodejs|" + "|".join(sorted(_PRODUCTS - {"go"}, key=len, reverse=True)) + r")"
+    r"\s+(?:to|at|on)\s+v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))",
+    re.IGNORECASE,
+)
 _SEMVER = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:-[\w.]+)?\b|(?<![\w.])v\d+(?:\.\d+)?\b")
 _MONTHS = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -375,6 +382,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _SEMVER.finditer(text):
         add(VERSION, match.start(), match.end(), "v:" + match.group(0).lower().lstrip("v"),
             number=_number(match.group(0).lstrip("vV").split("-")[0].split(".")[0]))  # fmt: skip
+    for match in _VERSIONED_TO.finditer(text):
+        _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _VERSIONED.finditer(text):
         _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _GLUED.finditer(text):
@@ -529,7 +538,8 @@ def _version(name: str, number: str, start: int, end: int, add: object, text: st
     if name.lower() in STOPWORDS or (name.isupper() and len(name) == 1):
         return
     titled = name[:1].isupper() and name[1:].islower()
-    if titled and name.lower() not in _PRODUCTS and "." not in number:
+    known = alias(name) in _PRODUCTS or name.lower() in _PRODUCTS
+    if titled and not known and "." not in number:
         return  # "Return 429", "Chunking 800": a word and a count; "Terraform 1.7" a version
     product = alias(name)
     value = _number(number.split(".")[0] if number.count(".") > 1 else number)
