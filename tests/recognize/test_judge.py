@@ -329,3 +329,11 @@ def test_a_product_version_across_a_preposition_can_change() -> None:
     verdict = judge("Pin Node.js to 18 for the docs site.", "Docs site: now built with Node 21.")
     assert verdict.status == "changed", verdict
     assert [c.now for c in verdict.changed] == ["Node 21"]
+
+
+def test_dropped_not_pinned_leaves_out_counts_said_in_words_and_lists_locales() -> None:
+    dropped = dropped_not_pinned(
+        ["Retried twice across three regions; the fr-CA strings were missing, fixed daily."],
+        "Retries fixed.",
+    )
+    assert [d.term for d in dropped] == ["fr-CA"]

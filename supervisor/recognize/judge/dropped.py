@@ -41,6 +41,8 @@ class DroppedTerm:
 
 
 def _listed(specific: Specific) -> bool:
+    if specific.kind in (NUMBER, QUANTITY) and not any(c.isdigit() for c in specific.text):
+        return False  # "twice", "three places", "daily": said in words, as prose says them
     if specific.kind == NUMBER:
         return True  # a count ("3 retries"), a setting ("max-age=60"), a measured number
     if specific.kind == IDENTIFIER and len(specific.text.lstrip("-")) < 2:

@@ -574,6 +574,8 @@ def _is_identifier(word: str) -> bool:
     ``single-use`` are words: a part with a digit or no vowel makes an identifier."""
     if word.isupper() and len(word) > 3:
         return True  # FAKE-REPLY, PAY-142: a name in capitals
+    if re.fullmatch(r"[a-z]{2,3}-(?:[A-Z]{2}|[A-Z][a-z]{3})", word):
+        return True  # de-DE, pt-BR, zh-Hant: a locale (BCP 47 language and region)
     parts = word.lower().split("-")
     if re.fullmatch(r"\d+(?:\.\d+)?e", parts[0]) and len(parts) == 2 and parts[1].isdigit():
         return False  # 3e-4: a number
