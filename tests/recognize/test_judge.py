@@ -337,3 +337,16 @@ def test_dropped_not_pinned_leaves_out_counts_said_in_words_and_lists_locales() 
         "Retries fixed.",
     )
     assert [d.term for d in dropped] == ["fr-CA"]
+
+
+def test_a_mail_address_is_one_specific_and_another_address_is_a_change() -> None:
+    (address,) = [s.text for s in extract(prepare("Replies go to help+eu@desk.example.org."))]
+    assert address == "help+eu@desk.example.org"
+    verdict = judge(
+        "Invoices are sent from billing@pay.example.com.",
+        "Invoices now go out from billing@example.com.",
+    )
+    assert verdict.status == "changed", verdict
+    assert [(c.pinned, c.now) for c in verdict.changed] == [
+        ("billing@pay.example.com", "billing@example.com")
+    ]

@@ -139,6 +139,7 @@ _MINUTES_SECONDS = re.compile(
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
 _PATH = re.compile(r"(?<![\w/.<>-])(?:~|\.{1,2})?/?(?:[\w.@*<>-]+/)+[\w.@*<>-]*")
 _FLAG = re.compile(r"(?<![\w-])(?:--[A-Za-z0-9][\w-]*(?:=[^\s,;)]+)?|-[A-Za-z]\b(?!-))")
@@ -309,6 +310,8 @@ def extract(prepared: Prepared) -> list[Specific]:
         if inner and not (match.group(1) == "'" and " " not in inner and inner.isalpha()):
             _quoted(prepared, match.start(2), match.end(2), add, claims)
     for match in _URL.finditer(text):
+        add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
+    for match in _EMAIL.finditer(text):  # an address is one identifier, not its domain
         add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
     for match in _DATE.finditer(text):
         key = libraries.date_key(match.group(0).replace(" of ", " "))
