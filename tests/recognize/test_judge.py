@@ -350,3 +350,10 @@ def test_a_mail_address_is_one_specific_and_another_address_is_a_change() -> Non
     assert [(c.pinned, c.now) for c in verdict.changed] == [
         ("billing@pay.example.com", "billing@example.com")
     ]
+
+
+def test_an_ordinal_threshold_is_its_count() -> None:
+    pin = "Lock the account after 5 wrong passwords."
+    assert judge(pin, "After the fifth wrong password the account locks.").status == "kept"
+    assert judge(pin, "After the third wrong password the account locks.").status == "changed"
+    assert "first" in prepare("ship on the first day of the month").text

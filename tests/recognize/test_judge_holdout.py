@@ -40,8 +40,8 @@ def test_the_holdout_set_is_the_one_written_blind() -> None:
     assert {c["mode"] for c in held} == {"summary", "restatement", "folded"}
 
 
-def test_faithful_paraphrases_false_alarms_stay_at_most_4_of_92(figures) -> None:
-    assert at_least(figures.paraphrase_ok, 88, 92), report(figures)
+def test_faithful_paraphrases_false_alarms_stay_at_most_3_of_92(figures) -> None:
+    assert at_least(figures.paraphrase_ok, 89, 92), report(figures)
 
 
 def test_dropped_specifics_recall_stays_at_least_36_of_37(figures) -> None:

@@ -25,8 +25,15 @@ _UNIT_AND_A_HALF = re.compile(
     r"\s+and\s+a\s+half\b",
     re.IGNORECASE,
 )
+# "after the fourth failed attempt" is "after 4 failed attempts": an ordinal that counts
+# up to a threshold is its number (numerizer reads it as 4th)
+_ORDINAL = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+    r"|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth"
+)
 _NUMBER_WORDS = re.compile(
-    rf"{_UNIT_AND_A_HALF.pattern}"
+    rf"\b(?P<threshold>(?:after|before|until)\s+the\s+)(?P<ordinal>{_ORDINAL})\b(?!\s+of\b)"
+    rf"|{_UNIT_AND_A_HALF.pattern}"
     r"|\btwice\b|\bthrice\b"
     rf"|\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
     rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
@@ -115,7 +122,10 @@ def prepare(written: str) -> Prepared:
             and word in ("quarter", "quarters")
         ):
             continue  # "out of scope this quarter": a part of the year, not a fraction
-        if match.group("count"):
+        if match.group("ordinal"):
+            number = libraries.numerize(match.group("ordinal")).rstrip("stndrh")
+            digits = match.group("threshold") + number
+        elif match.group("count"):
             count = re.sub(r"^an?$", "one", match.group("count").lower())
             digits = libraries.numerize(count + " and a half")
             if match.group("unit"):
