@@ -357,3 +357,11 @@ def test_an_ordinal_threshold_is_its_count() -> None:
     assert judge(pin, "After the fifth wrong password the account locks.").status == "kept"
     assert judge(pin, "After the third wrong password the account locks.").status == "changed"
     assert "first" in prepare("ship on the first day of the month").text
+
+
+def test_dropped_not_pinned_reads_none_as_zero_and_a_glob_as_its_extension() -> None:
+    dropped = dropped_not_pinned(
+        ["The cleanup found 0 orphans; it now also ignores `*.tmp` under build/cache/."],
+        "Cleanup found no orphans, and skips .tmp files in build/cache/.",
+    )
+    assert dropped == []

@@ -56,6 +56,6 @@ def test_complete_restatements_stay_at_least_14_of_15(figures) -> None:
     assert at_least(figures.complete_complete, 14, 15), report(figures)
 
 
-def test_dropped_not_pinned_stays_at_least_117_of_121_and_89_of_94(figures) -> None:
-    assert at_least(figures.dropped_precision, 117, 121), report(figures)
+def test_dropped_not_pinned_stays_at_least_117_of_119_and_89_of_94(figures) -> None:
+    assert at_least(figures.dropped_precision, 117, 119), report(figures)
     assert at_least(figures.dropped_recall, 89, 94), report(figures)

@@ -224,6 +224,8 @@ def search_written(pinned: Specific, text: str) -> bool:
         candidates.append(value.split("/", 1)[1])  # image/png said as PNG
     if pinned.kind == NAME:
         candidates.append(value.rstrip("s"))
+    if pinned.kind in (IDENTIFIER, QUOTED) and re.fullmatch(r"\*\.\w+", value):
+        candidates.append(value[1:])  # *.woff2 said as .woff2 files
     if pinned.kind == IDENTIFIER and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value):
         candidates.append(re.sub(r"[-_]", " ", value))  # orders_dlq said as "orders dlq"
     tail = r"(?![\w])(?!-\w)" if pinned.kind == IDENTIFIER else r"(?![\w])"
