@@ -365,3 +365,13 @@ def test_dropped_not_pinned_reads_none_as_zero_and_a_glob_as_its_extension() -> 
         "Cleanup found no orphans, and skips .tmp files in build/cache/.",
     )
     assert dropped == []
+
+
+def test_two_values_put_in_the_other_order_are_changed() -> None:
+    pin = "Migrate the ledger in ap-south-1 first, then sa-east-1."
+    verdict = judge(pin, "Ledger migration: sa-east-1 first, then ap-south-1 once it is green.")
+    assert verdict.status == "changed", verdict
+    assert [(c.pinned, c.now) for c in verdict.changed] == [
+        ("ap-south-1 first, then sa-east-1", "sa-east-1 first, then ap-south-1")
+    ]
+    assert judge(pin, "The ledger moves to ap-south-1 first, then sa-east-1.").status == "kept"

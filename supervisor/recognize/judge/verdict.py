@@ -378,6 +378,7 @@ def judge(
         or _grown_list(pin, text, claimed)
         or _requalified(pin, text)
         or _rejected_taken(pin, text, strong)
+        or _reordered(pin, text, strong)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -892,6 +893,36 @@ def _rejected_taken(pin: Decision, text: Reading, strong: list[int]) -> Changed 
 
 
 _LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s)\s*")
+
+
+# "eu-central-1 first, then us-west-2", "staging before prod": an order of two values
+_ORDER = re.compile(r"\b(?:first|then|before|followed\s+by)\b", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:after|last)\b", re.IGNORECASE)
+
+
+def _reordered(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """Two values the decision puts in order ("A first, then B") said in the other order
+    ("B first, then A") by a sentence that also speaks of an order."""
+    pin_text = pin.reading.prepared.text
+    values = [s for s in pin.specifics if s.kind in (IDENTIFIER, NAME, VERSION)]
+    for a, b in itertools.combinations(values, 2):
+        between = pin_text[a.end : b.start]
+        if matching.same(a, b) or not _ORDER.search(between) or _AFTER.search(pin_text):
+            continue
+        for index in strong:
+            start, end = text.sentence_spans[index]
+            sentence = text.prepared.text[start:end]
+            if not _ORDER.search(sentence) or _AFTER.search(sentence):
+                continue
+            said = text._by_sentence[index]
+            a_at = next((o for o in said if matching.same(a, o)), None)
+            b_at = next((o for o in said if matching.same(b, o)), None)
+            if a_at is not None and b_at is not None and b_at.start < a_at.start:
+                return Changed(
+                    pin.reading.prepared.original(a.start, b.end),
+                    text.prepared.original(b_at.start, a_at.end),
+                )
+    return None
 
 
 def _lists(reading: Reading) -> list[list[Specific]]:
