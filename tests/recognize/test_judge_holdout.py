@@ -10,8 +10,10 @@ Before judge3 it scored: false alarms 14.1% (13/92), dropped recall 97.3% (36/37
 changed caught 88.0% (22/25), complete restatements 73.3% (11/15), dropped-not-pinned
 precision 90.5% (114/126) and recall 92.6% (87/94). The floors below are the figures
 reached after, not targets: they keep the fixes from regressing.
-`python -c "import tests.recognize.judge_scoring as j; ..."` with this path prints the
-report by kind and every miss left.
+This prints the report by kind and every miss left:
+
+    python -c "import tests.recognize.judge_scoring as j; from pathlib import Path; \\
+        print(j.report(j.score(j.cases(Path('tests/fixtures/judge/holdout.jsonl')))))"
 """
 
 from __future__ import annotations
