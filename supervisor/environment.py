@@ -10,8 +10,10 @@ for tests and benchmarks (which emulator, which PTY reader, a screen dump).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 # Set by tether for the agent and its hooks.
 PROFILE = "TETHER_PROFILE"  # the profile the agent runs under (the hook's answer uses it)
@@ -45,22 +47,84 @@ NAMES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class TetherEnvironment:
-    """The ``TETHER_*`` variables as read at one moment ("" when unset)."""
+    """The ``TETHER_*`` variables as read at one moment ("" when unset); read-only.
 
-    profile: str = ""
-    hook_socket: str = ""
-    demo_folder: str = ""
-    config_dir: str = ""
-    early_start: str = ""
-    probe_terminal: str = ""
-    emulator: str = ""
-    pty_reader: str = ""
-    screen_dump: str = ""
-    demo_forget: str = ""
-    demo_delay: str = ""
-    demo_auto_compact: str = ""
+    A plain class, not a dataclass: `tether hook`'s client imports this module, and
+    ``dataclasses`` (with ``inspect``, ``re`` and ``enum``) would cost it ~13 ms a call.
+    """
+
+    __slots__ = (
+        "config_dir",
+        "demo_auto_compact",
+        "demo_delay",
+        "demo_folder",
+        "demo_forget",
+        "early_start",
+        "emulator",
+        "hook_socket",
+        "probe_terminal",
+        "profile",
+        "pty_reader",
+        "screen_dump",
+    )
+    profile: str
+    hook_socket: str
+    demo_folder: str
+    config_dir: str
+    early_start: str
+    probe_terminal: str
+    emulator: str
+    pty_reader: str
+    screen_dump: str
+    demo_forget: str
+    demo_delay: str
+    demo_auto_compact: str
+
+    def __init__(
+        self,
+        *,
+        profile: str = "",
+        hook_socket: str = "",
+        demo_folder: str = "",
+        config_dir: str = "",
+        early_start: str = "",
+        probe_terminal: str = "",
+        emulator: str = "",
+        pty_reader: str = "",
+        screen_dump: str = "",
+        demo_forget: str = "",
+        demo_delay: str = "",
+        demo_auto_compact: str = "",
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "profile", profile)
+        set_(self, "hook_socket", hook_socket)
+        set_(self, "demo_folder", demo_folder)
+        set_(self, "config_dir", config_dir)
+        set_(self, "early_start", early_start)
+        set_(self, "probe_terminal", probe_terminal)
+        set_(self, "emulator", emulator)
+        set_(self, "pty_reader", pty_reader)
+        set_(self, "screen_dump", screen_dump)
+        set_(self, "demo_forget", demo_forget)
+        set_(self, "demo_delay", demo_delay)
+        set_(self, "demo_auto_compact", demo_auto_compact)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"TetherEnvironment is read-only: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TetherEnvironment):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f) for f in self.__slots__))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__)
+        return f"TetherEnvironment({shown})"
 
     @property
     def early_start_off(self) -> bool:

@@ -167,6 +167,34 @@ def test_the_fast_path_imports_neither_argparse_nor_typing_nor_json(
     assert server.served == 1
 
 
+def test_the_fast_path_loads_no_module_beyond_its_own_and_a_socket(
+    work: Path, server: HookServer
+) -> None:
+    """Every module the fast path loads costs each hook call its import: beyond what a bare
+    interpreter has, only tether's own small modules and the socket's C parts. (environment.py
+    once took a dataclass, and with it inspect, re and enum: ~13 ms of every hook.)"""
+    bare = "import sys\nprint(' '.join(sorted(sys.modules)))\n"
+    code = (
+        "import sys, io\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}'))\n"
+        "from supervisor.cli import main\n"
+        f"code = main(['hook', 'Stop', '--dir', {str(work)!r}])\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, hook_client.SOCKET_ENV: str(server.path)}
+    env.pop("TETHER_PROFILE", None)
+    loaded = []
+    for program in (bare, code):
+        result = subprocess.run(
+            [sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert result.returncode == 0, result.stderr
+        loaded.append(set(result.stdout.split()))
+    extra = {m for m in loaded[1] - loaded[0] if not m.startswith("supervisor")}
+    assert extra <= {"__future__", "_socket", "select"}
+    assert server.served == 1
+
+
 class Trickle:
     """A peer that connects and sends its request a byte at a time, for ever."""
 
