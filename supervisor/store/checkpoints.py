@@ -14,11 +14,13 @@ import re
 import subprocess
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from supervisor.errors import TetherError
 from supervisor.store import fsio, invariant, safe_git
 from supervisor.store import trust as trust_list
+from supervisor.store.checkout import repository_root
 from supervisor.store.tether_dir import Progress, TetherDir
 from supervisor.times import utc_now
 
@@ -141,8 +143,12 @@ def git_state(
     is left out of the dirty flag because it changes all the time. The folder may
     be a stranger's clone, so git runs with every setting that could start a
     program turned off (:mod:`supervisor.store.safe_git`); ``trusted``: whether the
-    user said to trust its `.tether/` (asked of the trust list when not given).
+    user said to trust its `.tether/` (asked of the trust list when not given). Outside
+    any git work tree (no ``.git`` at or above the folder, so git would find none) no git
+    runs at all: a hook's answer there costs no process.
     """
+    if repository_root(Path(work_dir)) is None:
+        return None
     if trusted is None:
         trusted = trust_list.is_trusted(TetherDir.at(work_dir))
     deadline = time.monotonic() + GIT_TIMEOUT_SECONDS

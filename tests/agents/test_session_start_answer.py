@@ -162,3 +162,49 @@ def test_the_answer_fits_claudes_limit_and_codex_gets_it_whole(work):
         assert DECISION in context and "write artifact 12" in context
     assert "DONE-59" in answers["claude"] and "DONE-00" not in answers["claude"]  # older go
     assert "DONE-00" in answers["codex"]
+
+
+def _processes_started(monkeypatch, answer) -> tuple[list[list[str]], object]:
+    """The commands ``answer()`` starts (each still run), and what it returned."""
+    started: list[list[str]] = []
+    real = subprocess.Popen.__init__
+
+    def counting(self, args, *rest, **kwargs):
+        started.append(list(args))
+        real(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    return started, answer()
+
+
+def test_the_supervisors_answer_starts_no_process_outside_git(work, monkeypatch):
+    """Outside any git work tree git has nothing to say (the checkpoint's position is None
+    anyway): the answer the hook server builds starts no process. Two git calls a
+    compaction once cost the hook ~10 ms."""
+    import io
+
+    from supervisor.agents.hook_command import handle
+    from supervisor.store.checkout import repository_root
+
+    assert repository_root(work) is None
+    out = io.StringIO()
+    data = io.BytesIO(json.dumps(session_start("compact")).encode())
+    started, code = _processes_started(
+        monkeypatch, lambda: handle("SessionStart", str(work), data, out, profile="claude")
+    )
+    assert (
+        code == 0
+        and DECISION in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+    )
+    assert started == []
+    seq = checkpoints.latest_seq(TetherDir.at(work))
+    assert checkpoints.load(TetherDir.at(work), seq).git is None
+
+
+def test_in_a_git_work_tree_the_checkpoint_still_asks_git(work, monkeypatch):
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    (work / "main.py").write_text("print(1)\n")
+    tether = TetherDir.at(work)
+    started, taken = _processes_started(monkeypatch, lambda: checkpoints.take(tether, "test"))
+    assert [argv[0] for argv in started] == ["git", "git"]  # its drivers, then its status
+    assert taken.git is not None and taken.git["dirty"] is True
