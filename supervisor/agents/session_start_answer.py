@@ -17,7 +17,7 @@ from typing import Any
 from supervisor import environment
 from supervisor.agents.turn_recovery import ANSWERED_KINDS, pointer, recovery_starting_this_turn
 from supervisor.rehydrate.payload import build_payload, incident_record
-from supervisor.store import checkpoints, fsio, notes, trust
+from supervisor.store import checkpoints, fsio, notes, safe_git, trust
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.times import iso, parse_time
 
@@ -89,16 +89,18 @@ def session_start_answer(
             "additionalContext": pointer(kind, number, pasted),
         }
         return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
-    snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
-    payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
-    limit = profile.hook_context_limit
-    for _ in range(4):  # a smaller budget drops older Done, Unproven, Rejected items first
-        if not limit or len(payload.text) <= limit or payload.tokens <= 1:
-            break
-        budget = max(1, payload.tokens * limit * 95 // (len(payload.text) * 100))
-        payload = build_payload(
-            tether, profile, checkpoint=snapshot, incident=incident, budget=budget
-        )
+    # git's driver names and the checkout, read once for the checkpoint and every build.
+    with safe_git.one_reading():
+        snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
+        payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
+        limit = profile.hook_context_limit
+        for _ in range(4):  # a smaller budget drops older Done, Unproven, Rejected items first
+            if not limit or len(payload.text) <= limit or payload.tokens <= 1:
+                break
+            budget = max(1, payload.tokens * limit * 95 // (len(payload.text) * 100))
+            payload = build_payload(
+                tether, profile, checkpoint=snapshot, incident=incident, budget=budget
+            )
     tether.record_event(
         "auto_rehydrate",
         "hook",

@@ -84,9 +84,13 @@ def current_checkout(work_dir: Path | str) -> Checkout:
     tether's own folder is left out: a note written is not a change of the checkout.
     git runs as every git call of tether's does (:mod:`supervisor.store.safe_git`):
     nothing the repository's configuration names (fsmonitor, hooks, filter drivers,
-    a pager) can start a program.
+    a pager) can start a program. Within :func:`safe_git.one_reading` it is read once.
     """
     work_dir = Path(os.path.abspath(work_dir))
+    return safe_git.remembered(("checkout", str(work_dir)), lambda: _read_checkout(work_dir))
+
+
+def _read_checkout(work_dir: Path) -> Checkout:
     root = repository_root(work_dir)
     if root is None:
         return UNKNOWN

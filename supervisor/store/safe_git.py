@@ -28,7 +28,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # What can start a program, overridden on the command line (which beats every file).
 OFF = (
@@ -106,11 +111,46 @@ def command(work_dir: os.PathLike[str] | str, *args: str, drivers: Sequence[str]
     return ["git", "--no-pager", "-C", os.fspath(work_dir), *_overrides(list(drivers)), *args]
 
 
+_reading = threading.local()  # this thread's answers while in one_reading()
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within: each thing :func:`remembered` is asked for is read from git once (per
+    thread). One hook answer is built from one moment of the checkout, however many
+    times it builds its payload; the next answer reads git afresh."""
+    outer = getattr(_reading, "values", None)
+    if outer is None:
+        _reading.values = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _reading.values = None
+
+
+def remembered(key: tuple[str, ...], read: Callable[[], T]) -> T:
+    """``read()``, once per ``key`` within :func:`one_reading`; outside it, every time."""
+    values: dict[tuple[str, ...], object] | None = getattr(_reading, "values", None)
+    if values is None:
+        return read()
+    if key not in values:
+        values[key] = read()
+    return values[key]  # type: ignore[return-value]
+
+
 def named_drivers(
     work_dir: os.PathLike[str] | str, *, trusted: bool, timeout: float
 ) -> list[str] | None:
     """The filter and diff drivers git's configuration names here (``filter.lfs``, ...),
     read without running any; None when git cannot say (then nothing else is asked)."""
+    key = ("drivers", os.path.abspath(work_dir), str(trusted))
+    return remembered(key, lambda: _named_drivers(work_dir, trusted=trusted, timeout=timeout))
+
+
+def _named_drivers(
+    work_dir: os.PathLike[str] | str, *, trusted: bool, timeout: float
+) -> list[str] | None:
     try:
         done = subprocess.run(
             command(work_dir, "config", "-z", "--name-only", "--get-regexp", r"^(filter|diff)\."),

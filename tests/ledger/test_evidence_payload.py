@@ -94,3 +94,34 @@ def test_a_summary_claiming_a_pass_the_ledger_does_not_back_is_called_unverified
     assert 'The phase (your summary) says "rehydrated: parser done, all tests pass": ' in evidence
     assert 'The compaction summary says "The user fixed add(); the test suite' in evidence
     assert evidence.count("UNVERIFIED, no current passing tests run") == 2
+
+
+def test_a_compactions_answer_reads_gits_configuration_and_the_checkout_once(
+    repo: Path, monkeypatch
+) -> None:
+    """The answer's checkpoint and its Evidence section (built again for a smaller budget
+    when too long) see one moment of the checkout: git's driver names are read once and
+    the fingerprint's status once, not per build (three git calls, not four or more)."""
+    import io
+    import json
+    import subprocess
+
+    from supervisor.agents.hook_command import handle
+
+    _fix_and_pass(repo)
+    tether = TetherDir.at(repo)
+    tether.record_incident("compaction", "hook", trigger="auto", sources=["hook"])
+    started: list[str] = []
+    real = subprocess.Popen.__init__
+
+    def counting(self, args, *rest, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(next(a for a in args if a in ("config", "status", "ls-files")))
+        real(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    compact = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s"}
+    out = io.StringIO()
+    handle("SessionStart", str(repo), io.BytesIO(json.dumps(compact).encode()), out, io.StringIO())
+    context = json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+    assert "CURRENT (ran on this checkout)" in _evidence(context)
+    assert sorted(started) == ["config", "status", "status"]
