@@ -195,6 +195,32 @@ def make_copilot_env(
 
 
 @pytest.fixture(scope="session")
+def aider_bin() -> Path:
+    """aider at its pin, in a venv of its own in the e2e cache (installed on first use)."""
+    try:
+        binary, secs = agents.ensure_aider()
+    except agents.AgentInstallError as e:
+        pytest.fail(str(e), pytrace=False)
+    _INSTALL_REPORT[f"{agents.AIDER_PACKAGE}@{agents.AIDER_VERSION}"] = secs
+    return binary
+
+
+@pytest.fixture
+def make_aider_env(tmp_path: Path, aider_bin: Path) -> Callable[..., AgentSetup]:
+    """An isolated aider setup: ``make_aider_env(name="aider")``."""
+
+    def make(name: str = "aider") -> AgentSetup:
+        root = tmp_path / name
+        home, project = root / "home", root / "proj"
+        project.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True)
+        env = agents.aider_env(aider_bin, home)
+        return AgentSetup("aider", aider_bin, home, project, env, argv=["aider"])
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def gemini_bin() -> Path:
     """Gemini CLI at its pin (installed on first use, then cached)."""
     try:

@@ -474,6 +474,12 @@ def decide_chat(body: dict, state: State) -> dict:
         result = _one_line(_chat_text(messages[-1]), 80)
         return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + result}
     text = chat_last_prompt(body)
+    edit = re.search(r"EDIT:(\S+)", text)
+    if edit:  # aider: a SEARCH/REPLACE block creating the file (an edit moves its history)
+        name = edit.group(1)
+        body_lines = "\n".join(f"line {i}: the fake model wrote this" for i in range(40))
+        block = f"{name}\n<<<<<<< SEARCH\n=======\n{body_lines}\n>>>>>>> REPLACE\n"
+        return {"rule": "edit", "text": f"FAKE-EDIT of {name}:\n\n{block}"}
     run = re.search(r"RUN:(.+)", text)
     if run:
         return {"rule": "run", "tool_command": run.group(1).strip()}
