@@ -252,7 +252,7 @@ AIDER_VERSION = os.environ.get("TETHER_E2E_AIDER_VERSION") or "0.86.2"
 AIDER_MODEL = "openai/fake-gpt"
 # aider 0.86.2 with --edit-format diff at tether's agent pane.
 AIDER_MARKERS = {
-    "ready": r"(?m)^diff>\s*$",
+    "ready": r"(?m)^(?:diff>|(?:diff> )?Finished summarizing chat history\.)\s*$",
     "folded": r"Finished summarizing chat history\.",
     "cleared": r"All chat history cleared\.",
 }

@@ -1,22 +1,25 @@
 """aider 0.86.2 under `tether run aider`, offline against the fake server's chat completions.
 
 aider has no hooks and no journal: tether sees it through its screen, and every recovery
-is F6 (a paste). Its summarizer runs only when the chat history moves from the current
-exchange into the done messages, which aider does after it applied an edit
-(``move_back_cur_messages``), and only when those messages are over
-``--max-chat-history-tokens``; it summarises in a background thread and swaps the summary
-in at the next request. It says so only with ``--verbose`` ("Starting to summarize chat
+is F6 (a paste). Its summarizer runs when the chat moves into the done messages over
+``--max-chat-history-tokens``: after an applied edit (``move_back_cur_messages``), and at
+start with ``--restore-chat-history``. It summarises in a background thread (one
+non-streaming request, the fake server's FAKE-AIDER-SUMMARY) and swaps the summary in at
+the next request. It says so only with ``--verbose`` ("Starting to summarize chat
 history." / "Finished summarizing chat history."), on screen and in
-``.aider.chat.history.md``. The scenario: a typed DECISION (pinned), an edit that folds the
-history (the fake server's summary in the next request), F6 (the payload in one request,
-once), /clear (a wipe), a SIGKILL and F6: ``aider --restore-chat-history`` and the payload.
+``.aider.chat.history.md``. The scenario: a typed DECISION (pinned), an edit that makes it
+summarise (one compaction incident from the screen), F6 (the payload in one request, once),
+/clear (a wipe), a SIGKILL and F6: ``aider --restore-chat-history``, whose restored
+history is folded as it starts, and the payload in the first request, once.
+
+Not here: the summary in the incident and its loss audit (aider shows it nowhere: not on
+screen, not in its history file; only the next request carries it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 
 import pytest
@@ -67,7 +70,10 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         assert [d.get("source") for d in decisions] == ["typed"], decisions
 
         # An edit moves the exchange into aider's done messages, over 300 tokens: it folds.
-        say(run, "please write EDIT:notes.txt", reply=r"Applied edit to notes\.txt")
+        # (--verbose prints every request: the screen scrolls past "Applied edit", and the
+        # summarizer's thread writes its line after the prompt, "diff> Finished ...".)
+        run.type_line("please write EDIT:notes.txt", enter_delay=0.8)
+        run.poll(lambda: (setup.project / "notes.txt").exists(), 30, "aider's edit")
         run.wait_screen(AM["folded"], timeout=30)
         incident = run.wait_incident(
             "compaction",
@@ -75,17 +81,17 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
             what="a compaction from aider's screen",
         )
         assert run.server.requests(rule="aider-summary"), "aider's summarizer sent nothing"
-        assert (setup.project / "notes.txt").exists()
 
-        # F6: the payload, pasted once; the summary replaced the history in that request.
+        # F6: the payload, pasted once. aider (0.86.2) usually throws this summary away: its
+        # thread copies the done messages before the main thread appends "I updated the
+        # files." to them, and summarize_end keeps a summary only of the messages as they
+        # are then (a race; in every run here the full history was still sent).
         after = run.last_seq()
         run.press("F6")
         run.wait_event("injection", timeout=20)
         request = run.wait_request(
             lambda e: chat_last_prompt(e["body"]).startswith(PREAMBLE), after=after, timeout=30
         )
-        body = json.dumps(request["body"], ensure_ascii=False)
-        assert "FAKE-AIDER-SUMMARY" in body, "the fold's summary is not in the next request"
         text = chat_last_prompt(request["body"])
         if copies(request) != 1 or not has_all_specifics(text):
             run.fail(f"the F6 request carries {copies(request)} payload copies")
@@ -119,4 +125,11 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         )
         if copies(request) != 1:
             run.fail(f"the restart's request carries {copies(request)} payload copies")
-        assert re.search("what now", json.dumps(request["body"])), "the history was not restored"
+        # The restored history is over 300 tokens: aider folds it as it starts, and this fold
+        # sticks (nothing is appended while its thread runs): the summary replaces it. The
+        # crash's payload, in the same request, carries the decision past it. (Whether the
+        # fold is also an incident of its own depends on when its marker lands: the screen
+        # detector takes markers before the restarted agent's first input for replayed
+        # history; both happened here.)
+        body = json.dumps(request["body"], ensure_ascii=False)
+        assert "FAKE-AIDER-SUMMARY" in body and "hello aider" not in body, body[-2000:]
