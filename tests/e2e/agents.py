@@ -518,7 +518,7 @@ def copilot_journals(home: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.stat().st_mtime)
 
 
-def prepare_gemini_home(home: Path, model_log: Path) -> Path:
+def prepare_gemini_home(home: Path, model_log: Path, hook_model: bool = True) -> Path:
     """A fresh ``home`` whose ``~/.gemini/settings.json`` picks API-key auth (the key is a
     dummy: no call leaves) and runs ``gemini_model.py`` as its ``BeforeModel`` hook, the
     fake model; every request it answers is logged to ``model_log``."""
@@ -532,16 +532,23 @@ def prepare_gemini_home(home: Path, model_log: Path) -> Path:
             "BeforeModel": [{"hooks": [{"type": "command", "command": model, "timeout": 20000}]}]
         },
     }
+    if not hook_model:  # its turns go to GOOGLE_GEMINI_BASE_URL (the fake server) instead
+        del settings["hooks"]
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     model_log.touch()
     return home
 
 
-def gemini_env(binary: Path, home: Path, model_log: Path) -> dict[str, str]:
-    """The environment for ``gemini`` offline: a dummy key, the project trusted."""
+def gemini_env(
+    binary: Path, home: Path, model_log: Path, base_url: str | None = None
+) -> dict[str, str]:
+    """The environment for ``gemini`` offline: a dummy key, the project trusted, and its
+    utility calls (the /compress summary) sent to ``base_url`` (the fake server)."""
+    extra = {"GOOGLE_GEMINI_BASE_URL": base_url.rstrip("/")} if base_url else {}
     return _offline_env(
         binary,
         home,
+        **extra,
         LANG="C.UTF-8",
         GEMINI_API_KEY=DUMMY_KEY,
         GEMINI_CLI_TRUST_WORKSPACE="true",

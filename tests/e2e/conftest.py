@@ -232,20 +232,22 @@ def gemini_bin() -> Path:
 
 
 @pytest.fixture
-def make_gemini_env(gemini_bin: Path) -> Iterator[Callable[..., AgentSetup]]:
+def make_gemini_env(
+    gemini_bin: Path, fake_server: ServerProcess
+) -> Iterator[Callable[..., AgentSetup]]:
     """An isolated Gemini CLI setup whose fake model is its BeforeModel hook. It lives in the
     e2e cache, not in the temporary folder: Gemini skips a hooks file below a folder others
     may write, and /tmp is one."""
     made: list[Path] = []
 
-    def make(name: str = "gemini") -> AgentSetup:
+    def make(name: str = "gemini", hook_model: bool = True) -> AgentSetup:
         root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=agents.cache_dir()))
         made.append(root)
         home, project = root / "home", root / "proj"
         project.mkdir(parents=True)
         log = root / "model.jsonl"
-        agents.prepare_gemini_home(home, log)
-        env = agents.gemini_env(gemini_bin, home, log)
+        agents.prepare_gemini_home(home, log, hook_model)
+        env = agents.gemini_env(gemini_bin, home, log, fake_server.url)
         return AgentSetup("gemini", gemini_bin, home, project, env, argv=["gemini"])
 
     try:

@@ -1,4 +1,5 @@
-"""Gemini CLI 0.61.0 under `tether run gemini`, offline: its model is a BeforeModel hook.
+"""Gemini CLI 0.61.0 under `tether run gemini`, offline: its model is a BeforeModel hook, or
+the fake server's Gemini routes (GOOGLE_GEMINI_BASE_URL) for /compress.
 
 tether passes its hooks for the run through Gemini's system-defaults layer
 (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, supervisor/agents/gemini_settings.py); the test's "user"
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.fake_server import gemini_last_prompt
 from tests.e2e.tether_driver import (
     DECISION,
     TetherRun,
@@ -85,3 +87,57 @@ def test_gemini_clear_is_a_wipe_rehydrated_with_the_next_prompt(
             run.fail(f"the prompt after /clear carries {text.count(PREAMBLE)} payload copies")
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert not run.events_of("injection"), "a key was pressed for the payload"
+
+
+def served(run: TetherRun, text: str) -> dict:
+    """Type ``text`` (Gemini's model is the fake server); the request that carried it."""
+    after = run.last_seq()
+    run.type_line(text, enter_delay=0.8)
+
+    def sent() -> dict | None:
+        for e in run.server.requests(rule="gemini-reply"):
+            if e["seq"] > after and text in gemini_last_prompt(e["body"]):
+                return e
+        return None
+
+    entry = run.poll(sent, 30, f"the request for {text!r}")
+    turn = sum(1 for c in entry["body"]["contents"] if c.get("role") == "user")
+    run.wait_screen(rf"FAKE-GEMINI-REPLY {turn}: ack")
+    run.wait_screen(READY)
+    return entry
+
+
+def test_gemini_compress_is_one_incident_rehydrated_at_the_next_prompt(
+    make_gemini_env, fake_server, tether_run
+):
+    """/compress for real: the turns and the summary come from the fake server's Gemini
+    routes (GOOGLE_GEMINI_BASE_URL). With the BeforeModel hook as the model, Gemini keeps
+    no history (a blocked turn is not recorded) and says "Nothing to compress."."""
+    with Timer("gemini: DECISION, /compress, the payload with the next prompt"):
+        setup = make_gemini_env(hook_model=False)
+        run = tether_run(setup, fake_server, "gemini", "-m", "gemini-2.5-flash", ready=READY)
+        served(run, "hello gemini")
+        served(run, DECISION)
+        served(run, "one more turn")
+        compressing = len(run.events_of("hook", event="PreCompress"))
+        run.type_line("/compress", enter_delay=0.8)
+        run.wait_screen(r"Chat history compressed from \d+ to \d+ tokens", timeout=60)
+        incident = run.wait_incident(
+            "compaction",
+            where=lambda i: "screen" in i.get("sources", []),
+            what="a compaction from the screen",
+        )
+        # PreCompress comes before every turn too (trigger "auto": Gemini checks whether
+        # to fold); only /compress's is "manual".
+        later = run.events_of("hook", event="PreCompress")[compressing:]
+        manual = [e for e in later if e["payload"].get("trigger") == "manual"]
+        assert len(manual) == 1, later
+        run.wait_screen(READY)
+        request = served(run, "what now")
+        auto = run.wait_event("auto_rehydrate")
+        assert auto["incident"] == incident["number"], (auto, incident)
+        text = json.dumps(request["body"], ensure_ascii=False).replace("\\n", "\n")
+        if text.count(PREAMBLE) != 1 or not has_all_specifics(text):
+            run.fail(f"the prompt after /compress carries {text.count(PREAMBLE)} payload copies")
+        assert "FAKE-GEMINI-SUMMARY" in text, "the summary did not replace the history"
+        assert len(run.incidents_of("compaction")) == 1, run.incidents()
