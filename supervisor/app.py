@@ -19,14 +19,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
-from textual.notifications import SeverityLevel
 
 from supervisor.app_keys import RecoveryKeys
 from supervisor.config.keymap import Keymap
@@ -40,11 +39,11 @@ from supervisor.run.launch import EarlyStart, new_supervision
 from supervisor.run.supervision import RunConfig
 from supervisor.run.tick_pump import TickPump
 from supervisor.run.tick_reads import TickReads
-from supervisor.shown import shown, shown_line
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
 from widgets.key_footer import KeyFooter
 from widgets.loss_banner import LossBanner
+from widgets.plain_notify import PlainNotifyApp
 from widgets.side_slot import SideSlot
 from widgets.status_bar import StatusBar
 from widgets.terminal_view import TerminalView
@@ -116,7 +115,7 @@ class DriverSlot:
         return Remembered
 
 
-class TetherApp(App[int], inherit_bindings=False):
+class TetherApp(PlainNotifyApp, inherit_bindings=False):
     """Supervises one agent session."""
 
     ENABLE_COMMAND_PALETTE = False
@@ -132,24 +131,6 @@ class TetherApp(App[int], inherit_bindings=False):
         Binding(getattr(KEYS, name), action, text, priority=True, id=_binding_id(name))
         for name, (action, text) in ACTIONS.items()
     ]
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
-    ) -> None:
-        """Every notification (the widgets' too) may quote a file or the agent: shown, as text."""
-        super().notify(
-            shown(message),
-            title=shown_line(title),
-            severity=severity,
-            timeout=timeout,
-            markup=False,
-        )
 
     def __init__(
         self, config: RunConfig, early: EarlyStart | None = None, hangups: Hangups | None = None
@@ -428,14 +409,16 @@ class TetherApp(App[int], inherit_bindings=False):
         self.terminal.focus()
 
     def action_switch_focus(self) -> None:
+        # Focus moves at once (Widget.focus waits a turn): a second F9 in the same read
+        # must see where the first one put it.
         slots = self.query(SideSlot)
-        if self.terminal.has_focus:
+        if self.focused is self.terminal:  # has_focus follows only once Focus is handled
             sides = self.query("#side")
             if sides:
                 slots.first().peek()
-                sides.first().focus()
+                self.screen.set_focus(sides.first())
         else:
-            self.terminal.focus()
+            self.screen.set_focus(self.terminal)
             if slots:
                 slots.first().unpeek()
 

@@ -407,6 +407,8 @@ async def test_read_s_typing_a_decision_pins_nothing(work):
         await until(lambda: notes.pinned_decisions(tether_dir.read_notes()))
         assert notes.pinned_decisions(tether_dir.read_notes()) == ["visible choice"]
         assert "hunter2" not in tether_dir.read_notes() + tether_dir.events.read_text()
+        # The decision's event is recorded off the loop, after the note: wait for it.
+        await until(lambda: any(e["kind"] == "decision" for e in tether_dir.recent_events(50)[0]))
         events, _ = tether_dir.recent_events(50)
         assert [e["source"] for e in events if e["kind"] == "decision"] == ["typed"]
     finally:

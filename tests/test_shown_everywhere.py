@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.widgets import OptionList
 
 from supervisor.recognize.observations import Dropped
@@ -158,9 +160,6 @@ async def test_no_pane_draws_a_control_character_from_the_folder(tmp_path, tab):
                 options.highlighted = index
                 await pilot.pause()
                 seen.append(screen_text(app))
-        app.notify(HOSTILE, title=ONE_LINE)
-        await pilot.pause()
-        seen.append(screen_text(app))
         for text in seen:
             # The title's words, shown as text (the notes editor draws ESC as ␛, one for one).
             assert "pwned" not in text or "^[]2;" in text or "␛]2;" in text
@@ -194,13 +193,17 @@ async def test_the_banner_shows_a_planted_locks_start_time_without_its_controls(
     tether = hostile_folder(tmp_path)
     tether.lock.write_text(json.dumps({"pid": 999_999, "started_at": ONE_LINE}))  # stale
     app = TetherApp(RunConfig(argv=["bash", "--norc"], workdir=tmp_path, env=shell_env))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:
         banner = app.query_one(LossBanner)
         await wait_until(pilot, lambda: "uncleanly" in banner.text, what="the banner")
         await pilot.pause()
         text = screen_text(app)
         assert "^[]52;c;" in text  # the start time, shown as text in the banner
         assert found(UNSAFE_ON_SCREEN, text) == []
+        # A notification quoting a file (the app's and every widget's go through the app).
+        app.notify(f"cannot read notes.md: {HOSTILE}", title=ONE_LINE, timeout=30)
+        await wait_until(pilot, lambda: "cannot read notes.md" in screen_text(app), what="toast")
+        assert found(UNSAFE_ON_SCREEN, screen_text(app)) == []
 
 
 # -- the shell commands --------------------------------------------------------------------------
@@ -309,3 +312,34 @@ async def test_text_from_the_folder_is_never_read_as_markup(tmp_path, tab):
             await pilot.press("end")
         await pilot.pause()
         assert "[@click=app.quit]press[/]" in screen_text(app).replace("  ", " ")
+
+
+# -- the rule, for any text ----------------------------------------------------------------------
+
+ANY_TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(codec=None),  # anything, surrogates included
+        st.sampled_from([*C0, "\x7f", *C1, "\u202e", "\u2066", "\U000e0041", "\u2028", "["]),
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ANY_TEXT)
+def test_no_text_whatever_it_holds_is_shown_with_a_control_character(text):
+    for show in (shown, shown_line, shown_in_place):
+        out = show(text)
+        assert not UNSAFE.search(out)
+        assert show(out) == out  # showing twice changes nothing
+        out.encode("utf-8")  # printable to any UTF-8 terminal, surrogates included
+    assert "\n" not in shown_line(text) and "\t" not in shown_line(text)
+    assert len(shown_in_place(text)) == len(text)  # an editor's columns stay where they were
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(ANY_TEXT, ANY_TEXT, max_size=4))
+def test_json_shown_is_the_same_data_for_any_text(data):
+    dumped = json_shown(json.dumps(data, ensure_ascii=False))
+    assert json.loads(dumped) == data
+    assert not UNSAFE.search(dumped)

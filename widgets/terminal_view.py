@@ -27,7 +27,12 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from supervisor.terminal.emulator import CellStyle, Row
-from supervisor.terminal.keys import DEFAULT_SHIFT_ENTER, encode_key, encode_mouse_wheel
+from supervisor.terminal.keys import (
+    DEFAULT_SHIFT_ENTER,
+    as_the_agent_asked,
+    encode_key,
+    encode_mouse_wheel,
+)
 from supervisor.terminal.session import AgentSession
 from widgets.widget_message import WidgetMessage
 
@@ -318,7 +323,7 @@ class TerminalView(Widget, can_focus=True):
         message.stop()
         if self.scroll_back:
             self.scroll_back = 0
-        self.session.send_input(message.data)
+        self.session.send_input(as_the_agent_asked(message.data, self.emulator.modes))
 
     def on_terminal_view_focus_reported(self, message: FocusReported) -> None:
         message.stop()

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from supervisor.errors import TetherError
+from supervisor.shown import json_shown, shown
 
 FILE_LIMIT = 4 * 1024 * 1024
 _PIN_PREFIX = re.compile(r"^\s*(?:[-*]\s+|\d+[.)]\s+)?(?:DECISION:\s*)?", re.IGNORECASE)
@@ -96,7 +97,7 @@ def _content_text(content: Any) -> str | None:
 
 def _shown(text: str) -> str:
     """Text from a file, never with its control characters on the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    return shown(text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         verdicts = sorted(judge_restatement(pins, _read(args.restatement)).items())
     rows = [verdict.to_dict(number) for number, verdict in verdicts]
     if args.json:
-        print(json.dumps({"decisions": rows}, ensure_ascii=False, indent=2))
+        print(json_shown(json.dumps({"decisions": rows}, ensure_ascii=False, indent=2)))
     else:
         for row in rows:
             print(_shown(_line(row)))
@@ -144,7 +145,7 @@ def _dropped(args: argparse.Namespace) -> int:
     dropped = dropped_not_pinned(folded, _read(args.summary), pins, limit=10_000)
     if args.json:
         rows = [{"term": d.term, "said": d.said} for d in dropped]
-        print(json.dumps({"dropped": rows}, ensure_ascii=False, indent=2))
+        print(json_shown(json.dumps({"dropped": rows}, ensure_ascii=False, indent=2)))
     elif not dropped:
         print("nothing dropped that nobody pinned")
     else:

@@ -7,6 +7,7 @@ protocol: the pre-filter never claims it), honouring application cursor mode.
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
@@ -218,3 +219,15 @@ def refuse_unsendable(keymap: Keymap) -> None:
                 'can tell in what your terminal sends; use a name like "f11", "ctrl+g" or '
                 '"alt+x"'
             )
+
+
+_NORMAL_CURSOR_KEY = re.compile(rb"\x1b\[([ABCDHF])")
+
+
+def as_the_agent_asked(typed: bytes, modes: TerminalModes) -> bytes:
+    """``typed`` as the user's terminal sent it, with the unmodified cursor keys in the
+    form the agent asked for: the user's terminal stays in normal cursor mode (ESC [ A),
+    and an agent that set DECCKM (vim, less) reads ESC O A, as from tmux or xterm."""
+    if not modes.app_cursor_keys or b"\x1b[" not in typed:
+        return typed
+    return _NORMAL_CURSOR_KEY.sub(b"\x1bO\\1", typed)

@@ -239,3 +239,28 @@ async def test_with_the_pane_focused_the_footer_still_shows_the_way_back_and_qui
         await wait_until(pilot, lambda: "diff_live" in footer_actions(app), 5, "the pane's keys")
         await pilot.pause()
         assert {"switch_focus", "request_quit", "rehydrate"} <= shown(), shown()
+
+
+async def test_f9_twice_in_one_read_goes_to_the_pane_and_back(tmp_path, shell_env):
+    """Two F9s that arrive together (pressed quickly, or held) are two switches: the
+    second used to see the focus the first had asked for but not yet moved, and left the
+    keys in the pane, where the next line typed went into notes.md."""
+    from textual import events
+
+    app = make_app(tmp_path, shell_env)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await wait_until(
+            pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "pane"
+        )
+        assert app.terminal.has_focus
+        app.post_message(events.Key("f9", None))  # as the driver's input thread posts them
+        app.post_message(events.Key("f9", None))
+        for _ in range(10):
+            await pilot.pause()
+        assert app.terminal.has_focus, app.focused
+        side = await into_the_pane(pilot, app)
+        app.post_message(events.Key("f9", None))
+        app.post_message(events.Key("f9", None))
+        for _ in range(10):
+            await pilot.pause()
+        assert side.has_focus_within, app.focused

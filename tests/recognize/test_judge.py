@@ -149,3 +149,53 @@ def test_the_judge_libraries_load_only_when_a_judgement_runs() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        # a setting's key is part of its value
+        ("HPA for web: minReplicas 3.", "1. HPA: maxReplicas 3."),
+        # what an amount is counted per is part of it
+        ("Attachments are limited to 10 MB per message.", "Attachments: 10 MB per thread."),
+        ("Exports are capped at 500 rows per page.", "Exports stop at 500 rows per report."),
+        # a word turned into its opposite, from the table of opposites rules use
+        ("Certificates renew automatically before expiry.", "Certificate renewal is manual."),
+        ("Sessions are validated server-side only.", "Sessions are validated client-side."),
+        # a switch turned off by order, said on
+        ("Disable prefetching on the image grid.", "The image grid now prefetches thumbnails."),
+        # a rule that "no longer" holds, said as holding, its verb in other words
+        ("The CLI no longer bundles the legacy exporter.", "The CLI ships the legacy exporter."),
+        # an "only" widened, or its act done elsewhere
+        ("Only admins may delete projects.", "Admins or project owners can delete projects."),
+        (
+            "Store dates as UTC; format them as local time only in the browser.",
+            "The API formats dates as local time before sending them.",
+        ),
+        # a list said whole with more in it
+        (
+            "Allowed media: image/png, image/gif.",
+            "Allowed media: image/png, image/gif, image/avif.",
+        ),
+        # a value given to the other thing the decision names
+        ("Log level is 0.5 for web and 1.0 for workers.", "We log 50% of workers and all of web."),
+        # the rejected alternative taken
+        ("Shard orders by customer_id, not by region.", "Orders are sharded by region."),
+    ],
+)
+def test_a_change_said_in_words_is_changed(pin: str, said: str) -> None:
+    assert judge(pin, said).status == "changed", judge(pin, said)
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("Attachments are limited to 10 MB per message.", "Each message may carry 10 MB."),
+        ("Certificates renew automatically before expiry.", "Certs auto-renew before expiry."),
+        ("Allowed media: image/png, image/gif.", "Only PNG and GIF images are allowed."),
+        ("Only admins may delete projects.", "Deleting projects is for admins only."),
+        ("Shard orders by customer_id, not by region.", "Orders: sharded by customer_id."),
+    ],
+)
+def test_the_same_rule_in_other_words_is_kept(pin: str, said: str) -> None:
+    assert judge(pin, said).status != "changed", judge(pin, said)

@@ -141,3 +141,24 @@ def test_git_runs_in_the_folder_itself_with_no_inherited_repository(tmp_path, mo
     ).stdout.strip()
     assert checkpoints.git_state(work)["head"] == head
     assert not (tmp_path / "env-ran").exists()
+
+
+def test_the_ledgers_checkout_runs_nothing_of_a_repository_from_an_archive(tmp_path):
+    """A zip of a project with its `.git/` inside: its config is the sender's, and the
+    ledger asks git for the checkout after every action of the agent."""
+    from supervisor.store.checkout import current_checkout
+
+    work = tmp_path / "unzipped"
+    work.mkdir()
+    subprocess.run([*GIT, "-C", str(work), "init", "-q"], check=True)
+    (work / ".gitattributes").write_text("* filter=evil\n")
+    (work / "file").write_text("one\n")
+    subprocess.run([*GIT, "-C", str(work), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(work), "commit", "-qm", "x"], check=True)
+    fsmonitor, fsmonitor_ran = _payload(tmp_path, "fsmonitor")
+    clean, clean_ran = _payload(tmp_path, "clean")
+    for key, value in [("core.fsmonitor", str(fsmonitor)), ("filter.evil.clean", str(clean))]:
+        subprocess.run(["git", "-C", str(work), "config", key, value], check=True)
+    (work / "file").write_text("two, with a new size\n")
+    assert current_checkout(work).known
+    assert [m.name for m in (fsmonitor_ran, clean_ran) if m.exists()] == []

@@ -187,3 +187,23 @@ def test_tethers_own_keys_stay_with_tether(panes: tuple[Pane, Pane]) -> None:
     assert direct.bytes_for(["F8"]) == b"\x1b[19~"
     assert under_tether.bytes_for(["F8"]) == b""  # F8: tether's checkpoint key
     under_tether.session.wait_for("Checkpoint #")
+
+
+@pytest.fixture(scope="module")
+def cursor_key_panes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pane, Pane]]:
+    """The logger asks for application cursor keys (DECCKM, as vim and less do)."""
+    yield from _panes(tmp_path_factory, "1")
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [["Up", "Down", "Left", "Right"], ["Home", "End"], ["C-Left", "S-Up"], ["M-Up"]],
+    ids=" ".join,
+)
+def test_arrows_reach_an_agent_in_application_cursor_mode_as_tmux_sends_them(
+    cursor_key_panes: tuple[Pane, Pane], keys: list[str]
+) -> None:
+    """The user's terminal stays in normal cursor mode (ESC [ A); a terminal the agent
+    asked for DECCKM sends ESC O A, and so must tether, as tmux does."""
+    direct, under_tether = cursor_key_panes
+    assert under_tether.bytes_for(keys) == direct.bytes_for(keys)

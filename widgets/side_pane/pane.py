@@ -148,8 +148,10 @@ class SidePane(PaneKeys, can_focus=True):
     # -- focus -------------------------------------------------------------------------------
 
     def on_focus(self) -> None:
-        """Land where typing makes sense: the Notes editor, or the active tab's own widget."""
-        self.focus_active_tab()
+        """Land where typing makes sense: the Notes editor, or the active tab's own widget
+        (unless the focus has moved on meanwhile: F9 twice in one read)."""
+        if self.screen.focused is self:
+            self.focus_active_tab()
 
     def focus_active_tab(self) -> None:
         active = self.query_one(TabbedContent).active

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 
@@ -15,6 +16,7 @@ from supervisor.recognize.judge.specifics import (
     TIME,
     VERSION,
     Specific,
+    is_media_type,
 )
 
 _SIZE_PREFIX = (0.9, 1.12)  # 4 GB and 4 GiB: the same number of a binary or decimal size
@@ -22,13 +24,16 @@ _SIZE_PREFIX = (0.9, 1.12)  # 4 GB and 4 GiB: the same number of a binary or dec
 
 def same(pinned: Specific, other: Specific) -> bool:
     """Whether ``other`` states ``pinned``'s value, in any notation."""
-    if pinned.key == other.key:
-        return True
     kinds = {pinned.kind, other.kind}
     if kinds <= {QUANTITY, NUMBER}:
         keys = (pinned.dimension, other.dimension)
         if all(k.startswith("key:") for k in keys) and keys[0] != keys[1]:
-            return False  # minAvailable 2 is not maxUnavailable 2
+            return False  # minAvailable 2 is not maxUnavailable 2, though both are 2
+        if pinned.scope and other.scope and pinned.scope != other.scope:
+            return False  # 25 MB per file is not 25 MB per request
+    if pinned.key == other.key:
+        return True
+    if kinds <= {QUANTITY, NUMBER}:
         return _same_amount(pinned, other)
     if kinds == {NUMBER, VERSION}:  # "drop Node 16 and 18": 18 is Node 18
         number, version = (pinned, other) if pinned.kind == NUMBER else (other, pinned)
@@ -44,6 +49,13 @@ def same(pinned: Specific, other: Specific) -> bool:
         clock_b, _, zone_b = other.key.partition("@")
         return clock_a == clock_b and (not zone_a or not zone_b or zone_a == zone_b)
     return False
+
+
+def same_amount_elsewhere(pinned: Specific, other: Specific) -> bool:
+    """Whether ``other`` is ``pinned``'s amount counted per something else."""
+    if not (pinned.scope and other.scope) or pinned.scope == other.scope:
+        return False
+    return same(dataclasses.replace(pinned, scope=""), dataclasses.replace(other, scope=""))
 
 
 def _same_amount(pinned: Specific, other: Specific) -> bool:
@@ -196,6 +208,8 @@ def search_written(pinned: Specific, text: str) -> bool:
         parts = value.strip("/").split("/")
         if len(parts) >= 2:
             candidates.append("/".join(parts[-2:]))
+    if pinned.kind == IDENTIFIER and is_media_type(value):
+        candidates.append(value.split("/", 1)[1])  # image/png said as PNG
     if pinned.kind == NAME:
         candidates.append(value.rstrip("s"))
     if pinned.kind == IDENTIFIER and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value):

@@ -19,7 +19,7 @@ _LIMIT = (
     r"|bigger|larger|smaller|sooner)\s+than|only)\b"
 )
 FORWARD = re.compile(
-    rf"(?<![\w-])(?!{_LIMIT})(?:never|not|no|nor|neither|nothing|none|nowhere|nobody"
+    rf"(?<![\w-])(?!{_LIMIT})(?:no\s+longer|never|not|no|nor|neither|nothing|none|nowhere|nobody"
     r"|without|avoid(?:s|ed|ing)?"
     r"|don'?t|doesn'?t"
     r"|didn'?t|won'?t|mustn'?t|shouldn'?t|can'?t|cannot|isn'?t|aren'?t|wasn'?t|weren'?t"
@@ -83,7 +83,11 @@ class Polarity:
                 last = not clause[match.end() :].strip(" .!?;:,)—-")
                 begin = start if passive or last else start + match.start()
                 self._negated.append((begin, end, match.group(0)))
-                if match.group("state"):
+                # "Disable autoscaling": a switch turned off by order, when it opens its
+                # clause, is a rule ("drop Node 16" may still come back as "Node 16 goes")
+                opens = not clause[: match.start()].strip(" \t\n-*>#0123456789.)")
+                switch = re.match(r"disable|turn|switch", match.group(0), re.IGNORECASE)
+                if match.group("state") and not (opens and switch):
                     self._states.add((start + match.start(), end))
             allow = PERMISSIVE.search(clause)
             if allow:
@@ -194,3 +198,28 @@ def carried(direction: str, text: str) -> bool:
         if word.fullmatch(direction):
             return bool(carriers.search(text))
     return bool(FORWARD.search(text) or BACKWARD.search(text))
+
+
+# The opposites that rules turn on, by Snowball stem. No well-kept source of antonyms
+# installs offline (WordNet's data comes from a download), and rules use few of them:
+# this table is those few, written once.
+_OPPOSITE_PAIRS = (
+    ("automat", "manual"),
+    ("enabl", "disabl"),
+    ("allow", "deni"),
+    ("client", "server"),
+    ("sync", "async"),
+    ("synchron", "asynchron"),
+    ("includ", "exclud"),
+    ("upper", "lower"),
+    ("public", "privat"),
+    ("read", "write"),
+    ("min", "max"),
+    ("minimum", "maximum"),
+)
+OPPOSITES: dict[str, str] = {a: b for a, b in _OPPOSITE_PAIRS} | {b: a for a, b in _OPPOSITE_PAIRS}
+
+
+def opposite(stem: str) -> str | None:
+    """The stem of the word that says the opposite of ``stem`` in a rule, or None."""
+    return OPPOSITES.get(stem)

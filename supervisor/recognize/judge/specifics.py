@@ -9,6 +9,7 @@ a path that ends a sentence loses its full stop. Number words were made digits b
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -134,7 +135,7 @@ _HYPHENATED = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _CAMEL = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)\b")
 _ISSUE = re.compile(r"(?<![\w])#\d+\b")
-_ALNUM = re.compile(r"\b[a-z]+\d+[a-z][a-z0-9]*\b")  # argon2id, e2e
+_ALNUM = re.compile(r"\b(?=\w{5,})[a-z]+\d+[a-z][a-z0-9]*\b")  # argon2id (e2e is a word)
 _GLUED = re.compile(r"\b([A-Za-z]{2,})(\d+(?:\.\d+)*)\b")  # PG16, EC2, ES2022
 _PRODUCTS = frozenset(
     """
@@ -215,6 +216,8 @@ class Specific:
     base: float | None = None
     dimension: str = ""
     stems: tuple[str, ...] = field(default=(), compare=False)
+    scope: str = ""  # what an amount is counted per ("per file": file), as a stem
+    scope_text: str = field(default="", compare=False)  # " rows per request", as written
 
 
 def _number(text: str, thousands: str | None = None) -> float | None:
@@ -385,6 +388,7 @@ def extract(prepared: Prepared) -> list[Specific]:
         ):
             continue
         add(NAME, match.start(), match.end(), "name:" + alias(word))
+    found = [_scoped(s, text) for s in found]
     found.sort(key=lambda s: s.start)
     # a quote that holds one specific whole (`retry_budget_ms`) is that specific
     return [
@@ -395,6 +399,31 @@ def extract(prepared: Prepared) -> list[Specific]:
             o is not s and o.kind != QUOTED and o.start <= s.start and o.end >= s.end for o in found
         )
     ]
+
+
+# "25 MB per file", "2,000 rows per request", "100 rpm per API key": what it is counted per
+_SCOPE = re.compile(
+    r"(?:\s*-?\s*[a-z]{3,}\b)?(?:\s+(?:in\s+total|in\s+all|overall|each))?"
+    r"\s+per\s+(?:(?:a|an|the|each|single)\s+)?([A-Za-z][A-Za-z0-9]*)\b(?:\s([a-z]{2,})\b)?"
+)
+
+
+def _scoped(specific: Specific, text: str) -> Specific:
+    """``specific`` with the unit it is counted per, when the text says one after it."""
+    if specific.kind not in (QUANTITY, NUMBER):
+        return specific
+    match = _SCOPE.match(text, specific.end)
+    if match is None:
+        return specific
+    word = match.group(1)
+    if _unit_name(word) or word.lower() in STOPWORDS:
+        return specific  # "per second" is a rate's unit, not a scope
+    head = match.group(2)
+    if head and head not in STOPWORDS and not head.endswith(("ed", "ing")):
+        word = head  # "per API key", "per import request": the noun is the last word
+    scope = word if word.isupper() else libraries.stem(word.lower())
+    end = match.end() if head == word else match.end(1)
+    return dataclasses.replace(specific, scope=scope.lower(), scope_text=text[specific.end : end])
 
 
 def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[re.Match[str]]:
@@ -413,9 +442,34 @@ def _free_matches(pattern: re.Pattern[str], text: str, claims: _Claims) -> list[
             position = match.start() + 1
 
 
+# The top-level media types (RFC 6838): "image/png" is a format, not a pair of words.
+_MEDIA_TYPES = frozenset(
+    [
+        "application",
+        "audio",
+        "font",
+        "example",
+        "image",
+        "message",
+        "model",
+        "multipart",
+        "text",
+        "video",
+    ]
+)
+
+
+def is_media_type(value: str) -> bool:
+    """``image/png``, ``application/pdf``: a top-level media type and its subtype."""
+    parts = value.split("/")
+    return len(parts) == 2 and parts[0].lower() in _MEDIA_TYPES and bool(parts[1])
+
+
 def _looks_like_ratio(value: str) -> bool:
     """``and/or``, ``read/write``, ``24/7``: a slash between words is no path."""
     parts = value.split("/")
+    if is_media_type(value):
+        return False  # image/png, application/pdf: a media type names one format
     if parts[0].replace(".", "").isdigit():  # 20/instance, 1/2-minute, 24/7
         return True
     if len(parts) == 2 and all(re.fullmatch(r"[A-Z0-9-]+", p) for p in parts):

@@ -26,6 +26,7 @@ from supervisor.recognize.judge.polarity import (
     Polarity,
     carried,
     directions,
+    opposite,
     rule_word,
 )
 from supervisor.recognize.judge.specifics import (
@@ -164,7 +165,24 @@ class Decision:
 def _decision(written: str) -> Decision:
     """A decision read once per process: the pins are judged again and again."""
     reading = Reading.of(written)
-    return Decision(written, reading, reading.specifics, _soft(reading), reading.stems)
+    return Decision(
+        written, reading, reading.specifics, _soft(reading), reading.stems | _compounds(written)
+    )
+
+
+def _compounds(text: str) -> frozenset[str]:
+    """The stems of two words said as one: "roll back" is "rollback", "dead letter"
+    "deadletter"."""
+    found = words(text)
+    return frozenset(
+        libraries.stem(a + b)
+        for (a, _s, a_end), (b, b_start, _e) in itertools.pairwise(found)
+        if len(a) >= 3
+        and len(b) >= 3
+        and text[a_end:b_start] in (" ", "-")
+        and a not in STOPWORDS
+        and b not in STOPWORDS
+    )
 
 
 def _soft(reading: Reading) -> list[Soft]:
@@ -326,8 +344,13 @@ def judge(
             continue
         if instead is None and not bindings.bound_elsewhere(owner, specific):
             instead = _instead(specific, pin, text, touching, claimed, bindings)
+        if instead is None:
+            instead = _rescoped(specific, text, near)
         if instead is not None:
-            changed.append(Changed(specific.text, instead.text))
+            if specific.scope != instead.scope:  # what it is counted per changed: say so
+                changed.append(Changed(_with_scope(specific), _with_scope(instead)))
+            else:
+                changed.append(Changed(specific.text, instead.text))
         else:
             missing.append(specific.text)
     subject = _subject(pin)
@@ -351,6 +374,10 @@ def judge(
         _reversal(pin, text, relevant)
         or _swapped_modifier(pin, text, strong)
         or _other_alternative(pin, text, strong)
+        or _opposite_word(pin, text, touching)
+        or _grown_list(pin, text, claimed)
+        or _requalified(pin, text)
+        or _rejected_taken(pin, text, strong)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -387,19 +414,24 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)+\b")
 
 def _acronym_kept(specific: Specific, pin: Decision, text: Reading) -> bool:
     """ "Firebase Cloud Messaging" said as FCM, or FCM as "Firebase Cloud Messaging"."""
+    return _acronym_in(specific, pin, text.prepared.text)
+
+
+def _acronym_in(specific: Specific, pin: Decision, said: str) -> bool:
+    """Whether ``said`` names ``specific`` by its initials, or spells out its initials."""
     pin_text = pin.reading.prepared.text
     for run in _CAPITALISED_RUN.finditer(pin_text):
         if run.start() <= specific.start < run.end():
             initials = "".join(word[0] for word in run.group(0).split())
-            if re.search(rf"\b{initials}s?\b", text.prepared.text):
+            if re.search(rf"\b{initials}s?\b", said):
                 return True
     parts = re.findall(r"[A-Z][a-z0-9]+", specific.text)
     camel = len(parts) >= 2 and "".join(parts) == specific.text  # PodDisruptionBudget: PDB
-    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", text.prepared.text):
+    if camel and re.search(rf"\b{''.join(p[0] for p in parts)}s?\b", said):
         return True
     word = specific.text
     if word.isupper() and len(word) >= 2:
-        for run in _CAPITALISED_RUN.finditer(text.prepared.text):
+        for run in _CAPITALISED_RUN.finditer(said):
             if "".join(w[0] for w in run.group(0).split()) == word:
                 return True
     return False
@@ -482,13 +514,38 @@ def _strong_sentences(pin: Decision, text: Reading) -> list[int]:
 
 
 def _touching_sentences(pin: Decision, text: Reading) -> list[int]:
-    """The sentences that share at least one stem or value with the decision."""
+    """The sentences that share at least one stem or value with the decision, or name
+    one of its names by its initials ("PDB" for PodDisruptionBudget)."""
+    named = [s for s in pin.specifics if s.kind in (NAME, IDENTIFIER)]
     return [
         index
         for index, stems in enumerate(text.sentence_stems)
         if pin.stems & stems
         or any(matching.same(s, o) for s in pin.specifics for o in text._by_sentence[index])
+        or any(
+            _acronym_in(s, pin, text.prepared.text[slice(*text.sentence_spans[index])])
+            for s in named
+        )
     ]
+
+
+def _rescoped(specific: Specific, text: Reading, near: list[Specific]) -> Specific | None:
+    """The same amount said per something else ("100 rpm per IP" for "100 requests per
+    minute per API key"): where a same amount would keep the value, it changes its scope."""
+    if not specific.scope:
+        return None
+    candidates = text.specifics if specific.kind == QUANTITY else near
+    for other in candidates:
+        if other.scope and matching.same_amount_elsewhere(specific, other):
+            return other
+    return None
+
+
+def _with_scope(specific: Specific) -> str:
+    """A value as written, with what it is counted per when that is what changed."""
+    if specific.scope_text and not specific.text.endswith(specific.scope_text.strip()):
+        return specific.text + specific.scope_text
+    return specific.text
 
 
 def _kept(specific: Specific, text: Reading, near: list[Specific]) -> bool:
@@ -522,7 +579,10 @@ def _instead(
     context = _context_stems(pin, specific)
     for index in relevant:
         for other in text._by_sentence[index]:
-            if other.key in claimed or not matching.replaces(specific, other):
+            # a setting's key is its own: maxUnavailable 2 holds no pinned minAvailable 2
+            if other.key in claimed and not other.dimension.startswith("key:"):
+                continue
+            if not matching.replaces(specific, other):
                 continue
             if not bindings.free(other):
                 continue
@@ -582,7 +642,7 @@ def _reversal(pin: Decision, text: Reading, strong: list[int]) -> Changed | None
         return None
     polarity = pin.reading.polarity
     pin_text = pin.reading.prepared.text
-    lifted = _lifted(pin_text, text, strong)
+    lifted = _lifted(pin_text, text, strong) or _widened(pin, text, strong)
     if lifted is not None:
         return lifted
     items = _items(pin)
@@ -633,6 +693,70 @@ def _lifted(pin_text: str, text: Reading, strong: list[int]) -> Changed | None:
     return None
 
 
+# "only the platform team", "only in the UI": what an "only" keeps to, up to its clause's end
+_ONLY_WHAT = re.compile(
+    r"\bonly\s+((?:(?:in|on|at|from|by|for|to|via)\s+)?(?:the\s+|a\s+|an\s+)?[\w-]+(?:\s+[\w-]+)?)",
+    re.IGNORECASE,
+)
+_VERB_AT_START = re.compile(r"^\s*([a-z]{4,})\b")
+_ALTERNATIVE_OR = re.compile(r"\s+(?:or|and)\s+(?:the\s+|a\s+|an\s+|any\s+)?[\w-]+(?:\s+[\w-]+)?")
+
+
+def _widened(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """An "only" the text widens or moves: "only the platform team" said as "the platform
+    team or the service owner"; "convert only in the UI" said as "the backend converts",
+    with no word of the UI. A clause that says "only" itself keeps the restriction."""
+    pin_text = pin.reading.prepared.text
+    for start, end in _rule_clauses(pin_text):
+        clause = pin_text[start:end]
+        restricted = _ONLY_WHAT.search(clause)
+        if restricted is None:
+            continue
+        kept_to = content_stems(restricted.group(1))
+        if not kept_to:
+            continue
+        verb = _VERB_AT_START.match(clause)
+        for index in strong:
+            for c_start, c_end in text.polarity._clauses:
+                sentence = text.sentence_spans[index]
+                if not sentence[0] <= c_start < sentence[1]:
+                    continue
+                said = text.prepared.text[c_start:c_end]
+                if _ONLY.search(said):
+                    continue
+                stems = content_stems(said)
+                where = _object_end(said, kept_to)
+                if where is not None:  # "the platform team or the service owner"
+                    more = _ALTERNATIVE_OR.match(said, where)
+                    if more and not set(content_stems(more.group(0))) <= set(kept_to):
+                        return Changed(
+                            "only " + restricted.group(1), said[: more.end()].strip(" —-")
+                        )
+                    continue
+                # "the backend converts": the restricted act, done where the "only" is not
+                if (
+                    verb
+                    and not text.polarity.any_negation(c_start, c_end)
+                    and not restricted.group(1).lower().startswith(("the ", "a ", "an "))
+                    and any(_same_stem(libraries.stem(verb.group(1)), x) for x in stems)
+                    and not any(_has_stem(frozenset(stems), x) for x in kept_to)
+                ):
+                    return Changed("only " + restricted.group(1), said.strip())
+    return None
+
+
+def _object_end(said: str, stems: list[str]) -> int | None:
+    """Where the words ``stems`` end when ``said`` holds them in a row, else None."""
+    found = words(said)
+    for i in range(len(found)):
+        run = [w for w in found[i:] if w[0] not in STOPWORDS][: len(stems)]
+        if len(run) == len(stems) and all(
+            libraries.stem(w) == x for (w, _s, _e), x in zip(run, stems, strict=True)
+        ):
+            return run[-1][2]
+    return None
+
+
 def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
     """ "transaction mode" said as "session mode": the pin's word before a noun is gone from
     the text, and another word stands before that noun where the decision is spoken of."""
@@ -674,6 +798,154 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
+    return None
+
+
+_QUALIFIER = re.compile(r"\s*(?:for|of|on)\s+(?:the\s+|all\s+)?([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _qualifier(text: str, specific: Specific) -> str | None:
+    """The stem of what a value is said of: "0.1 for traces", "10% of errors"."""
+    match = _QUALIFIER.match(text, specific.end)
+    return libraries.stem(match.group(1).lower()) if match else None
+
+
+def _qualified(text: str, specific: Specific) -> str:
+    """A value with what it is said of, as written ("0.1 for traces")."""
+    match = _QUALIFIER.match(text, specific.end)
+    return text[specific.start : match.end() if match else specific.end]
+
+
+def _requalified(pin: Decision, text: Reading) -> Changed | None:
+    """Two values of a decision, each said of its own thing ("0.1 for traces and 1.0 for
+    errors"), and the text gives one thing the other's value ("10% of errors")."""
+    pin_text = pin.reading.prepared.text
+    qualified = [
+        (p, q)
+        for p in pin.specifics
+        if p.kind in (NUMBER, QUANTITY) and (q := _qualifier(pin_text, p)) is not None
+    ]
+    if len({q for _p, q in qualified}) < 2:
+        return None
+    for other in text.specifics:
+        if other.kind not in (NUMBER, QUANTITY):
+            continue
+        said_of = _qualifier(text.prepared.text, other)
+        if said_of is None:
+            continue
+        for pinned, of in qualified:
+            if (
+                of == said_of
+                and not matching.same(pinned, other)
+                and any(matching.same(p, other) for p, q in qualified if q != of)
+            ):
+                return Changed(_qualified(pin_text, pinned), _qualified(text.prepared.text, other))
+    return None
+
+
+# "partitioned by event_date, not by ingestion time": the act, what it takes, what it rejects
+_CONTRAST = re.compile(
+    r"\b(\w{4,})\s+(by|in|on|at|with|as|from|via|for)\s+([^,;.]+?),?\s+not\s+(?:\2\s+)?([^,;.]+)",
+    re.IGNORECASE,
+)
+
+
+def _rejected_taken(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """ "partitioned by event_date, not by ingestion time" said as "partition by ingestion
+    date": the act done with what the decision rejected, and not with what it chose."""
+    pinned = _CONTRAST.search(pin.reading.prepared.text)
+    if pinned is None:
+        return None
+    verb = libraries.stem(pinned.group(1).lower())
+    chosen = set(content_stems(pinned.group(3)))
+    rejected = set(content_stems(pinned.group(4))) - chosen
+    if not rejected:
+        return None
+    act = re.compile(rf"\b(\w{{4,}})\s+{pinned.group(2)}\s+([^,;.]+)", re.IGNORECASE)
+    for index in strong:
+        sentence = text.prepared.text[slice(*text.sentence_spans[index])]
+        for said in act.finditer(sentence):
+            if not _same_stem(libraries.stem(said.group(1).lower()), verb):
+                continue
+            stems = set(content_stems(said.group(2)))
+            phrase = said.group(2).lower().replace("_", " ")
+            taken = pinned.group(3).strip().lower().replace("_", " ")
+            if stems & rejected and taken not in phrase and not _ONLY.search(sentence):
+                if text.polarity.any_negation(*text.sentence_spans[index]):
+                    continue
+                rejection = pinned.string[pinned.end(3) : pinned.end(4)].strip(" ,")
+                return Changed(rejection, said.group(0).strip())
+    return None
+
+
+_LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s)\s*")
+
+
+def _lists(reading: Reading) -> list[list[Specific]]:
+    """The runs of two or more identifiers joined by commas, "and" or "or"."""
+    text = reading.prepared.text
+    runs: list[list[Specific]] = []
+    run: list[Specific] = []
+    for specific in reading.specifics:
+        if specific.kind != IDENTIFIER:
+            continue
+        if run and _LIST_JOIN.fullmatch(text[run[-1].end : specific.start]):
+            run.append(specific)
+            continue
+        if len(run) >= 2:
+            runs.append(run)
+        run = [specific]
+    if len(run) >= 2:
+        runs.append(run)
+    return runs
+
+
+def _grown_list(pin: Decision, text: Reading, claimed: frozenset[str]) -> Changed | None:
+    """A pinned list said whole with more in it ("image/png, image/jpeg, application/pdf"
+    said with image/webp among them): what the list admits has changed."""
+    for pinned in _lists(pin.reading):
+        for said in _lists(text):
+            if not all(any(matching.same(p, o) for o in said) for p in pinned):
+                continue
+            extra = [
+                o
+                for o in said
+                if o.key not in claimed and not any(matching.same(p, o) for p in pinned)
+            ]
+            if extra and all(any(matching.shaped_like(p, o) for p in pinned) for o in extra):
+                written = pin.reading.prepared.original(pinned[0].start, pinned[-1].end)
+                now = text.prepared.original(said[0].start, said[-1].end)
+                return Changed(written, now)
+    return None
+
+
+def _opposite_word(pin: Decision, text: Reading, touching: list[int]) -> Changed | None:
+    """ "automatically" said as "manual", "server-side" as "client-side": a word of the
+    decision the text does not say, and its opposite said where the decision is spoken
+    of, either as a word the decision does not use or in the decision's own compound."""
+    pin_text = pin.reading.prepared.text
+    taken = [(s.start, s.end) for s in pin.specifics if s.kind != NAME]
+    pin_words = [(w, s, e) for w, s, e in words(pin_text) if not any(a <= s < b for a, b in taken)]
+    for position, (word, start, end) in enumerate(pin_words):
+        stem = libraries.stem(word.lower())
+        other = opposite(stem)
+        if other is None or stem in text.stems:
+            continue
+        following = pin_words[position + 1][0].lower() if position + 1 < len(pin_words) else ""
+        joined = pin_text[end : pin_words[position + 1][1]] if following else ""
+        for index in touching:
+            sentence_start, sentence_end = text.sentence_spans[index]
+            said = words(text.prepared.text[sentence_start:sentence_end])
+            for place, (now, _s, _e) in enumerate(said):
+                if libraries.stem(now.lower()) != other:
+                    continue
+                after = said[place + 1][0].lower() if place + 1 < len(said) else ""
+                if other in pin.stems and not (following and after == following):
+                    continue  # the decision says both: only its own compound, turned, counts
+                pinned = pin.reading.prepared.original(start, end)
+                if following and after == following:
+                    return Changed(f"{pinned}{joined}{following}", f"{now}{joined}{after}")
+                return Changed(pinned, now)
     return None
 
 
@@ -782,6 +1054,7 @@ def _clause_reversal(
     plain: list[tuple[str, str, int]] = []  # said without the rule's "never", nothing allowing
     plain_places: list[tuple[str, str, int]] = []
     negated_items = 0
+    said_negated = 0  # of what the rule negates, the items the text says at all
     for item, at in items:
         sides = sides_in_pin.pop(item, None)
         if sides is None or len(sides) != 1:
@@ -793,6 +1066,7 @@ def _clause_reversal(
         places = _occurrences(item, pin, at, text, strong)
         if not places:
             continue
+        said_negated += negated
         cues = [text.polarity.negation_at(place) for place in places]
         if negated and all(cue is None for cue in cues):
             allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
@@ -821,7 +1095,17 @@ def _clause_reversal(
         plain = []  # "only from CI" says "never locally" its own way
     # with nothing of the rule's affirmed side said, half of what it negated is enough
     share = _WHOLE_RULE if agreeing[False] else 0.5
-    if plain and not agreeing[True] and len(plain) >= share * negated_items:
+    # or, its verb said in other words ("no longer supports offline mode" -> "keeps full
+    # offline mode"), all of what the text says of it, two items at least, said plainly
+    # and nothing negated in the sentences that say them
+    whole = (
+        len(plain) >= 2
+        and len(plain) == said_negated
+        and not any(
+            text.polarity.any_negation(*text.sentence_span(place)) for _i, _n, place in plain_places
+        )
+    )
+    if plain and not agreeing[True] and (len(plain) >= share * negated_items or whole):
         flipped[True] += plain
     for side in (True, False):
         if flipped[side] and len(flipped[side]) > agreeing[side]:
@@ -865,6 +1149,12 @@ def _items(pin: Decision) -> list[tuple[str, int]]:
     return items
 
 
+def _same_stem(a: str, b: str) -> bool:
+    """One word's stem, or one the stemmer cut otherwise ("autoscaling" is autosc,
+    "autoscale" autoscal): of six letters or more, one begins the other."""
+    return a == b or (min(len(a), len(b)) >= 6 and (a.startswith(b) or b.startswith(a)))
+
+
 def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, int]) -> list[int]:
     """Where ``item`` appears in ``text[span]``."""
     start, end = span
@@ -873,7 +1163,7 @@ def _occurrences_in(item: str, pin: Decision, text: Reading, span: tuple[int, in
         return [
             start + s
             for word, s, _e in words(text.prepared.text[start:end])
-            if len(word) >= 3 and libraries.stem(word) == stem
+            if len(word) >= 3 and _same_stem(libraries.stem(word), stem)
         ]
     specifics = [s for s in pin.specifics if s.key == item]
     return [
@@ -896,7 +1186,7 @@ def _occurrences(
             for word, s, _e in words(text.prepared.text[start:end]):
                 if any(a <= start + s < b for a, b in inside):
                     continue  # "prod" of infra/prod/ is a path's part, not the word
-                if len(word) >= 3 and libraries.stem(word) == stem:
+                if len(word) >= 3 and _same_stem(libraries.stem(word), stem):
                     places.append(start + s)
         return places
     specific = next(s for s in pin.specifics if s.key == item and s.start == at)
