@@ -648,7 +648,10 @@ class Handler(BaseHTTPRequestHandler):
             # they skip the BeforeModel hook that is the e2e's model for its turns.
             rule, text = decide_gemini(body)
             self._log(body, raw, {"rule": rule})
-            used = 100 if rule == "gemini-summary" else 50000  # a turn reports a full context
+            # A turn reports 50,000 prompt tokens (FILLCTX=N: N, for an automatic fold).
+            used = 100 if rule == "gemini-summary" else 50000
+            if rule == "gemini-reply":
+                used = _fill_tokens(gemini_last_prompt(body)[-200:]) or used
             reply = {
                 "candidates": [
                     {

@@ -107,13 +107,13 @@ def served(run: TetherRun, text: str) -> dict:
     return entry
 
 
-def test_gemini_compress_is_one_incident_rehydrated_at_the_next_prompt(
+def test_gemini_compressions_are_incidents_rehydrated_at_the_next_prompt(
     make_gemini_env, fake_server, tether_run
 ):
     """/compress for real: the turns and the summary come from the fake server's Gemini
     routes (GOOGLE_GEMINI_BASE_URL). With the BeforeModel hook as the model, Gemini keeps
     no history (a blocked turn is not recorded) and says "Nothing to compress."."""
-    with Timer("gemini: DECISION, /compress, the payload with the next prompt"):
+    with Timer("gemini: DECISION, /compress, an automatic fold, each payload once"):
         setup = make_gemini_env(hook_model=False)
         run = tether_run(setup, fake_server, "gemini", "-m", "gemini-2.5-flash", ready=READY)
         served(run, "hello gemini")
@@ -141,3 +141,24 @@ def test_gemini_compress_is_one_incident_rehydrated_at_the_next_prompt(
             run.fail(f"the prompt after /compress carries {text.count(PREAMBLE)} payload copies")
         assert "FAKE-GEMINI-SUMMARY" in text, "the summary did not replace the history"
         assert len(run.incidents_of("compaction")) == 1, run.incidents()
+
+        # Automatic: a turn reports 600,000 prompt tokens (over half of the model's 1,048,576);
+        # Gemini folds before the next turn's request, after that turn's BeforeAgent: the
+        # payload goes with the prompt after it.
+        served(run, "FILLCTX=600000 fill the context")
+        served(run, "next step please")
+        auto_fold = run.wait_incident(
+            "compaction",
+            where=lambda i: i["number"] != incident["number"],
+            what="an automatic compression from the screen",
+        )
+        assert (incident["trigger"], auto_fold["trigger"]) == ("manual", "auto"), run.incidents()
+        request = served(run, "after the auto fold")
+        run.poll(
+            lambda: len(run.events_of("auto_rehydrate")) == 2, 15, "the automatic fold's payload"
+        )
+        assert run.events_of("auto_rehydrate")[1]["incident"] == auto_fold["number"]
+        text = json.dumps(request["body"], ensure_ascii=False)
+        if text.count(PREAMBLE) != 1:
+            run.fail(f"the prompt after the auto fold carries {text.count(PREAMBLE)} copies")
+        assert len(run.incidents_of("compaction")) == 2, run.incidents()
