@@ -78,6 +78,9 @@ def test_gemini_clear_is_a_wipe_rehydrated_with_the_next_prompt(
         wipe = run.wait_incident(
             "wipe", where=lambda i: "hook" in i.get("sources", []), what="a wipe from the hooks"
         )
+        # Gemini redraws its whole screen after /clear: keys typed before the old turns are
+        # gone from it were lost in two of three runs.
+        run.poll(lambda: "FAKE-GEMINI-REPLY" not in run.agent_screen(), 20, "the redraw")
         run.wait_screen(READY)
         request = say(run, log, "what now")
         auto = run.wait_event("auto_rehydrate", hook_source="clear")
