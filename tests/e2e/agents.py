@@ -316,7 +316,14 @@ def aider_args(base_url: str) -> list[str]:
 
 def aider_env(binary: Path, home: Path) -> dict[str, str]:
     """The environment for ``aider`` offline (its own venv's bin first on PATH)."""
-    return _offline_env(binary, home, LANG="C.UTF-8", AIDER_CHECK_UPDATE="false")
+    # litellm fetches its model price list from GitHub at start unless told to use its own.
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        AIDER_CHECK_UPDATE="false",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
 
 
 # --------------------------------------------------------------------------- isolated state
