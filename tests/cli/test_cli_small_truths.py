@@ -82,9 +82,12 @@ def test_status_says_recall_pending_only_while_a_supervisor_runs(tether_dir, cap
 
 
 def test_no_to_the_tracked_tether_question_ends_the_run_as_the_readme_says(tmp_path) -> None:
-    """Issue 26, item 7: answering N exits; the prompt and the README now say so."""
+    """Issue 26, item 7: answering N exits; the prompt and the README now say so. The
+    `.tether/` is another person's: made with their config, committed, then cloned."""
     import os
+    import select
     import subprocess
+    import time
 
     from ptyprocess import PtyProcessUnicode
 
@@ -93,27 +96,36 @@ def test_no_to_the_tracked_tether_question_ends_the_run_as_the_readme_says(tmp_p
 
     work = tmp_path / "clone"
     work.mkdir()
-    env = {**os.environ, "TETHER_CONFIG_DIR": str(tmp_path / "config"), "GIT_AUTHOR_NAME": "t"}
-    env |= {"GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    # Made on the author's machine (whose tether trusts it), committed, cloned to ours.
-    author = {**env, "TETHER_CONFIG_DIR": str(tmp_path / "author-config")}
-    subprocess.run([*TETHER, "init", "--goal", "g", "--dir", str(work)], env=author, check=True)
-    for git in (["init", "-q"], ["add", ".tether"], ["commit", "-qm", "theirs"]):
-        subprocess.run(["git", *git], cwd=work, env=env, check=True, capture_output=True)
+    git = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    git |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    theirs = {**os.environ, **git, "TETHER_CONFIG_DIR": str(tmp_path / "their-config")}
+    mine = {**os.environ, **git, "TETHER_CONFIG_DIR": str(tmp_path / "my-config")}
+    subprocess.run([*TETHER, "init", "--goal", "g", "--dir", str(work)], env=theirs, check=True)
+    for args in (["init", "-q"], ["add", ".tether"], ["commit", "-qm", "theirs"]):
+        subprocess.run(["git", *args], cwd=work, env=theirs, check=True, capture_output=True)
     child = PtyProcessUnicode.spawn(
-        [*TETHER, "run", "--dir", str(work), "--", "true"], cwd=str(REPO), env=env
+        [*TETHER, "run", "--dir", str(work), "--", "true"], cwd=str(REPO), env=mine
     )
-    said = ""
-    while "[y/N" not in said:
-        said += child.read(4096)
-    assert "N does not start the agent" in said
-    child.write("n\r")
-    while True:
-        try:
-            said += child.read(4096)
-        except EOFError:
-            break
-    child.wait()
+
+    def read_until(done, seconds: float = 30.0) -> str:
+        said, deadline = "", time.monotonic() + seconds
+        while not done(said) and time.monotonic() < deadline:
+            if select.select([child.fd], [], [], 0.2)[0]:
+                try:
+                    said += child.read(4096)
+                except EOFError:
+                    break
+        return said
+
+    try:
+        said = read_until(lambda s: "[y/N" in s)
+        assert "N does not start the agent" in said, said[-500:]
+        child.write("n\r")
+        said += read_until(lambda s: not child.isalive())
+        child.wait()
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
     assert child.exitstatus == 1
     assert "not started (you answered no)" in said
     assert not list((work / ".tether" / "sessions").glob("*.cast"))

@@ -285,6 +285,11 @@ class State:
 
 
 def _fill_tokens(text: str) -> int | None:
+    """The context size a ``FILLCTX`` prompt asks the reply to report. Not in tether's own
+    payload: its loss audit may quote the FILLCTX prompt a fold dropped, and that quote is
+    the test's word, not a new order to fill the context."""
+    if "Context check from tether" in text or "Recovery from tether" in text:
+        return None
     m = re.search(r"FILLCTX(?:=(\d+))?", text)
     if not m:
         return None

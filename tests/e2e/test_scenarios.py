@@ -38,6 +38,12 @@ PREAMBLE = "Context check from tether"  # the first words of every profile's rec
 AUDITED = ("Redis", "15 minute", "rotate", "mobile client")
 
 
+def _not_kept(audit: dict) -> list[dict]:
+    """The decisions a summary did not keep: the judge says lost (nothing of it is there)
+    or degraded (its subject is there, its specifics are not), as the fake summaries do."""
+    return list(audit.get("lost") or []) + list(audit.get("degraded") or [])
+
+
 def _claude_conversation(run: TetherRun) -> None:
     """A prompt, the DECISION with the four specifics, and a filler prompt (Claude 2.1.332
     keeps the most recent exchange verbatim through /compact; the filler is that exchange)."""
@@ -115,7 +121,7 @@ def test_1_claude_manual_compact_then_rehydrate_key(make_claude_env, fake_server
         )
         assert incident["trigger"] == "manual", incident
         assert "FAKE-COMPACT-SUMMARY" in incident["summary"]
-        lost = incident["audit"]["lost"]
+        lost = _not_kept(incident["audit"])
         assert [d["decision"] for d in lost] == [DECISION.removeprefix("DECISION: ")]
         missing = " | ".join(lost[0]["missing"])
         assert all(s in missing for s in AUDITED), lost
@@ -141,7 +147,7 @@ def test_2_claude_auto_compact_rehydrates_through_session_start(
             what="an auto compaction incident with its loss audit",
         )
         assert {"hook", "transcript"} <= set(incident["sources"]), incident
-        missing = " | ".join(incident["audit"]["lost"][0]["missing"])
+        missing = " | ".join(_not_kept(incident["audit"])[0]["missing"])
         assert all(s in missing for s in AUDITED), incident["audit"]
         auto = run.wait_event("auto_rehydrate", hook_source="compact")
         assert auto["tokens"] > 0 and not auto["over_budget"], auto
@@ -297,7 +303,7 @@ def test_5_codex_manual_and_auto_compact_then_rehydrate(make_codex_env, fake_ser
         )
         assert manual["trigger"] == "manual", manual
         assert "FAKE-CODEX-COMPACT-SUMMARY" in manual["summary"]
-        missing = " | ".join(manual["audit"]["lost"][0]["missing"])
+        missing = " | ".join(_not_kept(manual["audit"])[0]["missing"])
         assert all(s in missing for s in AUDITED), manual["audit"]
         run.wait_screen(XM["ready"])
         run.mark = run.events()[-1]["at"]

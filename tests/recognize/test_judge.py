@@ -199,3 +199,179 @@ def test_a_change_said_in_words_is_changed(pin: str, said: str) -> None:
 )
 def test_the_same_rule_in_other_words_is_kept(pin: str, said: str) -> None:
     assert judge(pin, said).status != "changed", judge(pin, said)
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["150 minutes", "two and a half hours"],
+        ["36 hours", "a day and a half"],
+        ["45 seconds", "three quarters of a minute"],
+        ["90 minutes", "an hour and a half"],
+        ["3.5 days", "three days and a half"],
+    ],
+)
+def test_a_half_added_before_or_after_its_unit_is_the_same_value(spellings: list[str]) -> None:
+    first, *others = (the_specific(s) for s in spellings)
+    assert all(same(first, other) for other in others), spellings
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        # the subject of a negated verb is negated too
+        (
+            "Never call the payments API from a cron job.",
+            "Calls to the payments API from a cron job never happen; a worker makes them instead.",
+        ),
+        # a refusal negates its clause as "never" does
+        (
+            "Guest checkout orders are refused when stock is below 5 units.",
+            "When stock is under five units, no guest checkout order is taken.",
+        ),
+        # a bound in a condition is no bound of the negation
+        (
+            "Guest checkout orders are refused when stock is below 5 units.",
+            "1. No guest checkout order is accepted if stock drops below 5 units.",
+        ),
+        # a negated bound is a limit, not a rule turned round
+        (
+            "Queues are capped at 500 messages.",
+            "We won't let a queue grow beyond five hundred messages.",
+        ),
+        # a negated thing said in other words, negated too
+        (
+            "Dates come from date-fns; do not hand-write date formatting.",
+            "date-fns formats every date; bespoke date formatting must not creep back in.",
+        ),
+        # "a minute and a half" is 90 seconds
+        (
+            "Sessions idle for 90 seconds are closed.",
+            "A session left idle a minute and a half is closed.",
+        ),
+    ],
+)
+def test_a_rule_kept_in_other_grammar_is_not_reversed(pin: str, said: str) -> None:
+    verdict = judge(pin, said)
+    assert verdict.status == "kept", verdict
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("Never call the payments API from a cron job.", "The cron job may call the payments API."),
+        ("Queues are capped at 500 messages.", "Queues are capped at 800 messages."),
+    ],
+)
+def test_the_grammar_fixes_still_see_a_change(pin: str, said: str) -> None:
+    verdict = judge(pin, said)
+    assert verdict.status == "changed", verdict
+
+
+@pytest.mark.parametrize(
+    "spellings",
+    [
+        ["64 KB", "64 kilobytes"],
+        ["4 GiB", "four gibibytes"],
+        ["150 minutes", "2h30", "2 h 30 min", "2 hours 30 minutes"],
+        ["127 seconds", "2m7s", "2 min 7 s"],
+    ],
+)
+def test_sizes_in_words_and_durations_in_two_units_are_one_value(spellings: list[str]) -> None:
+    first, *others = (the_specific(s) for s in spellings)
+    assert all(same(first, other) for other in others), spellings
+
+
+def test_a_code_span_that_holds_quotes_is_one_specific_not_a_clause() -> None:
+    said = 'Ran `tar --exclude "*.log"` on the box, then restarted it with `systemctl restart api`.'
+    quoted = [s.text for s in extract(prepare(said)) if s.kind == "quoted"]
+    assert quoted == ['tar --exclude "*.log"', "systemctl restart api"]
+
+
+def test_a_duration_in_another_notation_is_not_dropped() -> None:
+    dropped = dropped_not_pinned(
+        ["The nightly export now finishes in 1 h 45 min instead of timing out."],
+        "Nightly export fixed: it takes 1h45 now.",
+    )
+    assert dropped == []
+
+
+def test_a_quarter_of_the_year_is_no_fraction() -> None:
+    assert prepare("the migration is deferred to next quarter").text.endswith("next quarter")
+    assert prepare("a quarter of an hour").text == "1/4 of an hour"
+    verdict = judge(
+        "Sharding the events table waits until next quarter.",
+        "events table sharding: deferred to next qtr... next quarter, to be exact.",
+    )
+    assert verdict.status == "kept", verdict
+
+
+def test_an_acronym_spelled_out_with_hyphens_is_kept() -> None:
+    verdict = judge(
+        "Ship the Persian and Urdu locales with full RTL layout by release 4.0.",
+        "Right-to-left layout has to be complete for Urdu and Persian when 4.0 ships.",
+    )
+    assert verdict.status == "kept", verdict
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("Build the docs site on Node.js 18.", "The docs site builds with Node 18."),
+        ("Pin Python to 3.11 for the data jobs.", "Data jobs run on Python 3.11."),
+    ],
+)
+def test_a_product_version_across_a_preposition_is_kept(pin: str, said: str) -> None:
+    assert judge(pin, said).status == "kept"
+
+
+def test_a_product_version_across_a_preposition_can_change() -> None:
+    verdict = judge("Pin Node.js to 18 for the docs site.", "Docs site: now built with Node 21.")
+    assert verdict.status == "changed", verdict
+    assert [c.now for c in verdict.changed] == ["Node 21"]
+
+
+def test_dropped_not_pinned_leaves_out_counts_said_in_words_and_lists_locales() -> None:
+    dropped = dropped_not_pinned(
+        ["Retried twice across three regions; the fr-CA strings were missing, fixed daily."],
+        "Retries fixed.",
+    )
+    assert [d.term for d in dropped] == ["fr-CA"]
+
+
+def test_a_mail_address_is_one_specific_and_another_address_is_a_change() -> None:
+    (address,) = [s.text for s in extract(prepare("Replies go to help+eu@desk.example.org."))]
+    assert address == "help+eu@desk.example.org"
+    verdict = judge(
+        "Invoices are sent from billing@pay.example.com.",
+        "Invoices now go out from billing@example.com.",
+    )
+    assert verdict.status == "changed", verdict
+    assert [(c.pinned, c.now) for c in verdict.changed] == [
+        ("billing@pay.example.com", "billing@example.com")
+    ]
+
+
+def test_an_ordinal_threshold_is_its_count() -> None:
+    pin = "Lock the account after 5 wrong passwords."
+    assert judge(pin, "After the fifth wrong password the account locks.").status == "kept"
+    assert judge(pin, "After the third wrong password the account locks.").status == "changed"
+    assert "first" in prepare("ship on the first day of the month").text
+
+
+def test_dropped_not_pinned_reads_none_as_zero_and_a_glob_as_its_extension() -> None:
+    dropped = dropped_not_pinned(
+        ["The cleanup found 0 orphans; it now also ignores `*.tmp` under build/cache/."],
+        "Cleanup found no orphans, and skips .tmp files in build/cache/.",
+    )
+    assert dropped == []
+
+
+def test_two_values_put_in_the_other_order_are_changed() -> None:
+    pin = "Migrate the ledger in ap-south-1 first, then sa-east-1."
+    verdict = judge(pin, "Ledger migration: sa-east-1 first, then ap-south-1 once it is green.")
+    assert verdict.status == "changed", verdict
+    assert [(c.pinned, c.now) for c in verdict.changed] == [
+        ("ap-south-1 first, then sa-east-1", "sa-east-1 first, then ap-south-1")
+    ]
+    assert judge(pin, "The ledger moves to ap-south-1 first, then sa-east-1.").status == "kept"

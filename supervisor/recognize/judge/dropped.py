@@ -11,6 +11,7 @@ without losing a fact anyone could look up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from supervisor.recognize.judge.specifics import (
 from supervisor.recognize.judge.text import sentences
 from supervisor.recognize.judge.verdict import Reading
 
+_NOTHING = re.compile(r"\b(?:nothing|none|zero)\b", re.IGNORECASE)
 LIMIT = 20
 SAID_CHARS = 300
 _LISTED = (QUANTITY, VERSION, IDENTIFIER, QUOTED, DATE, TIME)
@@ -41,6 +43,8 @@ class DroppedTerm:
 
 
 def _listed(specific: Specific) -> bool:
+    if specific.kind in (NUMBER, QUANTITY) and not any(c.isdigit() for c in specific.text):
+        return False  # "twice", "three places", "daily": said in words, as prose says them
     if specific.kind == NUMBER:
         return True  # a count ("3 retries"), a setting ("max-age=60"), a measured number
     if specific.kind == IDENTIFIER and len(specific.text.lstrip("-")) < 2:
@@ -102,6 +106,17 @@ def _carried(specific: Specific, other: Reading) -> bool:
             continue
         if matching.same(specific, candidate):
             return True
+    if specific.kind == NUMBER and specific.number == 0 and _none_of(specific, other):
+        return True  # "deleted 0 rows" said as "deleted nothing" or "no rows"
     if specific.kind in (IDENTIFIER, QUOTED, NAME, VERSION):
         return matching.search_written(specific, other.prepared.text)
     return False
+
+
+def _none_of(specific: Specific, other: Reading) -> bool:
+    """Whether ``other`` says there were none of what ``specific`` counts (0 rows)."""
+    text = other.prepared.text
+    if _NOTHING.search(text):
+        return True
+    noun = specific.dimension.removeprefix("count:")
+    return bool(noun) and re.search(rf"\bno\s+{re.escape(noun)}", text, re.IGNORECASE) is not None

@@ -163,8 +163,20 @@ def replaces(pinned: Specific, other: Specific) -> bool:
     if pinned.kind in (DATE, TIME):
         return other.kind == pinned.kind
     if pinned.kind == IDENTIFIER:
-        return other.kind == IDENTIFIER and _similar_identifier(pinned.key, other.key)
+        return other.kind == IDENTIFIER and (
+            _similar_identifier(pinned.key, other.key) or _other_address(pinned.key, other.key)
+        )
     return False
+
+
+def _other_address(pinned: str, other: str) -> bool:
+    """``noreply@acme.io`` for ``noreply@mail.acme.io``: two mail addresses with the same
+    mailbox or the same domain."""
+    if pinned.count("@") != 1 or other.count("@") != 1:
+        return False
+    box_a, domain_a = pinned.split("@")
+    box_b, domain_b = other.split("@")
+    return box_a == box_b or domain_a == domain_b
 
 
 _PARTS = re.compile(r"[a-z]+|\d+")
@@ -212,6 +224,8 @@ def search_written(pinned: Specific, text: str) -> bool:
         candidates.append(value.split("/", 1)[1])  # image/png said as PNG
     if pinned.kind == NAME:
         candidates.append(value.rstrip("s"))
+    if pinned.kind in (IDENTIFIER, QUOTED) and re.fullmatch(r"\*\.\w+", value):
+        candidates.append(value[1:])  # *.woff2 said as .woff2 files
     if pinned.kind == IDENTIFIER and re.fullmatch(r"[a-z0-9]+(?:[-_][a-z0-9]+)+", value):
         candidates.append(re.sub(r"[-_]", " ", value))  # orders_dlq said as "orders dlq"
     tail = r"(?![\w])(?!-\w)" if pinned.kind == IDENTIFIER else r"(?![\w])"

@@ -33,13 +33,22 @@ FORWARD = re.compile(
 BACKWARD = re.compile(
     r"\b(?:forbidden|disallowed|prohibited|banned|rejected|ruled\s+out|off[- ]limits"
     r"|off\s+the\s+table|not\s+allowed|not\s+permitted|never\s+allowed|vetoed|declined"
-    r"|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option"
+    r"|out\s+of\s+scope|a\s+no[- ]go|not\s+an\s+option|refused|denied"
     # a state, not a rule: what is off is negative, but saying it otherwise reverses nothing
     r"|(?P<state>deprecated|abandoned|dropped|discarded|disabled|turned\s+off|switched\s+off"
     r"|(?:is|are|stays?|kept|left)\s+off|excluded|removed|(?:phased|is|are|now)\s+out"
     r"|out(?=\s*$)))\b",
     re.IGNORECASE,
 )
+# "won't let lobbies go above 10", "never below 3 replicas": a negation that bounds a
+# value states a limit ("capped at 10"), not a rule turned round
+_BOUND = re.compile(
+    # in the negation's own clause, not a condition's ("no order is taken if stock is below 5")
+    r"(?:(?!\b(?:if|when|whenever|while|unless|once|until)\b)[^.;:,])*?\b(?:above|over|beyond|past|below|under|exceed(?:s|ed|ing)?"
+    r"|(?:more|less|fewer|longer|shorter|higher|lower)\s+than)\s+\d",
+    re.IGNORECASE,
+)
+_VERBAL = re.compile(r"never|not|no\s+longer|cannot|\w+n'?t", re.IGNORECASE)
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+$", re.IGNORECASE)
 PERMISSIVE = re.compile(
     r"\b(?:may|can|could|allowed|permitted|fine|ok|okay|optional(?:ly)?|free\s+to|acceptable"
@@ -77,6 +86,8 @@ class Polarity:
                 if backward.group("state"):
                     self._states.add((start, end))
             for match in FORWARD.finditer(clause):
+                if _BOUND.match(clause, match.end()):
+                    continue
                 # "floats are never used": a passive negates its subject too
                 passive = _PASSIVE.search(clause[: match.start()])
                 # "floats never.": a negation that ends its clause negates what came before
@@ -102,6 +113,25 @@ class Polarity:
         for start, end, cue in self._headings:
             if start <= position < end:
                 return cue
+        return None
+
+    def clause_negation_at(self, position: int) -> str | None:
+        """The cue of a negation anywhere in the clause that holds ``position``, or None:
+        "flash writes never happen" negates its subject as much as its verb."""
+        cue = self.negation_at(position)
+        if cue is not None:
+            return cue
+        for start, end in self._clauses:
+            if start <= position < end:
+                # a verb's negation, not "rather than the body", which negates what follows
+                return next(
+                    (
+                        c
+                        for s, e, c in self._negated
+                        if s < end and start < e and _VERBAL.fullmatch(c)
+                    ),
+                    None,
+                )
         return None
 
     def rule_negation_at(self, position: int) -> str | None:

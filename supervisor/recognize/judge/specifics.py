@@ -42,14 +42,14 @@ _TIME_UNITS = {
 }
 _SIZE_UNITS = {
     "byte": "B byte bytes",
-    "kilobyte": "KB kB kb",
-    "kibibyte": "KiB Ki",
-    "megabyte": "MB mb Mb",
-    "mebibyte": "MiB Mi",
-    "gigabyte": "GB gb Gb",
-    "gibibyte": "GiB Gi",
-    "terabyte": "TB tb",
-    "tebibyte": "TiB Ti",
+    "kilobyte": "KB kB kb kilobyte kilobytes",
+    "kibibyte": "KiB Ki kibibyte kibibytes",
+    "megabyte": "MB mb Mb megabyte megabytes",
+    "mebibyte": "MiB Mi mebibyte mebibytes",
+    "gigabyte": "GB gb Gb gigabyte gigabytes",
+    "gibibyte": "GiB Gi gibibyte gibibytes",
+    "terabyte": "TB tb terabyte terabytes",
+    "tebibyte": "TiB Ti tebibyte tebibytes",
 }
 _OTHER_UNITS = {
     "percent": "% percent pct",
@@ -125,7 +125,21 @@ _ADVERB_UNITS = {
     "annually": "year",
 }
 _PLAIN = re.compile(_NUM + r"(k|K)?(?:x|×)?(?![\w]|\.\d)")
+# `--java-options "-Xmx12g"`: a code span may hold quotes; it is read before them
+_CODE = re.compile(r"(?<!`)`([^`\n]{1,120})`(?!`)")
+# "3h20", "3 h 20 min", "1 hour 30 minutes": one duration in two units
+_HOURS_MINUTES = re.compile(
+    r"(?<![\w.])(\d+)\s?(?:h|hrs?|hours?)"
+    r"(?:\s?(\d{1,2})\s?(?:m|mins?|minutes?)|(\d{2}))(?![\w])",
+    re.IGNORECASE,
+)
+# "2m41s", "2 min 41 s": minutes and seconds
+_MINUTES_SECONDS = re.compile(
+    r"(?<![\w.])(\d+)\s?(?:m|mins?|minutes?)\s?(\d{1,2})\s?(?:s|secs?|seconds?)(?![\w])",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r"""(?<![\w])(["`“‘']|``)([^"`”’\n]{1,120}?)(?:\1|[”’])(?![\w])""")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")
 _URL = re.compile(r"\bhttps?://[^\s)\]>\"']+")
 _PATH = re.compile(r"(?<![\w/.<>-])(?:~|\.{1,2})?/?(?:[\w.@*<>-]+/)+[\w.@*<>-]*")
 _FLAG = re.compile(r"(?<![\w-])(?:--[A-Za-z0-9][\w-]*(?:=[^\s,;)]+)?|-[A-Za-z]\b(?!-))")
@@ -147,6 +161,13 @@ _VERSIONED = re.compile(
     r"\b([A-Za-z]+\.js|[A-Z][A-Za-z+#]*|[a-z]+[A-Z][A-Za-z]*|node|python|postgres|postgresql|pg|go|java|ruby|rust"
     r"|php|perl|redis|kafka|mysql|ubuntu|debian|react|vue|angular|django|rails)"
     r"\s?v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))"
+)
+# "Pin Node.js to 20", "upgrade Postgres to 16": a known product and its version across
+# a preposition ("go to 3 replicas" is a verb: go is left out)
+_VERSIONED_TO = re.compile(
+    r"\b(node\.js|nodejs|" + "|".join(sorted(_PRODUCTS - {"go"}, key=len, reverse=True)) + r")"
+    r"\s+(?:to|at|on)\s+v?(\d+(?:\.\d+)*)(?![\w]|\.\d)(?!\s*" + _UNIT + r"(?![A-Za-z]))",
+    re.IGNORECASE,
 )
 _SEMVER = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:-[\w.]+)?\b|(?<![\w.])v\d+(?:\.\d+)?\b")
 _MONTHS = (
@@ -278,11 +299,19 @@ def extract(prepared: Prepared) -> list[Specific]:
         written = prepared.original(start, end).strip()
         found.append(Specific(kind, written, key, start, end, **values))  # type: ignore[arg-type]
 
+    code = [(m.start(), m.end()) for m in _CODE.finditer(text)]
+    for match in _CODE.finditer(text):
+        if match.group(1).strip():
+            _quoted(prepared, match.start(1), match.end(1), add, claims)
     for match in _QUOTED.finditer(text):
+        if any(s <= match.start() < e or s < match.end() <= e for s, e in code):
+            continue  # a quote inside a code span, or one made of two spans' backticks
         inner = match.group(2).strip()
         if inner and not (match.group(1) == "'" and " " not in inner and inner.isalpha()):
             _quoted(prepared, match.start(2), match.end(2), add, claims)
     for match in _URL.finditer(text):
+        add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
+    for match in _EMAIL.finditer(text):  # an address is one identifier, not its domain
         add(IDENTIFIER, match.start(), match.end(), _ident_key(match.group(0)))
     for match in _DATE.finditer(text):
         key = libraries.date_key(match.group(0).replace(" of ", " "))
@@ -303,6 +332,18 @@ def extract(prepared: Prepared) -> list[Specific]:
             add(IDENTIFIER, match.start(), match.start() + len(path), _ident_key(path))
     for match in _KEYED.finditer(text):
         _keyed_quantity(match, add)
+    for match in _HOURS_MINUTES.finditer(text):
+        minutes = int(match.group(1)) * 60 + int(match.group(2) or match.group(3))
+        measured = quantity(float(minutes), "minute")
+        if measured:
+            add(QUANTITY, match.start(), match.end(), _qkey(measured), number=float(minutes),
+                dimension=measured[0], base=measured[1])  # fmt: skip
+    for match in _MINUTES_SECONDS.finditer(text):
+        seconds = int(match.group(1)) * 60 + int(match.group(2))
+        measured = quantity(float(seconds), "second")
+        if measured:
+            add(QUANTITY, match.start(), match.end(), _qkey(measured), number=float(seconds),
+                dimension=measured[0], base=measured[1])  # fmt: skip
     for match in _FRACTION_UNIT.finditer(text):
         value = _number(f"{match.group(1)}/{match.group(2)}")
         measured = quantity(value, match.group(3)) if value is not None else None
@@ -344,6 +385,8 @@ def extract(prepared: Prepared) -> list[Specific]:
     for match in _SEMVER.finditer(text):
         add(VERSION, match.start(), match.end(), "v:" + match.group(0).lower().lstrip("v"),
             number=_number(match.group(0).lstrip("vV").split("-")[0].split(".")[0]))  # fmt: skip
+    for match in _VERSIONED_TO.finditer(text):
+        _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _VERSIONED.finditer(text):
         _version(match.group(1), match.group(2), match.start(), match.end(), add, text)
     for match in _GLUED.finditer(text):
@@ -498,7 +541,8 @@ def _version(name: str, number: str, start: int, end: int, add: object, text: st
     if name.lower() in STOPWORDS or (name.isupper() and len(name) == 1):
         return
     titled = name[:1].isupper() and name[1:].islower()
-    if titled and name.lower() not in _PRODUCTS and "." not in number:
+    known = alias(name) in _PRODUCTS or name.lower() in _PRODUCTS
+    if titled and not known and "." not in number:
         return  # "Return 429", "Chunking 800": a word and a count; "Terraform 1.7" a version
     product = alias(name)
     value = _number(number.split(".")[0] if number.count(".") > 1 else number)
@@ -533,6 +577,8 @@ def _is_identifier(word: str) -> bool:
     ``single-use`` are words: a part with a digit or no vowel makes an identifier."""
     if word.isupper() and len(word) > 3:
         return True  # FAKE-REPLY, PAY-142: a name in capitals
+    if re.fullmatch(r"[a-z]{2,3}-(?:[A-Z]{2}|[A-Z][a-z]{3})", word):
+        return True  # de-DE, pt-BR, zh-Hant: a locale (BCP 47 language and region)
     parts = word.lower().split("-")
     if re.fullmatch(r"\d+(?:\.\d+)?e", parts[0]) and len(parts) == 2 and parts[1].isdigit():
         return False  # 3e-4: a number

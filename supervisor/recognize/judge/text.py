@@ -17,13 +17,31 @@ _CARDINAL = (
 # A run of number words (the article only before a word that takes one: "a quarter").
 _FRACTION = r"thirds?|quarters?|fifths?|tenths?|hundredths?|halves"
 _TIMES = {"twice": "2 times", "thrice": "3 times"}  # numerizer reads neither
+# "two and a half days", "a minute and a half": a half added to a count, before or after
+# its unit (numerizer adds it when it comes right after the count)
+_UNIT_AND_A_HALF = re.compile(
+    rf"\b(?P<count>an?|{_CARDINAL}|\d+)"
+    r"(?:[ -](?P<unit>(?:second|minute|hour|day|week|month|year)s?))?"
+    r"\s+and\s+a\s+half\b",
+    re.IGNORECASE,
+)
+# "after the fourth failed attempt" is "after 4 failed attempts": an ordinal that counts
+# up to a threshold is its number (numerizer reads it as 4th)
+_ORDINAL = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+    r"|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth"
+)
 _NUMBER_WORDS = re.compile(
-    r"\btwice\b|\bthrice\b"
+    rf"\b(?P<threshold>(?:after|before|until)\s+the\s+)(?P<ordinal>{_ORDINAL})\b(?!\s+of\b)"
+    rf"|{_UNIT_AND_A_HALF.pattern}"
+    r"|\btwice\b|\bthrice\b"
     rf"|\b(?:an?|one|two|three|four|five|nine)[ -](?:{_FRACTION})\b"
     rf"|\b(?:(?:an?|one)[ -](?=(?:quarter|half|hundred|thousand|dozen)\b))?"
     rf"(?:{_CARDINAL})(?:(?:[ -]|[ -]and[ -])(?:{_CARDINAL}))*\b",
     re.IGNORECASE,
 )
+# what follows a quarter of a year: anything but "of" ("a quarter of an hour")
+_CALENDAR_QUARTER = re.compile(r"(?!\s+of\b)(?!-)")
 _HYPHENS = str.maketrans(
     {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a0": " ", "\u2019": "'", "\u2018": "'"}
 )
@@ -94,7 +112,26 @@ def prepare(written: str) -> Prepared:
     position = 0
     for match in _NUMBER_WORDS.finditer(source):
         word = match.group(0).lower()
-        digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
+        if (
+            _CALENDAR_QUARTER.match(source, match.end())
+            and re.search(
+                r"\b(?:this|next|last|that|each|every|per|previous|current|same|the|a)\s+$",
+                source[: match.start()],
+                re.IGNORECASE,
+            )
+            and word in ("quarter", "quarters")
+        ):
+            continue  # "out of scope this quarter": a part of the year, not a fraction
+        if match.group("ordinal"):
+            number = libraries.numerize(match.group("ordinal")).rstrip("stndrh")
+            digits = match.group("threshold") + number
+        elif match.group("count"):
+            count = re.sub(r"^an?$", "one", match.group("count").lower())
+            digits = libraries.numerize(count + " and a half")
+            if match.group("unit"):
+                digits += " " + match.group("unit")
+        else:
+            digits = _TIMES.get(word) or libraries.numerize(match.group(0).replace("-", " "))
         if not any(char.isdigit() for char in digits):
             continue
         for index in range(position, match.start()):

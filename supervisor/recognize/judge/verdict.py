@@ -378,6 +378,7 @@ def judge(
         or _grown_list(pin, text, claimed)
         or _requalified(pin, text)
         or _rejected_taken(pin, text, strong)
+        or _reordered(pin, text, strong)
     )
     if reversal is not None:
         changed.insert(0, reversal)
@@ -434,7 +435,14 @@ def _acronym_in(specific: Specific, pin: Decision, said: str) -> bool:
         for run in _CAPITALISED_RUN.finditer(said):
             if "".join(w[0] for w in run.group(0).split()) == word:
                 return True
+        # "right-to-left" for RTL: words joined by hyphens, in any case
+        for run in _HYPHENATED_RUN.finditer(said):
+            if "".join(w[0] for w in run.group(0).split("-")).upper() == word:
+                return True
     return False
+
+
+_HYPHENATED_RUN = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
 
 def _relevant_sentences(pin: Decision, text: Reading) -> list[int]:
@@ -795,6 +803,12 @@ def _swapped_modifier(pin: Decision, text: Reading, strong: list[int]) -> Change
                     and _kind_word(c)
                     and libraries.stem(c) not in pin.stems
                     and c[:4] != a[:4]  # grads for gradient: the same word cut short
+                    # "do not hand-roll plural logic" -> "custom plural logic should not
+                    # come back": a negated thing said in other words, negated too
+                    and not (
+                        pin.reading.polarity.negation_at(a_start)
+                        and text.polarity.clause_negation_at(start + d_start)
+                    )
                 ):
                     before = pin.reading.prepared.original(a_start, b_end)
                     return Changed(before, f"{c} {d}")
@@ -879,6 +893,36 @@ def _rejected_taken(pin: Decision, text: Reading, strong: list[int]) -> Changed 
 
 
 _LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s)\s*")
+
+
+# "eu-central-1 first, then us-west-2", "staging before prod": an order of two values
+_ORDER = re.compile(r"\b(?:first|then|before|followed\s+by)\b", re.IGNORECASE)
+_AFTER = re.compile(r"\b(?:after|last)\b", re.IGNORECASE)
+
+
+def _reordered(pin: Decision, text: Reading, strong: list[int]) -> Changed | None:
+    """Two values the decision puts in order ("A first, then B") said in the other order
+    ("B first, then A") by a sentence that also speaks of an order."""
+    pin_text = pin.reading.prepared.text
+    values = [s for s in pin.specifics if s.kind in (IDENTIFIER, NAME, VERSION)]
+    for a, b in itertools.combinations(values, 2):
+        between = pin_text[a.end : b.start]
+        if matching.same(a, b) or not _ORDER.search(between) or _AFTER.search(pin_text):
+            continue
+        for index in strong:
+            start, end = text.sentence_spans[index]
+            sentence = text.prepared.text[start:end]
+            if not _ORDER.search(sentence) or _AFTER.search(sentence):
+                continue
+            said = text._by_sentence[index]
+            a_at = next((o for o in said if matching.same(a, o)), None)
+            b_at = next((o for o in said if matching.same(b, o)), None)
+            if a_at is not None and b_at is not None and b_at.start < a_at.start:
+                return Changed(
+                    pin.reading.prepared.original(a.start, b.end),
+                    text.prepared.original(b_at.start, a_at.end),
+                )
+    return None
 
 
 def _lists(reading: Reading) -> list[list[Specific]]:
@@ -1068,7 +1112,9 @@ def _clause_reversal(
             continue
         said_negated += negated
         cues = [text.polarity.negation_at(place) for place in places]
-        if negated and all(cue is None for cue in cues):
+        # what the pin negates is negated where its clause is ("flash writes never happen")
+        said_in_negation = any(text.polarity.clause_negation_at(place) for place in places)
+        if negated and not said_in_negation:
             allowance = next((a for a in map(_allowing(text), places) if a is not None), None)
             if allowance is not None:
                 flipped[True].append((item, allowance, at))
