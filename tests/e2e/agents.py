@@ -244,6 +244,88 @@ def fast_clock_wrapper(folder: Path, library: Path, binary: Path, speed: int) ->
     return script
 
 
+# aider, from PyPI into a venv of its own in the cache (never tether's venv: its ~100
+# pinned dependencies would fight ours).
+AIDER_PACKAGE = "aider-chat"
+AIDER_VERSION = os.environ.get("TETHER_E2E_AIDER_VERSION") or "0.86.2"
+# The model aider is told to use: litellm's "openai/" prefix sends it to --openai-api-base.
+AIDER_MODEL = "openai/fake-gpt"
+# aider 0.86.2 with --edit-format diff at tether's agent pane.
+AIDER_MARKERS = {
+    "ready": r"(?m)^(?:diff>|(?:diff> )?Finished summarizing chat history\.)\s*$",
+    "folded": r"Finished summarizing chat history\.",
+    "cleared": r"All chat history cleared\.",
+}
+
+
+def ensure_aider(root: Path | None = None) -> tuple[Path, float]:
+    """``aider`` at its pin in ``<cache>/aider-chat@<version>`` (a venv; pip on first use).
+    Returns the script and the seconds spent installing (0.0 when reused)."""
+    prefix = (root or cache_dir()) / f"{AIDER_PACKAGE}@{AIDER_VERSION}"
+    binary = prefix / "bin" / "aider"
+    if _answers_version(binary, AIDER_VERSION):
+        return binary, 0.0
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    with open(prefix.parent / f".{prefix.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another run may be installing it
+        if _answers_version(binary, AIDER_VERSION):
+            return binary, 0.0
+        start = time.monotonic()
+        python = prefix / "bin" / "python"
+        cmds = [
+            [sys.executable, "-m", "venv", "--clear", str(prefix)],
+            [str(python), "-m", "pip", "install", "--quiet", f"{AIDER_PACKAGE}=={AIDER_VERSION}"],
+        ]
+        for cmd in cmds:
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+            except subprocess.TimeoutExpired as e:
+                raise AgentInstallError(f"`{' '.join(cmd)}` timed out") from e
+            if proc.returncode != 0:
+                raise AgentInstallError(
+                    f"`{' '.join(cmd)}` failed (rc={proc.returncode}).\n{proc.stderr[-4000:]}"
+                )
+        if not _answers_version(binary, AIDER_VERSION):
+            raise AgentInstallError(f"{binary} does not answer --version with {AIDER_VERSION}")
+    return binary, time.monotonic() - start
+
+
+def aider_args(base_url: str) -> list[str]:
+    """aider's command line offline: the fake server's chat completions, no git, no update
+    check or analytics, every question answered yes, SEARCH/REPLACE edits, and a history
+    small enough (300 tokens) that one edit's reply makes it summarise."""
+    return [
+        "--openai-api-base",
+        base_url.rstrip("/") + "/v1",
+        "--openai-api-key",
+        DUMMY_KEY,
+        "--model",
+        AIDER_MODEL,
+        "--no-git",
+        "--no-check-update",
+        "--no-show-model-warnings",
+        "--no-show-release-notes",
+        "--no-analytics",
+        "--yes-always",
+        "--edit-format",
+        "diff",
+        "--max-chat-history-tokens",
+        "300",
+    ]
+
+
+def aider_env(binary: Path, home: Path) -> dict[str, str]:
+    """The environment for ``aider`` offline (its own venv's bin first on PATH)."""
+    # litellm fetches its model price list from GitHub at start unless told to use its own.
+    return _offline_env(
+        binary,
+        home,
+        LANG="C.UTF-8",
+        AIDER_CHECK_UPDATE="false",
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+    )
+
+
 # --------------------------------------------------------------------------- isolated state
 
 
@@ -443,7 +525,7 @@ def copilot_journals(home: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.stat().st_mtime)
 
 
-def prepare_gemini_home(home: Path, model_log: Path) -> Path:
+def prepare_gemini_home(home: Path, model_log: Path, hook_model: bool = True) -> Path:
     """A fresh ``home`` whose ``~/.gemini/settings.json`` picks API-key auth (the key is a
     dummy: no call leaves) and runs ``gemini_model.py`` as its ``BeforeModel`` hook, the
     fake model; every request it answers is logged to ``model_log``."""
@@ -457,16 +539,23 @@ def prepare_gemini_home(home: Path, model_log: Path) -> Path:
             "BeforeModel": [{"hooks": [{"type": "command", "command": model, "timeout": 20000}]}]
         },
     }
+    if not hook_model:  # its turns go to GOOGLE_GEMINI_BASE_URL (the fake server) instead
+        del settings["hooks"]
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     model_log.touch()
     return home
 
 
-def gemini_env(binary: Path, home: Path, model_log: Path) -> dict[str, str]:
-    """The environment for ``gemini`` offline: a dummy key, the project trusted."""
+def gemini_env(
+    binary: Path, home: Path, model_log: Path, base_url: str | None = None
+) -> dict[str, str]:
+    """The environment for ``gemini`` offline: a dummy key, the project trusted, and its
+    utility calls (the /compress summary) sent to ``base_url`` (the fake server)."""
+    extra = {"GOOGLE_GEMINI_BASE_URL": base_url.rstrip("/")} if base_url else {}
     return _offline_env(
         binary,
         home,
+        **extra,
         LANG="C.UTF-8",
         GEMINI_API_KEY=DUMMY_KEY,
         GEMINI_CLI_TRUST_WORKSPACE="true",

@@ -195,6 +195,32 @@ def make_copilot_env(
 
 
 @pytest.fixture(scope="session")
+def aider_bin() -> Path:
+    """aider at its pin, in a venv of its own in the e2e cache (installed on first use)."""
+    try:
+        binary, secs = agents.ensure_aider()
+    except agents.AgentInstallError as e:
+        pytest.fail(str(e), pytrace=False)
+    _INSTALL_REPORT[f"{agents.AIDER_PACKAGE}@{agents.AIDER_VERSION}"] = secs
+    return binary
+
+
+@pytest.fixture
+def make_aider_env(tmp_path: Path, aider_bin: Path) -> Callable[..., AgentSetup]:
+    """An isolated aider setup: ``make_aider_env(name="aider")``."""
+
+    def make(name: str = "aider") -> AgentSetup:
+        root = tmp_path / name
+        home, project = root / "home", root / "proj"
+        project.mkdir(parents=True, exist_ok=True)
+        home.mkdir(parents=True, exist_ok=True)
+        env = agents.aider_env(aider_bin, home)
+        return AgentSetup("aider", aider_bin, home, project, env, argv=["aider"])
+
+    return make
+
+
+@pytest.fixture(scope="session")
 def gemini_bin() -> Path:
     """Gemini CLI at its pin (installed on first use, then cached)."""
     try:
@@ -206,20 +232,22 @@ def gemini_bin() -> Path:
 
 
 @pytest.fixture
-def make_gemini_env(gemini_bin: Path) -> Iterator[Callable[..., AgentSetup]]:
+def make_gemini_env(
+    gemini_bin: Path, fake_server: ServerProcess
+) -> Iterator[Callable[..., AgentSetup]]:
     """An isolated Gemini CLI setup whose fake model is its BeforeModel hook. It lives in the
     e2e cache, not in the temporary folder: Gemini skips a hooks file below a folder others
     may write, and /tmp is one."""
     made: list[Path] = []
 
-    def make(name: str = "gemini") -> AgentSetup:
+    def make(name: str = "gemini", hook_model: bool = True) -> AgentSetup:
         root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=agents.cache_dir()))
         made.append(root)
         home, project = root / "home", root / "proj"
         project.mkdir(parents=True)
         log = root / "model.jsonl"
-        agents.prepare_gemini_home(home, log)
-        env = agents.gemini_env(gemini_bin, home, log)
+        agents.prepare_gemini_home(home, log, hook_model)
+        env = agents.gemini_env(gemini_bin, home, log, fake_server.url)
         return AgentSetup("gemini", gemini_bin, home, project, env, argv=["gemini"])
 
     try:

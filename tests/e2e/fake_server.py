@@ -102,6 +102,11 @@ COPILOT_COMPACT_SUMMARY = (
     "<work_done>\nNothing yet.\n</work_done>"
 )
 COPILOT_COMPACT_MARK = "Please create a detailed summary of the conversation so far"
+# Gemini CLI's /compress summary (through GOOGLE_GEMINI_BASE_URL, not its BeforeModel hook).
+GEMINI_SUMMARY = (
+    "<state_snapshot>FAKE-GEMINI-SUMMARY: the user works on authentication; a decision about "
+    "refresh tokens was made.</state_snapshot>"
+)
 # aider's summarizer (aider/prompts.py `summarize`), its system message.
 AIDER_SUMMARY_MARK = "summarize this partial conversation about programming"
 AIDER_SUMMARY = (
@@ -479,6 +484,12 @@ def decide_chat(body: dict, state: State) -> dict:
         result = _one_line(_chat_text(messages[-1]), 80)
         return {"rule": "tool-result", "text": "TOOL-RESULT-SEEN: " + result}
     text = chat_last_prompt(body)
+    edit = re.search(r"EDIT:(\S+)", text)
+    if edit:  # aider: a SEARCH/REPLACE block creating the file (an edit moves its history)
+        name = edit.group(1)
+        body_lines = "\n".join(f"line {i}: the fake model wrote this" for i in range(40))
+        block = f"{name}\n<<<<<<< SEARCH\n=======\n{body_lines}\n>>>>>>> REPLACE\n"
+        return {"rule": "edit", "text": f"FAKE-EDIT of {name}:\n\n{block}"}
     run = re.search(r"RUN:(.+)", text)
     if run:
         return {"rule": "run", "tool_command": run.group(1).strip()}
@@ -490,6 +501,26 @@ def decide_chat(body: dict, state: State) -> dict:
     if "SLOW" in text:
         reply["delay"] = float(os.environ.get("FAKE_SLOW_SECONDS", "30"))
     return reply
+
+
+def gemini_last_prompt(body: dict) -> str:
+    """The last user text of a Gemini ``generateContent`` body."""
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    users = [c for c in contents if c.get("role") == "user"]
+    parts = users[-1].get("parts") if users else []
+    texts = [str(p.get("text", "")) for p in parts or [] if isinstance(p, dict)]
+    return "\n".join(t for t in texts if t)
+
+
+def decide_gemini(body: dict) -> tuple[str, str]:
+    """A Gemini CLI turn or its /compress summary (and the summary's check): (rule, text)."""
+    last = gemini_last_prompt(body)
+    if "<state_snapshot>" in last:
+        return "gemini-summary", GEMINI_SUMMARY
+    users = [
+        c for c in body.get("contents") or [] if isinstance(c, dict) and c.get("role") == "user"
+    ]
+    return "gemini-reply", f"FAKE-GEMINI-REPLY {len(users)}: ack '{_one_line(last[-40:], 40)}'"
 
 
 def _chunks(text: str, n: int = 3) -> list[str]:
@@ -617,6 +648,33 @@ class Handler(BaseHTTPRequestHandler):
             decision = decide_chat(body, self.state)
             self._log(body, raw, {"rule": decision["rule"]})
             self._chat_reply(body, decision)
+        elif path.endswith(":generateContent") or path.endswith(":streamGenerateContent"):
+            # Gemini CLI's utility calls (its /compress summary and the summary's check):
+            # they skip the BeforeModel hook that is the e2e's model for its turns.
+            rule, text = decide_gemini(body)
+            self._log(body, raw, {"rule": rule})
+            # A turn reports 50,000 prompt tokens (FILLCTX=N: N, for an automatic fold).
+            used = 100 if rule == "gemini-summary" else 50000
+            if rule == "gemini-reply":
+                used = _fill_tokens(gemini_last_prompt(body)[-200:]) or used
+            reply = {
+                "candidates": [
+                    {
+                        "content": {"role": "model", "parts": [{"text": text}]},
+                        "finishReason": "STOP",
+                    }
+                ],
+                "usageMetadata": {"promptTokenCount": used, "totalTokenCount": used + 20},
+            }
+            if path.endswith(":streamGenerateContent"):
+                self._sse_start()
+                self._sse_data(reply)
+                self._sse_end()
+            else:
+                self._json(200, reply)
+        elif path.endswith(":countTokens"):
+            self._log(body, raw)
+            self._json(200, {"totalTokens": 100})
         elif path == "/v1/responses/compact":
             self._log(body, raw, {"rule": "codex-remote-compact"})
             self._json(

@@ -36,7 +36,7 @@ def main() -> int:
     text = f"FAKE-GEMINI-REPLY {len(users)}: ack '{last[-40:]}'"
     response = {
         "candidates": [{"content": {"role": "model", "parts": [text]}, "finishReason": "STOP"}],
-        "usageMetadata": {"totalTokenCount": 1000},
+        "usageMetadata": {"promptTokenCount": 50000, "totalTokenCount": 50020},
     }
     answer = {
         "decision": "block",

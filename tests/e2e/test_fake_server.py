@@ -11,7 +11,14 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.fake_server import CLAUDE_COMPACT_SUMMARY, CODEX_COMPACT_SUMMARY, start_server
+from tests.e2e.fake_server import (
+    CLAUDE_COMPACT_SUMMARY,
+    CODEX_COMPACT_SUMMARY,
+    GEMINI_SUMMARY,
+    State,
+    decide_chat,
+    start_server,
+)
 
 SPECIFICS = ("Redis", "15 minute", "rotate on use", "mobile client", "TTL", "persist")
 
@@ -228,3 +235,26 @@ def test_without_ack_a_recovery_payload_gets_the_plain_reply() -> None:
     assert decide_claude(body, State(None, 0.0, 0.0, ack_change=1))["tool_command"] == (
         "tether ack 'Restated: 1. we hold that Redis.'"
     )
+
+
+def test_an_edit_request_is_answered_with_a_search_replace_block_creating_the_file() -> None:
+    body = {"messages": [{"role": "user", "content": "please write EDIT:notes.txt"}]}
+    reply = decide_chat(body, State(None, 0.0, 0.0))
+    assert reply["rule"] == "edit"
+    assert "notes.txt\n<<<<<<< SEARCH\n=======\n" in reply["text"]
+    assert reply["text"].rstrip().endswith(">>>>>>> REPLACE")
+
+
+def test_gemini_routes_answer_a_turn_and_the_compress_summary(server):
+    turn = {"contents": [{"role": "user", "parts": [{"text": "<ctx>"}, {"text": "hello"}]}]}
+    status, raw = _call(server, "POST", "/v1beta/models/m:streamGenerateContent?alt=sse", turn)
+    assert status == 200
+    (data,) = [json.loads(x[6:]) for x in raw.splitlines() if x.startswith("data: ")]
+    assert (
+        data["candidates"][0]["content"]["parts"][0]["text"]
+        == "FAKE-GEMINI-REPLY 1: ack '<ctx> hello'"
+    )
+    check = {"contents": [{"role": "user", "parts": [{"text": "the <state_snapshot> again"}]}]}
+    status, raw = _call(server, "POST", "/v1beta/models/m:generateContent", check)
+    assert status == 200
+    assert json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"] == GEMINI_SUMMARY

@@ -1,4 +1,5 @@
-"""Gemini CLI 0.61.0 under `tether run gemini`, offline: its model is a BeforeModel hook.
+"""Gemini CLI 0.61.0 under `tether run gemini`, offline: its model is a BeforeModel hook, or
+the fake server's Gemini routes (GOOGLE_GEMINI_BASE_URL) for /compress.
 
 tether passes its hooks for the run through Gemini's system-defaults layer
 (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, supervisor/agents/gemini_settings.py); the test's "user"
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.fake_server import gemini_last_prompt
 from tests.e2e.tether_driver import (
     DECISION,
     TetherRun,
@@ -76,6 +78,9 @@ def test_gemini_clear_is_a_wipe_rehydrated_with_the_next_prompt(
         wipe = run.wait_incident(
             "wipe", where=lambda i: "hook" in i.get("sources", []), what="a wipe from the hooks"
         )
+        # Gemini redraws its whole screen after /clear: keys typed before the old turns are
+        # gone from it were lost in two of three runs.
+        run.poll(lambda: "FAKE-GEMINI-REPLY" not in run.agent_screen(), 20, "the redraw")
         run.wait_screen(READY)
         request = say(run, log, "what now")
         auto = run.wait_event("auto_rehydrate", hook_source="clear")
@@ -85,3 +90,78 @@ def test_gemini_clear_is_a_wipe_rehydrated_with_the_next_prompt(
             run.fail(f"the prompt after /clear carries {text.count(PREAMBLE)} payload copies")
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
         assert not run.events_of("injection"), "a key was pressed for the payload"
+
+
+def served(run: TetherRun, text: str) -> dict:
+    """Type ``text`` (Gemini's model is the fake server); the request that carried it."""
+    after = run.last_seq()
+    run.type_line(text, enter_delay=0.8)
+
+    def sent() -> dict | None:
+        for e in run.server.requests(rule="gemini-reply"):
+            if e["seq"] > after and text in gemini_last_prompt(e["body"]):
+                return e
+        return None
+
+    entry = run.poll(sent, 30, f"the request for {text!r}")
+    turn = sum(1 for c in entry["body"]["contents"] if c.get("role") == "user")
+    run.wait_screen(rf"FAKE-GEMINI-REPLY {turn}: ack")
+    run.wait_screen(READY)
+    return entry
+
+
+def test_gemini_compressions_are_incidents_rehydrated_at_the_next_prompt(
+    make_gemini_env, fake_server, tether_run
+):
+    """/compress for real: the turns and the summary come from the fake server's Gemini
+    routes (GOOGLE_GEMINI_BASE_URL). With the BeforeModel hook as the model, Gemini keeps
+    no history (a blocked turn is not recorded) and says "Nothing to compress."."""
+    with Timer("gemini: DECISION, /compress, an automatic fold, each payload once"):
+        setup = make_gemini_env(hook_model=False)
+        run = tether_run(setup, fake_server, "gemini", "-m", "gemini-2.5-flash", ready=READY)
+        served(run, "hello gemini")
+        served(run, DECISION)
+        served(run, "one more turn")
+        compressing = len(run.events_of("hook", event="PreCompress"))
+        run.type_line("/compress", enter_delay=0.8)
+        run.wait_screen(r"Chat history compressed from \d+ to \d+ tokens", timeout=60)
+        incident = run.wait_incident(
+            "compaction",
+            where=lambda i: "screen" in i.get("sources", []),
+            what="a compaction from the screen",
+        )
+        # PreCompress comes before every turn too (trigger "auto": Gemini checks whether
+        # to fold); only /compress's is "manual".
+        later = run.events_of("hook", event="PreCompress")[compressing:]
+        manual = [e for e in later if e["payload"].get("trigger") == "manual"]
+        assert len(manual) == 1, later
+        run.wait_screen(READY)
+        request = served(run, "what now")
+        auto = run.wait_event("auto_rehydrate")
+        assert auto["incident"] == incident["number"], (auto, incident)
+        text = json.dumps(request["body"], ensure_ascii=False).replace("\\n", "\n")
+        if text.count(PREAMBLE) != 1 or not has_all_specifics(text):
+            run.fail(f"the prompt after /compress carries {text.count(PREAMBLE)} payload copies")
+        assert "FAKE-GEMINI-SUMMARY" in text, "the summary did not replace the history"
+        assert len(run.incidents_of("compaction")) == 1, run.incidents()
+
+        # Automatic: a turn reports 600,000 prompt tokens (over half of the model's 1,048,576);
+        # Gemini folds before the next turn's request, after that turn's BeforeAgent: the
+        # payload goes with the prompt after it.
+        served(run, "FILLCTX=600000 fill the context")
+        served(run, "next step please")
+        auto_fold = run.wait_incident(
+            "compaction",
+            where=lambda i: i["number"] != incident["number"],
+            what="an automatic compression from the screen",
+        )
+        assert (incident["trigger"], auto_fold["trigger"]) == ("manual", "auto"), run.incidents()
+        request = served(run, "after the auto fold")
+        run.poll(
+            lambda: len(run.events_of("auto_rehydrate")) == 2, 15, "the automatic fold's payload"
+        )
+        assert run.events_of("auto_rehydrate")[1]["incident"] == auto_fold["number"]
+        text = json.dumps(request["body"], ensure_ascii=False)
+        if text.count(PREAMBLE) != 1:
+            run.fail(f"the prompt after the auto fold carries {text.count(PREAMBLE)} copies")
+        assert len(run.incidents_of("compaction")) == 2, run.incidents()
