@@ -8,11 +8,21 @@ bytes that go through the pre-filter instead of timing anything.
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from supervisor.terminal.backends import ghostty_class
 from supervisor.terminal.prefilter import Prefilter
+from supervisor.terminal.raw_runs import before_concealing
 from supervisor.terminal.sgr import sgr_conceals
+
+# Numbers that decide how an SGR reads: codes, colour introducers and kinds, the zeros
+# normalize_sgr strips, colon groups.
+ITEMS = ["", "0", "8", "08", "00008", "5", "05", "2", "02", "38", "038", "48", "58", "1"]
+ITEMS += ["28", "255", "38:5:8", "8:1", "2:8", "18", "80"]
 
 
 @pytest.mark.parametrize(
@@ -34,6 +44,25 @@ from supervisor.terminal.sgr import sgr_conceals
 )
 def test_an_sgr_conceals_only_with_8_as_a_code(params, concealed):
     assert sgr_conceals(params) is concealed
+
+
+def _stops_raw_run(params: str) -> bool:
+    sgr = f"x\x1b[{params}my".encode()
+    return before_concealing(sgr, 0, len(sgr)) == 1
+
+
+def test_a_raw_run_stops_before_every_sgr_that_conceals_and_no_other():
+    for n in range(1, 4):
+        for items in itertools.product(ITEMS, repeat=n):
+            params = ";".join(items)
+            assert _stops_raw_run(params) is sgr_conceals(params), params
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(ITEMS), min_size=4, max_size=9))
+def test_longer_sgrs_stop_a_raw_run_as_the_pre_filter_reads_them(items):
+    params = ";".join(items)
+    assert _stops_raw_run(params) is sgr_conceals(params)
 
 
 @pytest.mark.parametrize("colour", ["38;2;116;168;8", "48;5;8", "38;2;8;1;2"])
