@@ -25,9 +25,9 @@ from supervisor.terminal.outer_terminal import adapt_widths
 from supervisor.terminal.prefilter import AltScreen
 from supervisor.terminal.prefiltered_screen import PrefilteredScreen
 from supervisor.terminal.raw_runs import (
-    CONCEALING,
     RAW_RUN,
     RawRunNotes,
+    before_concealing,
     before_screen_modes,
     plain_text,
     safe_cut,
@@ -103,8 +103,8 @@ class GhosttyEmulator(PrefilteredScreen):
                 end = raw_run(data, pos).end()
                 if end > pos and data.find(b"\x1b[?", pos, end) >= 0:
                     end = before_screen_modes(data, pos, end)
-                if end > pos and (hidden := CONCEALING.search(data, pos, end)) is not None:
-                    end = hidden.start()  # the pre-filter draws concealed text as blanks
+                if end > pos:  # the pre-filter draws concealed text as blanks
+                    end = before_concealing(data, pos, end)
                 if end > pos:
                     cut = utf8_cut(data, pos, end)
                     if cut > pos:

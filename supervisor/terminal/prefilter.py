@@ -64,7 +64,7 @@ from supervisor.terminal.prefilter_events import (
     Reply,
     SoftReset,
 )
-from supervisor.terminal.sgr import blanked, conceals, normalize_sgr
+from supervisor.terminal.sgr import blanked, conceals, normalize_sgr, sgr_conceals
 
 __all__ = ["AltScreen", "CursorQuery", "Event", "HardReset", "Prefilter", "Reply", "SoftReset"]
 
@@ -110,8 +110,9 @@ _VERBATIM_RUN = re.compile(
     r"|\?(?:25|2026)[hl])"  # the modes every Ink frame sets: applied after the run
     r"|[78]))++"
 )
-# An SGR that may conceal (8, or a colour index 8: _csi tells them apart).
-_CONCEALING = re.compile(r"\x1b\[(?:[0-9]*;)*8[;m]")
+# A whole SGR with an 8 among its numbers (08 too): SGR 8, or only a colour's argument
+# (38;5;8, 38;2;116;168;8, in every Ink frame): sgr_conceals tells them apart.
+_SGR_WITH_8 = re.compile(r"\x1b\[((?:[0-9]*;)*0*8(?:;[0-9]*)*)m")
 _SYNC_SET = re.compile(r"\x1b\[\?2026([hl])")
 _LONG_NUMBER = re.compile(r"\d{5,}")
 _REP_AT_END = re.compile(r"\x1b\[[0-9]*b\Z")
@@ -120,6 +121,15 @@ _REP_AT_END = re.compile(r"\x1b\[[0-9]*b\Z")
 ZERO_IS_ONE = frozenset("ILMSTZae")
 MAX_PARAM = 65535  # xterm's MAX_I_PARAM: a larger parameter is clamped to it
 SOFT_RESET = "\x1b[0m\x1b[4l\x1b[?6l\x1b[?7h\x1b[r\x1b(B"
+
+
+def _before_concealing(chunk: str) -> int:
+    """Where the first SGR that conceals starts in a verbatim run (else its end): a
+    colour with an 8 in it does not cut the run, which would be matched again from there."""
+    for m in _SGR_WITH_8.finditer(chunk):
+        if sgr_conceals(m.group(1)):
+            return m.start()
+    return len(chunk)
 
 
 def _clamped(number: re.Match[str]) -> str:
@@ -200,8 +210,8 @@ class Prefilter:
             run = None if self.concealed else verbatim(text, pos)
             if run is not None:
                 chunk = run.group()
-                if (";8" in chunk or "[8" in chunk) and (hide := _CONCEALING.search(chunk)):
-                    chunk = chunk[: hide.start()]  # the SGR that may conceal: parsed below
+                if ";8" in chunk or "[8" in chunk or "08" in chunk:
+                    chunk = chunk[: _before_concealing(chunk)]  # that SGR is parsed below
                 if "\x1b[?" in chunk:
                     self._run_modes(chunk)
                 out.append(chunk)

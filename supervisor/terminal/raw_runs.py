@@ -11,16 +11,18 @@ the pre-filter, in its place in the stream.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import re2
 
 from supervisor.terminal.prefilter import Prefilter
+from supervisor.terminal.sgr import sgr_conceals
 
 __all__ = [
-    "CONCEALING",
     "DEC_MODE_SETS",
     "RAW_RUN",
     "RawRunNotes",
+    "before_concealing",
     "before_screen_modes",
     "plain_text",
     "safe_cut",
@@ -59,8 +61,25 @@ _SCREEN_SWITCH = re.compile(rb"\x1b\[\?(?:[0-9;]*;)?0*(?:3|47|1047|1049|2027)(?:
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 DEC_MODE_SETS = re.compile(rb"\x1b\[\?([0-9;]*)([hl])")
 _OTHER_DEC_SET = re.compile(rb"\x1b\[\?(?!25[hl]|2026[hl])([0-9;]*)([hl])")
-# An SGR that may conceal (8, or a colour index 8: the pre-filter tells them apart).
-CONCEALING = re.compile(rb"\x1b\[(?:[0-9]*[;:])*0*8[;m]")
+# An SGR in which an 8 may be read as a code (SGR 8), not as a colour's argument: the
+# numbers are read as sgr.conceals does, a colour introducer (38, 48, 58) taking 5 and one
+# argument or 2 and three. Ink writes a truecolour such as 38;2;116;168;8 in every frame:
+# it must not stop a raw run. The pattern may find more (05 and 02 are read both ways, as
+# normalize_sgr rewrites them; any SGR with a colon and an 8), never less: each SGR found is
+# then read by sgr_conceals, the pre-filter's own rule. RE2: Python's re took half the
+# feed's time on an Ink redraw flood. test_raw_run_colours.py checks it against the rule.
+_ITEM = rb"[0-9:]*"
+_INTRO = rb"0*[345]8"
+_WIDE = rb"[1-9][0-79]|[12679]8|[1-9][0-9]{2,}"  # two digits or more, not an introducer
+_CODE = rb"(?:[1-79]|" + _WIDE + rb")"  # after its zeros: neither 8 nor an introducer
+_AFTER_INTRO = rb"(?:0+" + _CODE + rb"?|[134679]|" + _WIDE + rb"|)"  # nor exactly 5 or 2
+_SGR_WITH_8 = re2.compile(
+    rb"\x1b\[(?:0*" + _CODE + rb"?;|(?:" + _INTRO + rb";)+(?:0*5;" + _ITEM + rb";"
+    rb"|0*2;" + _ITEM + rb";" + _ITEM + rb";" + _ITEM + rb";|" + _AFTER_INTRO + rb";))*"
+    rb"(?:" + _INTRO + rb";)*0*8(?:;" + _ITEM + rb")*m"
+    rb"|\x1b\[(?:[0-9;]*:[0-9;:]*8|[0-9;]*8[0-9;]*:)[0-9;:]*m",
+    _RE2_OPTIONS,
+)
 _CURSOR_SHAPE = re.compile(rb"\x1b\[([0-9]*) q")
 _OSC_BYTES = re.compile(rb"\x1b\]((?:0|2|7501);[^\x00-\x1f\x7f]*)(?:\x07|\x1b\\)")
 MAX_OSC = 65536  # as the pre-filter: longer OSC strings are discarded unread
@@ -71,6 +90,22 @@ def before_screen_modes(data: bytes, start: int, end: int) -> int:
     grapheme clustering (the pre-filter turns those into events or drops them)."""
     m = _SCREEN_SWITCH.search(data, start, end)
     return end if m is None else m.start()
+
+
+def before_concealing(data: bytes, start: int, end: int) -> int:
+    """Where a raw run must stop: before an SGR that conceals (the pre-filter draws
+    concealed text as blanks). A colour with an 8 in it does not stop the run: each stop
+    costs a new RAW_RUN match over the rest of the read, a frame's worth per colour."""
+    for m in _SGR_WITH_8.finditer(data, start, end):
+        if _conceals(m.group()):
+            return m.start()
+    return end
+
+
+@lru_cache(maxsize=1024)
+def _conceals(sgr: bytes) -> bool:
+    """Whether the whole SGR ``sgr`` conceals (a program repeats the same few colours)."""
+    return sgr_conceals(sgr[2:-1].decode("ascii"))
 
 
 def plain_text(data: bytes) -> bool:

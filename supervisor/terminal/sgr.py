@@ -83,6 +83,15 @@ def conceals(params: str, concealed: bool) -> bool:
     return concealed
 
 
+def sgr_conceals(params: str) -> bool:
+    """Whether text is concealed after the SGR ``params`` (either form), from a pen that
+    did not conceal: as the pre-filter reads it (an 8 that is a colour's argument, as in
+    ``38;5;8`` or ``38;2;116;168;8``, does not conceal)."""
+    if ":" in params or "58" in params:
+        params = normalize_sgr(params)
+    return conceals(params, False)
+
+
 def blanked(text: str) -> str:
     """Concealed text as blanks of its width; the controls in it still act."""
     from wcwidth import wcwidth
