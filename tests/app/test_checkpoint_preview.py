@@ -58,4 +58,9 @@ async def test_the_checkpoints_tab_opens_on_the_newest(tmp_path):
         await wait_until(pilot, lambda: options.option_count == 3, what="three checkpoints")
         app.query_one(TabbedContent).active = "tab-checkpoints"
         await wait_until(pilot, lambda: listed.highlighted == 3, what="#3 highlighted")
-        assert pane_text(pilot, "#cp-title").startswith("checkpoint #3")
+        # The preview is loaded on a worker (no file I/O on the loop): wait for its title.
+        await wait_until(
+            pilot,
+            lambda: pane_text(pilot, "#cp-title").startswith("checkpoint #3"),
+            what="the newest checkpoint's preview",
+        )
