@@ -180,7 +180,7 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
-async def wait_for_a_still_picture(pilot, tries: int = 25) -> None:
+async def wait_for_a_still_picture(pilot, tries: int = 80) -> None:
     """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
     while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
     from textual.widgets import TextArea
