@@ -227,7 +227,7 @@ class ClaudeTranscript:
                 )
             ]
         if kind in ("user", "system"):
-            text = _text_of((record.get("message") or {}).get("content")) or _text_of(
+            text = _text_of(_dict(record.get("message")).get("content")) or _text_of(
                 record.get("content")
             )
             if _REFUSED_COMPACT.search(text):

@@ -79,3 +79,13 @@ def test_a_codex_rollout_of_another_session_is_a_wipe_but_history_and_sub_agents
         "previous_session": before["payload"]["id"],
         "at_next_turn": True,  # written with the first prompt after /clear, however late
     }
+
+
+def test_a_user_entry_whose_message_is_a_string_reads_as_nothing():
+    """Found by the hook fuzz test in a full run: the refused-/compact check read
+    ``message.content`` of an entry whose ``message`` is a string, and raised."""
+    from supervisor.recognize.transcripts import ClaudeTranscript
+
+    parser = ClaudeTranscript()
+    for kind in ("user", "system", "assistant"):
+        assert parser.feed({"message": "assistant", "type": kind}, 0.0) == []
