@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.binding import Binding
-from textual.widgets import OptionList, TextArea
+from textual.widgets import Button, OptionList, TextArea
 
 from supervisor.store import checkpoints
 from supervisor.store import tether_dir as store
@@ -122,7 +122,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
         assert conflict.disk == disk and "- mine, unsaved" in conflict.mine
 
         button = {"disk": "#notes-keep-disk", "mine": "#notes-keep-mine", "merge": "#notes-merge"}
-        await pilot.click(button[choice])
+        app.query_one(button[choice], Button).press()  # as a click does, wherever it is drawn
         # the choice is saved off the loop: wait for it to be written
         await wait_until(pilot, lambda: not pane.conflicted and not pane.dirty, what="the save")
         written = app.tether.read_notes()
