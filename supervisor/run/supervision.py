@@ -40,7 +40,7 @@ from supervisor.recognize import hook_events
 from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
-from supervisor.recognize.fusion import Fusion, IncidentChange
+from supervisor.recognize.fusion import Claimed, Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
@@ -149,6 +149,7 @@ class Supervision:
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
         self.meter = ContextMeter(window=profile_.context_window or None)
         self.current_incident: Incident | None = None
+        self._held: list[Observation] | None = None  # while an incident's number is claimed
         self._was_waiting = False
         self.decisions = DecisionCapture()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
@@ -505,13 +506,36 @@ class Supervision:
             self.observe(observation)
 
     def observe(self, observation: Observation) -> None:
-        """One observation from any source: state, meter, fusion, incident listeners."""
+        """One observation from any source: state, meter, fusion, incident listeners.
+
+        A loss that opens an incident waits for its number, claimed under the store's
+        lock on the event recorder's thread (never on the loop); observations that come
+        meanwhile wait behind it, so that each is handled in the order it came.
+        """
+        if self._held is not None:
+            self._held.append(observation)
+            return
+        draft = self.fusion.draft(observation)
+        if draft is None:
+            self._observed(observation, None)
+            return
+        self._held = []
+
+        def claimed(event: Event | None, new: bool) -> None:
+            held, self._held = self._held or [], None
+            self._observed(observation, Claimed(draft, event, new))
+            for later in held:  # one of them may open an incident: the rest wait again
+                self.observe(later)
+
+        self.events.claim(self.fusion.claim_of(draft), claimed)
+
+    def _observed(self, observation: Observation, claimed: Claimed | None) -> None:
         if observation.kind == HOOKS_REVIEW:
             self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
-        change = self.fusion.observe(observation)
+        change = self.fusion.observe(observation, claimed)
         if change is None:
             return
         incident = change.incident
