@@ -46,6 +46,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
@@ -166,8 +167,9 @@ class Supervision:
             copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
+        self.live_notes = LiveNotes(self.tether)  # parsed once per change, read by all
         self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, profile_.integrations
+            self.tether, self.transcript, self.invariant, profile_.integrations, self.live_notes
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
@@ -210,6 +212,7 @@ class Supervision:
             meter=self.meter,
             gate=self.gate,
             notes=self.notes,
+            live=self.live_notes,
             writer=self.checkpointer,
             events=self.events,
             incident=lambda: self.current_incident,
