@@ -329,6 +329,7 @@ async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_foun
             from supervisor.run.supervision import RunConfig, Supervision
             from supervisor.store.tether_dir import TetherDir
             from supervisor.terminal.session import AgentSession
+            from tests.store_records import append_artifact
             tether = TetherDir.at(sys.argv[1])
             last = tether.last_artifact()[0]["index"]
             append_artifact(tether, index=last + 2)
