@@ -24,6 +24,7 @@ incident with trigger ``precomputed``, its summary and loss audit; and tether's 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -87,6 +88,20 @@ class Headless:
         self._stderr.close()
 
 
+def slow_hooks(path: Path, speed: int) -> Path:
+    """tether's settings with each hook's timeout ``speed`` times as long: the agent counts
+    it on its fast clock (10 s would be 0.17 s), and `tether hook` standalone, with no
+    supervisor to hand the call to, builds the payload itself."""
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["timeout"] = handler.get("timeout", 60) * speed
+    slow = path.with_name("claude-settings-slow-clock.json")
+    slow.write_text(json.dumps(settings), encoding="utf-8")
+    return slow
+
+
 def agent_time(log: Path, text: str, before: float | None = None) -> float | None:
     """When the agent first wrote ``text`` to its debug log, on its own (fast) clock; with
     ``before``, the last time it did before then."""
@@ -126,10 +141,12 @@ def test_claude_precomputed_fold_is_one_incident_rehydrated_in_the_next_prompt(
         setup = make_claude_env(hooks=False)
         init(setup.project, goal="keep the auth work on track")
         TetherDir.at(setup.project).add_decisions([PIN], source="test")
-        settings = write_settings(setup.project / ".tether")
+        settings = slow_hooks(write_settings(setup.project / ".tether"), SPEED)
         folder = setup.project.parent / "fast-clock"
         agents.fast_clock_wrapper(folder, agents.ensure_libfaketime(), setup.binary, SPEED)
         env = dict(setup.env, PATH=f"{folder}:{setup.env['PATH']}", TETHER_PROFILE="claude")
+        # where `init` remembered that this `.tether/` is trusted (the hooks read it there)
+        env["TETHER_CONFIG_DIR"] = os.environ["TETHER_CONFIG_DIR"]
         env.update(
             ENABLE_PROMPT_CACHING_1H="1",
             CLAUDE_CODE_IDLE_COMPACT_MIN_TOKENS="100000",
@@ -187,6 +204,8 @@ def test_claude_precomputed_fold_is_one_incident_rehydrated_in_the_next_prompt(
         calls = [e for e in events if e.get("kind") == "hook"]
         said = [(c["event"], (c.get("payload") or {}).get("source")) for c in calls]
         assert ("SessionStart", "compact") in said, said
+        answered = [e for e in events if e.get("kind") == "auto_rehydrate"]
+        assert [e.get("hook_source") for e in answered] == ["compact"], answered
         entries = agents.read_jsonl(transcript)
         (boundary,) = [e for e in entries if e.get("subtype") == "compact_boundary"]
         assert boundary["compactMetadata"]["precomputed"] is True, boundary
