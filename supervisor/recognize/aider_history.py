@@ -50,6 +50,20 @@ _HEADER = re.compile(r"^(TO LLM|LLM RESPONSE) (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)$"
 _SEPARATOR = "-------"
 _ROLE = re.compile(r"^(SYSTEM|USER|ASSISTANT)(?: (.*))?$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # kept: tab, newline
+_REMINDER = "\n\n# *SEARCH/REPLACE block* Rules:"  # --edit-format diff's, on the last message
+# The user messages aider writes itself (aider/coders/base_prompts.py): not the user's words.
+_AIDER_WORDS = (
+    "I have *added these files to the chat*",
+    "Here are summaries of some files present in my git repository.",
+    "Here are some READ ONLY files",
+    "I am not sharing any files",
+    "Don't try and edit any existing code without asking me",
+    "I switched to a new code base.",
+    "I committed the changes with git hash",
+    "I updated the files.",
+    "I edited the files myself.",
+    "I didn't see any properly formatted edits",
+)
 SUMMARY_PREFIX = "I spoke to you previously about a number of things."
 SUMMARY_LIMIT = 64 * 1024  # characters of a summary kept (the audit runs on the loop)
 
@@ -89,19 +103,22 @@ class _Request:
             self.size += len(text) + 1
 
     def summary(self) -> str | None:
-        """The summary aider swapped in: the first user message, if it is one."""
+        """The summary aider swapped in: the first user message that opens as one (its
+        example messages and the files it shares come before the history)."""
         for role, lines in self.messages:
-            if role == "USER":
+            if role == "USER" and lines and lines[0].startswith(SUMMARY_PREFIX):
                 text = _CONTROL.sub("", "\n".join(lines))
-                if not text.startswith(SUMMARY_PREFIX):
-                    return None
                 return text[len(SUMMARY_PREFIX) :].strip()[:SUMMARY_LIMIT] or None
         return None
 
     def user_messages(self) -> list[str]:
-        texts = ["\n".join(lines).strip()[:WINDOW_CHARS] for role, lines in self.messages]
-        roles = [role for role, _lines in self.messages]
-        return [text for role, text in zip(roles, texts, strict=True) if role == "USER" and text]
+        """The user messages, each without the edit-format reminder aider adds to the last."""
+        texts = []
+        for role, lines in self.messages:
+            text = "\n".join(lines).split(_REMINDER, 1)[0].strip()[:WINDOW_CHARS]
+            if role == "USER" and text:
+                texts.append(text)
+        return texts
 
 
 class AiderLlmHistory:
@@ -145,7 +162,7 @@ class AiderLlmHistory:
             text
             for text in previous
             if text not in kept
-            and not text.startswith(SUMMARY_PREFIX)
+            and not text.startswith((SUMMARY_PREFIX, *_AIDER_WORDS))
             and not self.own_words.said(text)
         )[-WINDOW_ENTRIES:]
         # Its logged time (whole seconds of local time) is not the fold's: no entry_at.
