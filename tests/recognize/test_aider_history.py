@@ -83,9 +83,7 @@ def test_the_llm_history_gives_the_summary_that_stuck_once() -> None:
     assert fold.folded == ("what now",)
 
 
-def test_the_screen_the_chat_history_and_the_summary_make_one_incident_with_its_audit() -> (
-    None
-):
+def test_the_screen_the_chat_history_and_the_summary_make_one_incident_with_its_audit() -> None:
     fusion = Fusion(decisions=lambda: [DECISION])
     screen = Observation(COMPACTION, SCREEN, 10.0, details={"channel": "re0"})
     first = fusion.observe(screen)
