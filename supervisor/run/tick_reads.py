@@ -156,7 +156,10 @@ class TickReader:
             )
         reads.transcript = self.transcript.poll(now)
         if self.aider is not None:
-            reads.transcript += self.aider.poll(now)
+            try:
+                reads.transcript += self.aider.poll(now)
+            except Exception as error:  # a file of any shape must not stop the tick
+                reads.problems.append(f"aider's history files not read: {error}")
         try:  # the ledger's second source: calls the hooks did not report (runs git)
             self.backfill.add(self.transcript.take_reports(), now)
             self.backfill.run(now)

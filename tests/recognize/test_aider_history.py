@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from supervisor.agents.aider_history_follower import (
     AiderHistoryFollower,
     chat_history_path,
@@ -176,3 +179,33 @@ def test_the_chat_history_is_where_aider_writes_it(tmp_path: Path) -> None:
     assert chat_history_path([], env, work) == work / "h.md"
     named = ["--chat-history-file", "/x/c.md"]
     assert chat_history_path(named, env, work) == Path("/x/c.md")
+
+
+_LINES = st.one_of(
+    st.sampled_from(
+        [
+            "TO LLM 2026-12-02T01:21:48",
+            "LLM RESPONSE 2026-12-02T01:21:49",
+            "-------",
+            "USER I spoke to you previously about a number of things.",
+            "> All chat history cleared.  ",
+            "> Finished summarizing chat history.",
+        ]
+    ),
+    st.builds(
+        lambda role, text: f"{role} {text}", st.sampled_from(["USER", "ASSISTANT"]), st.text()
+    ),
+    st.text(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINES, max_size=40))
+def test_any_lines_give_clean_observations_never_an_error(lines_: list[str]) -> None:
+    chat, llm = AiderChatHistory(), AiderLlmHistory()
+    found = [o for line in lines_ for o in chat.feed(line, 1.0) + llm.feed(line, 1.0)]
+    found += llm.flush(2.0)
+    for observation in found:
+        summary = observation.summary or ""
+        assert not any(ord(c) < 32 and c not in "\t\n" for c in summary)
+        assert not any(0x7F <= ord(c) <= 0x9F for c in summary)
