@@ -21,7 +21,7 @@ from supervisor.recognize.transcripts import OwnWords
 from supervisor.store.line_tail import LineTail
 
 AIDER_HISTORY = "aider_history"  # the profile integration
-LLM_HISTORY_NAME = "aider-llm-history.txt"  # under .tether/
+LLM_HISTORY_NAME = "agent/aider-llm-history.txt"  # under .tether/, with the other agents' files
 LLM_HISTORY_OPTION = "--llm-history-file"
 CHAT_HISTORY_OPTION = "--chat-history-file"
 CHAT_HISTORY_NAME = ".aider.chat.history.md"
@@ -102,7 +102,10 @@ class AiderHistoryFollower:
     def open(self) -> tuple[LineTail, LineTail]:
         """Find both files and follow them from their end (reads the disk)."""
         self.chat_tail = LineTail(chat_history_path(self.argv, self.env, self.workdir))
-        self.llm_tail = LineTail(llm_history_path(self.argv, self.workdir, self.tether_root))
+        llm_history = llm_history_path(self.argv, self.workdir, self.tether_root)
+        # tether's own file is never read through a symlink (.tether/ is checked at the door).
+        own = llm_history == self.tether_root / LLM_HISTORY_NAME
+        self.llm_tail = LineTail(llm_history, follow_symlink=not own)
         return self.chat_tail, self.llm_tail
 
     def poll(self, now: float) -> list[Observation]:

@@ -22,9 +22,15 @@ LINE_LIMIT = 256 * 1024  # a longer line is cut here
 class LineTail:
     """New complete lines of one text file, without their line ends."""
 
-    def __init__(self, path: Path, *, from_start: bool = False) -> None:
-        """``from_start``: read what the file holds already (a file this run created)."""
+    def __init__(
+        self, path: Path, *, from_start: bool = False, follow_symlink: bool = True
+    ) -> None:
+        """``from_start``: read what the file holds already (a file this run created);
+        ``follow_symlink``: False for a file in tether's own folder (a symlink is refused)."""
         self.path = Path(path)
+        self._flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+        if not follow_symlink:
+            self._flags |= os.O_NOFOLLOW
         self.refused: str | None = None  # why the path cannot be followed, None while it can
         self._partial = bytearray()
         self._cutting = False  # inside a line over LINE_LIMIT: skip to its end
@@ -34,7 +40,7 @@ class LineTail:
         if from_start:
             return
         try:
-            info = self.path.stat()
+            info = self.path.stat(follow_symlinks=follow_symlink)
         except (OSError, ValueError):  # missing yet: everything it will hold is new
             return
         if stat.S_ISREG(info.st_mode):
@@ -72,7 +78,7 @@ class LineTail:
     def _read_new(self) -> bytes | None:
         """The bytes appended since the last read (at most READ_LIMIT), None if unreadable."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(self.path, self._flags)
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as error:

@@ -130,7 +130,7 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         assert "--restore-chat-history" in restart["argv"], restart
         # tether asks aider to log its requests under .tether/, for the run only.
         llm_history = restart["argv"][restart["argv"].index("--llm-history-file") + 1]
-        assert llm_history == str(setup.project / ".tether" / "aider-llm-history.txt")
+        assert llm_history == str(setup.project / ".tether" / "agent" / "aider-llm-history.txt")
         assert "--openai-api-base" in restart["argv"], restart
         run.wait_event("injection", reason="restart after crash", timeout=45)
         request = run.wait_request(

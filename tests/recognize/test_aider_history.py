@@ -139,7 +139,8 @@ def test_a_request_is_read_whole_once_written_and_its_summary_is_clean(tmp_path:
     tether.mkdir()
     follower = AiderHistoryFollower(["aider"], {}, work, tether)
     assert follower.poll(1.0) == []  # not written yet: read from its start once it is
-    llm = tether / "aider-llm-history.txt"
+    llm = tether / "agent" / "aider-llm-history.txt"
+    llm.parent.mkdir()
     request = [
         "TO LLM 2026-12-02T01:21:48",
         "-------",
@@ -163,7 +164,7 @@ def test_tether_names_its_llm_history_under_tether_unless_the_user_names_one(
     tether = TetherDir.at(tmp_path)
     profile = load_profile("aider")
     argv = agent_argv(profile, ["--verbose"], tether, resume=True)
-    assert argv[1:3] == ["--llm-history-file", str(tether.root / "aider-llm-history.txt")]
+    assert argv[1:3] == ["--llm-history-file", str(tether.agent / "aider-llm-history.txt")]
     assert argv[-2:] == ["--restore-chat-history", "--verbose"]
     assert llm_history_args(tether.root, ["--llm-history-file=mine.txt"]) == []
     assert option_value(["--llm-history-file=mine.txt"], "--llm-history-file") == "mine.txt"

@@ -90,3 +90,14 @@ def test_a_folder_is_refused_by_name(tmp_path: Path) -> None:
     tail = LineTail(tmp_path)
     assert tail.poll() == []
     assert tail.refused == "not a regular file"
+
+
+def test_a_file_in_tethers_folder_is_not_read_through_a_symlink(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_bytes(b"")
+    link = tmp_path / "llm.txt"
+    link.symlink_to(elsewhere)
+    own, theirs = LineTail(link, follow_symlink=False), LineTail(link)
+    append(elsewhere, b"TO LLM 2026-12-02T01:00:00\n")
+    assert own.poll() == [] and own.refused
+    assert theirs.poll() == ["TO LLM 2026-12-02T01:00:00"]
