@@ -106,6 +106,16 @@ def test_the_screen_the_chat_history_and_the_summary_make_one_incident_with_its_
     assert [d.status for d in incident.audit.decisions] == ["degraded"]
 
 
+def test_without_verbose_a_fold_that_stuck_is_one_incident_from_the_llm_history_alone() -> None:
+    fusion = Fusion(decisions=lambda: [DECISION])
+    for observation in read_llm_history(AiderLlmHistory()):
+        fusion.observe(observation)
+    (incident,) = fusion.incidents
+    assert incident.kind == "compaction" and incident.sources == [TRANSCRIPT]
+    assert incident.trigger == AUTO and incident.audit is not None
+    assert incident.fold_audited  # "what now": the folded window, held against the summary
+
+
 def _fields(observation: Observation) -> dict[str, object]:
     return {
         "kind": observation.kind,
