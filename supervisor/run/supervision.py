@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.aider_history_follower import AIDER_HISTORY, AiderHistoryFollower
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
@@ -167,7 +168,11 @@ class Supervision:
         )
         self.invariant = InvariantGuard(self.tether)
         self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, profile_.integrations
+            self.tether,
+            self.transcript,
+            self.invariant,
+            profile_.integrations,
+            aider=self._aider_history(profile_),
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
@@ -222,6 +227,15 @@ class Supervision:
             at_next_prompt=rehydrates_at_next_prompt(profile_),
             orphan=lambda: self.orphan,
             compact_told=reaches_summarizer(profile_),
+        )
+
+    def _aider_history(self, profile_: Profile) -> AiderHistoryFollower | None:
+        """aider's history files, for a profile that follows them (no disk read here)."""
+        if AIDER_HISTORY not in profile_.integrations:
+            return None
+        env = {**os.environ, **(self.config.env or {})}
+        return AiderHistoryFollower(
+            self.config.argv, env, self.config.workdir, self.tether.root, self.transcript.own_words
         )
 
     # -- lifecycle -----------------------------------------------------------
