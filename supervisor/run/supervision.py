@@ -668,6 +668,9 @@ class Supervision:
 
     def _hooks_heard(self, records: list[Event]) -> None:
         """Hook calls our own server recorded, in memory, on the loop."""
+        # The first SessionStart can come before the supervision opens (an early spawn).
+        if any(r.get("kind") == "hook" and r.get("event") == "SessionStart" for r in records):
+            self._session_hooks = True
         if self._opened:
             self._hook_events(records, self.clock())
 

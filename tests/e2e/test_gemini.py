@@ -208,7 +208,13 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
             15,
             "SessionStart(resume) from the resumed session",
         )
-        assert resumed[0]["at"] <= injection["at"], "the paste went before the session started"
+        if resumed[0]["at"] > injection["at"]:
+            timeline = [
+                (e["at"], e["kind"], e.get("event"), e.get("payload", {}).get("source"))
+                for e in run.events()
+                if e["kind"] in ("hook", "injection", "agent_restart", "agent_exit")
+            ]
+            run.fail(f"the paste went before the session started: {timeline[-12:]}")
 
         def carried() -> dict | None:
             for e in run.server.requests(rule="gemini-reply"):
