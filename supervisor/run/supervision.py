@@ -58,7 +58,7 @@ from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, nee
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
 from supervisor.run.recovery import RecoveryCoordinator
-from supervisor.run.restart import Restarter
+from supervisor.run.restart import Restarter, prompt_before_session
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, CurrentNotes, TickReader, TickReads
@@ -176,6 +176,7 @@ class Supervision:
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+        self._session_hooks = False  # the agent's SessionStart hook was heard in this run
 
         self.restarter = Restarter(
             session=session,
@@ -422,7 +423,9 @@ class Supervision:
         process shows that it waits (``payload``: one already built, off the loop)."""
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
-        self.state.restart(needs_cue=needs_cue(self.profile))
+        # Only an agent whose SessionStart hook reaches us (heard before) is waited for.
+        awaits_start = self._session_hooks and prompt_before_session(self.profile)
+        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=awaits_start)
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
@@ -703,6 +706,9 @@ class Supervision:
 
     def _hooks_heard(self, records: list[Event]) -> None:
         """Hook calls our own server recorded, in memory, on the loop."""
+        # The first SessionStart can come before the supervision opens (an early spawn).
+        if any(r.get("kind") == "hook" and r.get("event") == "SessionStart" for r in records):
+            self._session_hooks = True
         if self._opened:
             self._hook_events(records, self.clock())
 
@@ -725,6 +731,11 @@ class Supervision:
                 self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
+            if record.get("event") == "SessionStart":
+                self._session_hooks = True
+                if self.restarter.new_session_start(record):
+                    shown = self.screen.state == "waiting"
+                    self.state.session_started(now, prompt_shown=shown)
             payload = record.get("payload")
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
