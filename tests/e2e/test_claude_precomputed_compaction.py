@@ -198,6 +198,9 @@ def test_claude_precomputed_fold_is_one_incident_rehydrated_in_the_next_prompt(
         copies = request_text(request).count(PAYLOAD_MARK)
         assert copies == 1, f"the prompt after the fold carries {copies} payload copies"
         assert PAYLOAD_MARK not in request_text(written), "the summary was asked with a payload"
+        # tether's PreCompact answer (keep the pins word for word) reaches the summary written
+        # while the user was away: that hook fires then, not when the fold comes.
+        assert PIN in request_text(written), "the pins did not reach the background summary"
 
         # tether's sources of it: its recorded hook calls and the agent's transcript
         events, _bad = TetherDir.at(setup.project).recent_events(200)
