@@ -47,6 +47,7 @@ from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
@@ -167,11 +168,13 @@ class Supervision:
             copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
+        self.live_notes = LiveNotes(self.tether)  # parsed once per change, read by all
         self.reader = TickReader(
             self.tether,
             self.transcript,
             self.invariant,
             profile_.integrations,
+            self.live_notes,
             aider=self._aider_history(profile_),
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
@@ -216,6 +219,7 @@ class Supervision:
             meter=self.meter,
             gate=self.gate,
             notes=self.notes,
+            live=self.live_notes,
             writer=self.checkpointer,
             events=self.events,
             incident=lambda: self.current_incident,
