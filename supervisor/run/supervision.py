@@ -27,6 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
@@ -90,6 +91,9 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# Hooks whose transcript_path may name a file the session is not written to (Gemini names
+# a fresh one at SessionStart before it loads the session it resumes).
+_SESSION_HOOKS = ("SessionStart", "SessionEnd")
 # How long finish() from the shutdown deadline waits for one already under way.
 FINISH_WAIT_SECONDS = 5.0
 
@@ -170,7 +174,8 @@ class Supervision:
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
-        self._session_hooks = False  # the agent's SessionStart hook was heard in this run
+        # The session file the agent's turn hooks last named (Gemini's transcript_path).
+        self._agent_transcript: str | None = None
 
         self.restarter = Restarter(
             session=session,
@@ -408,9 +413,12 @@ class Supervision:
         process shows that it waits (``payload``: one already built, off the loop)."""
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
-        # Only an agent whose SessionStart hook reaches us (heard before) is waited for.
-        awaits_start = self._session_hooks and prompt_before_session(self.profile)
-        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=awaits_start)
+        # An agent that draws its prompt before it loads the session it resumes: wait until
+        # it writes to the session file its hooks named (loading it appends a line), when
+        # its hooks reached us at all.
+        loads = self._agent_transcript if prompt_before_session(self.profile) else None
+        self.reader.watch = Path(loads) if loads else None
+        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=bool(loads))
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
@@ -583,6 +591,7 @@ class Supervision:
             self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
+        self._resumed_session_loaded(reads.watched_mtime, wall)
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
@@ -668,9 +677,6 @@ class Supervision:
 
     def _hooks_heard(self, records: list[Event]) -> None:
         """Hook calls our own server recorded, in memory, on the loop."""
-        # The first SessionStart can come before the supervision opens (an early spawn).
-        if any(r.get("kind") == "hook" and r.get("event") == "SessionStart" for r in records):
-            self._session_hooks = True
         if self._opened:
             self._hook_events(records, self.clock())
 
@@ -693,17 +699,25 @@ class Supervision:
                 self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
-            if record.get("event") == "SessionStart":
-                self._session_hooks = True
-                if self.restarter.new_session_start(record):
-                    shown = self.screen.state == "waiting"
-                    self.state.session_started(now, prompt_shown=shown)
             payload = record.get("payload")
+            if isinstance(payload, dict) and record.get("event") not in _SESSION_HOOKS:
+                named = payload.get("transcript_path")
+                if isinstance(named, str) and named:
+                    self._agent_transcript = named  # where this session's turns are written
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):
                 if not self.restarter.old_state_report(record, observation):
                     self.observe(observation)
+
+    def _resumed_session_loaded(self, mtime: float | None, now: float) -> None:
+        """The restarted agent wrote to the session file it resumes (the tick read its time):
+        it has loaded it, and its prompt on screen counts from now."""
+        restarted = self.restarter.restarted_at
+        if self.reader.watch is None or mtime is None or restarted is None or mtime < restarted:
+            return
+        self.reader.watch = None
+        self.state.session_started(now, prompt_shown=self.screen.state == "waiting")
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)

@@ -91,6 +91,7 @@ class TickReads:
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
     notes: NotesDigest | None = None  # when notes.md changed since the last read
+    watched_mtime: float | None = None  # the watched file's time (TickReader.watch)
 
 
 @dataclass
@@ -121,6 +122,7 @@ class TickReader:
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
         self.backfill = LedgerBackfill(tether.work_dir)
+        self.watch: Path | None = None  # a file whose modification time the loop waits on
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -172,6 +174,12 @@ class TickReader:
                 reads.problems.append(str(error))
         reads.last_checkpoint = self._last_checkpoint()
         reads.notes = self.notes_if_changed()
+        watch = self.watch
+        if watch is not None:
+            try:
+                reads.watched_mtime = os.stat(watch).st_mtime
+            except OSError:
+                pass
         return reads
 
     def notes_if_changed(self) -> NotesDigest | None:
