@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
@@ -414,10 +415,10 @@ class Supervision:
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
         # An agent that draws its prompt before it loads the session it resumes: wait until
-        # it writes to the session file its hooks named (loading it appends a line), when
-        # its hooks reached us at all.
+        # loading it appends its line to the session file its turn hooks named (when they
+        # reached us at all).
         loads = self._agent_transcript if prompt_before_session(self.profile) else None
-        self.reader.watch = Path(loads) if loads else None
+        self.reader.watch = SessionLoadWatch(Path(loads)) if loads else None
         self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=bool(loads))
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
@@ -591,7 +592,9 @@ class Supervision:
             self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
-        self._resumed_session_loaded(reads.watched_mtime, wall)
+        if reads.session_loaded and self.reader.watch is not None:
+            self.reader.watch = None  # it loaded the session: its prompt on screen counts now
+            self.state.session_started(wall, prompt_shown=self.screen.state == "waiting")
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
@@ -709,15 +712,6 @@ class Supervision:
             for observation in hook_events.observations_from_event(record, now):
                 if not self.restarter.old_state_report(record, observation):
                     self.observe(observation)
-
-    def _resumed_session_loaded(self, mtime: float | None, now: float) -> None:
-        """The restarted agent wrote to the session file it resumes (the tick read its time):
-        it has loaded it, and its prompt on screen counts from now."""
-        restarted = self.restarter.restarted_at
-        if self.reader.watch is None or mtime is None or restarted is None or mtime < restarted:
-            return
-        self.reader.watch = None
-        self.state.session_started(now, prompt_shown=self.screen.state == "waiting")
 
     def _agent_env(self) -> dict[str, str]:
         return self.session.base_env if self.session.base_env is not None else dict(os.environ)

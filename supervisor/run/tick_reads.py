@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
@@ -91,7 +92,7 @@ class TickReads:
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
     notes: NotesDigest | None = None  # when notes.md changed since the last read
-    watched_mtime: float | None = None  # the watched file's time (TickReader.watch)
+    session_loaded: bool = False  # TickReader.watch saw a resumed session loaded
 
 
 @dataclass
@@ -122,7 +123,7 @@ class TickReader:
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
         self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
         self.backfill = LedgerBackfill(tether.work_dir)
-        self.watch: Path | None = None  # a file whose modification time the loop waits on
+        self.watch: SessionLoadWatch | None = None  # a resumed session being loaded
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -176,10 +177,7 @@ class TickReader:
         reads.notes = self.notes_if_changed()
         watch = self.watch
         if watch is not None:
-            try:
-                reads.watched_mtime = os.stat(watch).st_mtime
-            except OSError:
-                pass
+            reads.session_loaded = watch.poll()
         return reads
 
     def notes_if_changed(self) -> NotesDigest | None:

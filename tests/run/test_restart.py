@@ -66,14 +66,17 @@ if role == "crasher":
     log.write("crasher\tdrew\n")
     pump(60)
 elif role == "resumer":  # a resumed Gemini CLI: its prompt, hidden while it loads, again
+    session_file = sys.argv[1] + ".session"
+    with open(session_file, "a") as session:  # a fresh start's metadata (same file name)
+        session.write('{"sessionId":"s1","startTime":"2026-12-02T01:33:35Z"}\n')
     phase = "first prompt"
     say("READY> ")
     pump(pause * 2)
     phase = "loading"
     say("\x1b[2J\x1b[HResuming session...\r\n")
     pump(pause * 2)
-    with open(sys.argv[1] + ".session", "a") as session:  # loading appends to its file
-        session.write('{"$set": {"sessionId": "s1"}}\n')
+    with open(session_file, "a") as session:  # loading the resumed session appends this
+        session.write('{"$set":{"sessionId":"s1"}}\n')
     pump(pause)
     phase = "prompt"
     say("\x1b[2J\x1b[Hthe resumed session\r\nREADY> ")
@@ -224,14 +227,14 @@ async def test_without_cues_the_payload_waits_for_the_first_frame_and_then_silen
 
 async def test_a_prompt_drawn_before_the_resumed_session_loads_takes_no_paste(tmp_path):
     """Gemini CLI's shape: the resumed process draws its prompt, hides it while it loads the
-    session (keys then go nowhere), and draws it again; loading appends to the session
-    file its turn hooks named. Nothing is typed before that write and the prompt after it."""
+    session (keys then go nowhere), and draws it again. Its fresh start writes metadata
+    to the session file its turn hooks named (the same name in the same minute), loading
+    appends the load mark. Nothing is typed before that mark and the prompt after it."""
     supervision = make_supervision(
         tmp_path, "resumer", prompt=True, integrations='["gemini_hooks"]'
     )
     session_file = tmp_path / "agent.log.session"
-    session_file.write_text('{"sessionId": "s1"}\n')
-    os.utime(session_file, (1.0, 1.0))  # written long before the crash
+    session_file.write_text('{"sessionId":"s1"}\n{"id":"m1","type":"user"}\n')
     payload = {"transcript_path": str(session_file), "hook_event_name": "AfterAgent"}
     turn = {"at": iso(time.time()), "kind": "hook", "source": "hook", "event": "AfterAgent"}
     supervision.inbox.heard({**turn, "payload": payload})
