@@ -22,9 +22,9 @@ after the process itself has once said that it waits.
 
 Some agents draw their prompt before they take keys: a resumed Gemini CLI (0.61.0)
 draws it at once, hides it while it loads the resumed session (``isResuming``), and
-draws it again. For such a restart nothing is "waiting" before the new process's own
-SessionStart hook said its session started (``awaits_start``); the prompt on screen
-then counts as it stands (the caller says whether it shows), and later cues as usual.
+draws it again. For such a restart nothing is "waiting" before the caller saw the new
+process load its session (``awaits_start``, :meth:`session_started`); the prompt on
+screen then counts as it stands (the caller says whether it shows), later cues as usual.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class AgentState:
         self.needs_cue = needs_cue
         self.drawn = False  # the process has drawn its first frame
         self.cued = False  # the process itself has said once that it waits
-        self.awaits_start = False  # cues wait for the new process's session-start hook
+        self.awaits_start = False  # cues wait until the new process has loaded its session
 
     @property
     def idle_after(self) -> float:
@@ -138,7 +138,7 @@ class AgentState:
     def restart(self, *, needs_cue: bool | None = None, awaits_start: bool = False) -> None:
         """A new agent process was started (resume after a crash): nothing the old one
         said or drew, nor its silence, says anything about the new one. ``awaits_start``:
-        its cues count only once its session-start hook came (:meth:`session_started`)."""
+        its cues count only once it has loaded its session (:meth:`session_started`)."""
         self._reported, self._reported_at = UNKNOWN, 0.0
         self._last_output = 0.0
         self.drawn = self.cued = False
@@ -147,8 +147,8 @@ class AgentState:
             self.needs_cue = needs_cue
 
     def session_started(self, at: float, *, prompt_shown: bool) -> None:
-        """The new process's session-start hook came at ``at``; ``prompt_shown``: its prompt
-        is on the screen now (drawn after the session loaded: it counts as a cue)."""
+        """The new process was seen to load its session at ``at``; ``prompt_shown``: its
+        prompt is on the screen now (it counts as a cue)."""
         if not self.awaits_start:
             return
         self.awaits_start = False
@@ -191,7 +191,7 @@ class AgentState:
 
     def waits_for(self) -> str:
         """What a new process has yet to show before silence may count: "first frame",
-        "session start" (its hook), "cue" (its own sign that it waits) or "" (nothing:
+        "session start" (its session loaded), "cue" (its own sign that it waits) or "" (nothing:
         the usual rules apply)."""
         if not self.drawn:
             return "first frame"

@@ -43,8 +43,8 @@ def not_ready_reason(state: AgentState, profile: Profile, now: float, *, restart
         return f"{who} has not drawn its screen yet; it is sent once it shows that it waits"
     if waits_for == "session start":
         return (
-            f"waiting for {who}'s SessionStart hook: it draws its prompt before it has loaded "
-            "the resumed session, and takes keys only after"
+            f"waiting for {who} to load the session it resumes (it draws its prompt before, "
+            "and takes keys only after)"
         )
     if waits_for == "cue":
         signs = ["its prompt on screen"] if profile.markers.prompt_ready else []

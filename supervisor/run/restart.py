@@ -31,11 +31,13 @@ _PROMPT_BEFORE_SESSION = ("gemini_hooks",)
 
 
 def prompt_before_session(profile: Profile) -> bool:
-    """Whether the agent draws its prompt before it takes keys when it resumes, so that only
-    its SessionStart hook says when it does. Gemini CLI 0.61.0 draws its prompt at once,
-    hides it while it loads the session it resumes (keys then go nowhere: a paste there
-    was lost in 3 of 7 runs) and draws it again; its SessionStart hook fires as the
-    loading starts, from the same step that starts it."""
+    """Whether the agent draws its prompt before it takes keys when it resumes a session.
+    Gemini CLI 0.61.0 draws its prompt at once, hides it while it loads the session it
+    resumes (keys then go nowhere: a paste there was lost in 3 of 7 runs) and draws it
+    again; its SessionStart hook can fire before or after the loading (its
+    transcript_path names a fresh file before). Loading appends a line to the session
+    file its turn hooks named: that write is the sign (Supervision._resumed_session_loaded).
+    """
     return any(name in profile.integrations for name in _PROMPT_BEFORE_SESSION)
 
 
@@ -85,18 +87,6 @@ class Restarter:
         event = self.events.record("agent_restart", "supervisor", argv=argv)
         self.restarted_at = epoch(event["at"])
         return argv
-
-    def new_session_start(self, record: dict[str, Any]) -> bool:
-        """Whether ``record`` is the restarted process's SessionStart hook."""
-        at = epoch(record.get("at"))
-        restarted = self.restarted_at
-        return (
-            record.get("kind") == "hook"
-            and record.get("event") == "SessionStart"
-            and restarted is not None
-            and at is not None
-            and at >= restarted
-        )
 
     def old_state_report(self, record: dict[str, Any], observation: Observation) -> bool:
         """A state the dead process's hook recorded before the restart, read after it (a

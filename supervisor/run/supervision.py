@@ -27,11 +27,13 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
 from supervisor.agents.aider_history_follower import AIDER_HISTORY, AiderHistoryFollower
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
@@ -92,6 +94,9 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# Hooks whose transcript_path may name a file the session is not written to (Gemini names
+# a fresh one at SessionStart before it loads the session it resumes).
+_SESSION_HOOKS = ("SessionStart", "SessionEnd")
 # How long finish() from the shutdown deadline waits for one already under way.
 FINISH_WAIT_SECONDS = 5.0
 
@@ -179,7 +184,8 @@ class Supervision:
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
-        self._session_hooks = False  # the agent's SessionStart hook was heard in this run
+        # The session file the agent's turn hooks last named (Gemini's transcript_path).
+        self._agent_transcript: str | None = None
 
         self.restarter = Restarter(
             session=session,
@@ -427,9 +433,12 @@ class Supervision:
         process shows that it waits (``payload``: one already built, off the loop)."""
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
-        # Only an agent whose SessionStart hook reaches us (heard before) is waited for.
-        awaits_start = self._session_hooks and prompt_before_session(self.profile)
-        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=awaits_start)
+        # An agent that draws its prompt before it loads the session it resumes: wait until
+        # loading it appends its line to the session file its turn hooks named (when they
+        # reached us at all).
+        loads = self._agent_transcript if prompt_before_session(self.profile) else None
+        self.reader.watch = SessionLoadWatch(Path(loads)) if loads else None
+        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=bool(loads))
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
@@ -625,6 +634,9 @@ class Supervision:
             self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
+        if reads.session_loaded and self.reader.watch is not None:
+            self.reader.watch = None  # it loaded the session: its prompt on screen counts now
+            self.state.session_started(wall, prompt_shown=self.screen.state == "waiting")
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
@@ -710,9 +722,6 @@ class Supervision:
 
     def _hooks_heard(self, records: list[Event]) -> None:
         """Hook calls our own server recorded, in memory, on the loop."""
-        # The first SessionStart can come before the supervision opens (an early spawn).
-        if any(r.get("kind") == "hook" and r.get("event") == "SessionStart" for r in records):
-            self._session_hooks = True
         if self._opened:
             self._hook_events(records, self.clock())
 
@@ -735,12 +744,11 @@ class Supervision:
                 self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
-            if record.get("event") == "SessionStart":
-                self._session_hooks = True
-                if self.restarter.new_session_start(record):
-                    shown = self.screen.state == "waiting"
-                    self.state.session_started(now, prompt_shown=shown)
             payload = record.get("payload")
+            if isinstance(payload, dict) and record.get("event") not in _SESSION_HOOKS:
+                named = payload.get("transcript_path")
+                if isinstance(named, str) and named:
+                    self._agent_transcript = named  # where this session's turns are written
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):

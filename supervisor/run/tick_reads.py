@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from supervisor.agents.aider_history_follower import AiderHistoryFollower
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
@@ -91,6 +92,7 @@ class TickReads:
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
     notes: NotesDigest | None = None  # when notes.md changed since the last read
+    session_loaded: bool = False  # TickReader.watch saw a resumed session loaded
 
 
 @dataclass
@@ -128,6 +130,7 @@ class TickReader:
         self._digested: ParsedNotes | None = None  # the parse the last digest was made of
         self._digest = NotesDigest()
         self.backfill = LedgerBackfill(tether.work_dir)
+        self.watch: SessionLoadWatch | None = None  # a resumed session being loaded
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -185,6 +188,9 @@ class TickReader:
             except TetherError as error:
                 reads.problems.append(str(error))
         reads.last_checkpoint = self._last_checkpoint()
+        watch = self.watch
+        if watch is not None:
+            reads.session_loaded = watch.poll()
         return reads
 
     def notes_if_changed(self) -> NotesDigest | None:

@@ -11,8 +11,9 @@ pressed: Gemini's model never saw the SessionStart answer after /clear).
 
 A SIGKILL and F6 (`gemini --resume latest`): the resumed Gemini draws its prompt at once,
 hides it while it loads the session and draws it again; a paste on the first prompt was
-lost (3 of 7 runs), so tether waits for the new process's SessionStart hook (source
-resume) before the prompt counts (supervisor/run/restart.py: prompt_before_session).
+lost (3 of 7 runs), so tether waits until it has loaded the session (it appends to the
+session file its turn hooks named) before the prompt counts (supervisor/run/restart.py:
+prompt_before_session). Its SessionStart(resume) hook fires before or after the loading.
 """
 
 from __future__ import annotations
@@ -208,13 +209,13 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
             15,
             "SessionStart(resume) from the resumed session",
         )
-        if resumed[0]["at"] > injection["at"]:
-            timeline = [
-                (e["at"], e["kind"], e.get("event"), e.get("payload", {}).get("source"))
-                for e in run.events()
-                if e["kind"] in ("hook", "injection", "agent_restart", "agent_exit")
-            ]
-            run.fail(f"the paste went before the session started: {timeline[-12:]}")
+        # Its transcript_path names a fresh file when it fired before Gemini loaded the
+        # session, the one the first process wrote when after: tether waits on that file.
+        first = run.events_of("hook", event="AfterAgent")[0]["payload"]["transcript_path"]
+        print(
+            "SessionStart(resume) before the load:",
+            resumed[0]["payload"]["transcript_path"] != first,
+        )
 
         def carried() -> dict | None:
             for e in run.server.requests(rule="gemini-reply"):

@@ -16,7 +16,6 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,14 +66,18 @@ if role == "crasher":
     log.write("crasher\tdrew\n")
     pump(60)
 elif role == "resumer":  # a resumed Gemini CLI: its prompt, hidden while it loads, again
+    session_file = sys.argv[1] + ".session"
+    with open(session_file, "a") as session:  # a fresh start's metadata (same file name)
+        session.write('{"sessionId":"s1","startTime":"2026-12-02T01:33:35Z"}\n')
     phase = "first prompt"
     say("READY> ")
     pump(pause * 2)
     phase = "loading"
     say("\x1b[2J\x1b[HResuming session...\r\n")
-    while not os.path.exists(sys.argv[1] + ".hook"):  # the test sends its hook then
-        pump(0.05)
     pump(pause * 2)
+    with open(session_file, "a") as session:  # loading the resumed session appends this
+        session.write('{"$set":{"sessionId":"s1"}}\n')
+    pump(pause)
     phase = "prompt"
     say("\x1b[2J\x1b[Hthe resumed session\r\nREADY> ")
     pump(8)
@@ -141,11 +144,9 @@ async def crash_and_restart(
     supervision: Supervision,
     *,
     late_hook: bool = False,
-    on_tick: Callable[[], None] = lambda: None,
 ) -> list[str]:
     """Kill the first agent, restart it, tick as the app does until the payload and its
-    submit key arrive; return what the banner said meanwhile. ``on_tick``: called at
-    each tick (the test's hooks)."""
+    submit key arrive; return what the banner said meanwhile."""
     session = supervision.session
     session.start()
     await until(lambda: "READY>" in "\n".join(session.emulator.display()), "the first agent")
@@ -159,7 +160,6 @@ async def crash_and_restart(
     said: list[str] = []
 
     def arrived() -> bool:
-        on_tick()
         supervision.tick()
         status = supervision.injector.status().describe()
         if not said or said[-1] != status:
@@ -225,43 +225,28 @@ async def test_without_cues_the_payload_waits_for_the_first_frame_and_then_silen
     assert any("output to pause for 0.6 s" in text for text in queued), said
 
 
-def session_start(source: str) -> dict[str, object]:
-    payload = {"source": source, "hook_event_name": "SessionStart"}
-    return {
-        "at": iso(time.time()),
-        "kind": "hook",
-        "source": "hook",
-        "event": "SessionStart",
-        "payload": payload,
-    }
-
-
-async def test_a_prompt_drawn_before_the_resumed_session_loads_waits_for_its_hook(tmp_path):
+async def test_a_prompt_drawn_before_the_resumed_session_loads_takes_no_paste(tmp_path):
     """Gemini CLI's shape: the resumed process draws its prompt, hides it while it loads the
-    session (keys then go nowhere), and draws it again; its SessionStart hook (heard once
-    before in this run) comes while it loads. Nothing is typed on the first prompt."""
+    session (keys then go nowhere), and draws it again. Its fresh start writes metadata
+    to the session file its turn hooks named (the same name in the same minute), loading
+    appends the load mark. Nothing is typed before that mark and the prompt after it."""
     supervision = make_supervision(
         tmp_path, "resumer", prompt=True, integrations='["gemini_hooks"]'
     )
-    supervision.inbox.heard(session_start("startup"))
+    session_file = tmp_path / "agent.log.session"
+    session_file.write_text('{"sessionId":"s1"}\n{"id":"m1","type":"user"}\n')
+    payload = {"transcript_path": str(session_file), "hook_event_name": "AfterAgent"}
+    turn = {"at": iso(time.time()), "kind": "hook", "source": "hook", "event": "AfterAgent"}
+    supervision.inbox.heard({**turn, "payload": payload})
     supervision.inbox.drain()
-    log = tmp_path / "agent.log"
 
-    def hook_while_it_loads() -> None:
-        shown = "\n".join(supervision.session.emulator.display())
-        flag = Path(f"{log}.hook")
-        if "Resuming session" in shown and not flag.exists():
-            supervision.inbox.heard(session_start("resume"))
-            supervision.inbox.drain()
-            flag.touch()
-
-    said = await crash_and_restart(tmp_path, supervision, on_tick=hook_while_it_loads)
+    said = await crash_and_restart(tmp_path, supervision)
 
     got = reads(tmp_path)
     assert {phase for phase, _ in got} == {"prompt"}, got  # not on the first prompt
     assert b"Context check from the test." in b"".join(data for _, data in got)
-    hook = "waiting for the restarted agent's SessionStart hook"
-    assert any(hook in text for text in said), said
+    loading = "waiting for the restarted agent to load the session it resumes"
+    assert any(loading in text for text in said), said
 
 
 def _reads(name: str) -> list[tuple[float, bytes]]:
