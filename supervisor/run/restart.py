@@ -24,7 +24,19 @@ from supervisor.terminal.pty_host import ExitStatus
 from supervisor.terminal.session import AgentSession
 from supervisor.times import epoch
 
-__all__ = ["Restarter", "needs_cue", "not_ready_reason"]
+__all__ = ["Restarter", "needs_cue", "not_ready_reason", "prompt_before_session"]
+
+# Integrations whose agent draws its prompt before a resumed session is loaded.
+_PROMPT_BEFORE_SESSION = ("gemini_hooks",)
+
+
+def prompt_before_session(profile: Profile) -> bool:
+    """Whether the agent draws its prompt before it takes keys when it resumes, so that only
+    its SessionStart hook says when it does. Gemini CLI 0.61.0 draws its prompt at once,
+    hides it while it loads the session it resumes (keys then go nowhere: a paste there
+    was lost in 3 of 7 runs) and draws it again; its SessionStart hook fires as the
+    loading starts, from the same step that starts it."""
+    return any(name in profile.integrations for name in _PROMPT_BEFORE_SESSION)
 
 
 class Restarter:
@@ -73,6 +85,18 @@ class Restarter:
         event = self.events.record("agent_restart", "supervisor", argv=argv)
         self.restarted_at = epoch(event["at"])
         return argv
+
+    def new_session_start(self, record: dict[str, Any]) -> bool:
+        """Whether ``record`` is the restarted process's SessionStart hook."""
+        at = epoch(record.get("at"))
+        restarted = self.restarted_at
+        return (
+            record.get("kind") == "hook"
+            and record.get("event") == "SessionStart"
+            and restarted is not None
+            and at is not None
+            and at >= restarted
+        )
 
     def old_state_report(self, record: dict[str, Any], observation: Observation) -> bool:
         """A state the dead process's hook recorded before the restart, read after it (a

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.aider_history_follower import AIDER_HISTORY, AiderHistoryFollower
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
@@ -40,7 +41,7 @@ from supervisor.recognize import hook_events
 from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
-from supervisor.recognize.fusion import Fusion, IncidentChange
+from supervisor.recognize.fusion import Claimed, Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
@@ -57,7 +58,7 @@ from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, nee
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
 from supervisor.run.recovery import RecoveryCoordinator
-from supervisor.run.restart import Restarter
+from supervisor.run.restart import Restarter, prompt_before_session
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, CurrentNotes, TickReader, TickReads
@@ -149,6 +150,7 @@ class Supervision:
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
         self.meter = ContextMeter(window=profile_.context_window or None)
         self.current_incident: Incident | None = None
+        self._held: list[Observation] | None = None  # while an incident's number is claimed
         self._was_waiting = False
         self.decisions = DecisionCapture()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
@@ -166,10 +168,15 @@ class Supervision:
         )
         self.invariant = InvariantGuard(self.tether)
         self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, profile_.integrations
+            self.tether,
+            self.transcript,
+            self.invariant,
+            profile_.integrations,
+            aider=self._aider_history(profile_),
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+        self._session_hooks = False  # the agent's SessionStart hook was heard in this run
 
         self.restarter = Restarter(
             session=session,
@@ -221,6 +228,15 @@ class Supervision:
             at_next_prompt=rehydrates_at_next_prompt(profile_),
             orphan=lambda: self.orphan,
             compact_told=reaches_summarizer(profile_),
+        )
+
+    def _aider_history(self, profile_: Profile) -> AiderHistoryFollower | None:
+        """aider's history files, for a profile that follows them (no disk read here)."""
+        if AIDER_HISTORY not in profile_.integrations:
+            return None
+        env = {**os.environ, **(self.config.env or {})}
+        return AiderHistoryFollower(
+            self.config.argv, env, self.config.workdir, self.tether.root, self.transcript.own_words
         )
 
     # -- lifecycle -----------------------------------------------------------
@@ -407,7 +423,9 @@ class Supervision:
         process shows that it waits (``payload``: one already built, off the loop)."""
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
-        self.state.restart(needs_cue=needs_cue(self.profile))
+        # Only an agent whose SessionStart hook reaches us (heard before) is waited for.
+        awaits_start = self._session_hooks and prompt_before_session(self.profile)
+        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=awaits_start)
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
@@ -505,13 +523,36 @@ class Supervision:
             self.observe(observation)
 
     def observe(self, observation: Observation) -> None:
-        """One observation from any source: state, meter, fusion, incident listeners."""
+        """One observation from any source: state, meter, fusion, incident listeners.
+
+        A loss that opens an incident waits for its number, claimed under the store's
+        lock on the event recorder's thread (never on the loop); observations that come
+        meanwhile wait behind it, so that each is handled in the order it came.
+        """
+        if self._held is not None:
+            self._held.append(observation)
+            return
+        draft = self.fusion.draft(observation)
+        if draft is None:
+            self._observed(observation, None)
+            return
+        self._held = []
+
+        def claimed(event: Event | None, new: bool) -> None:
+            held, self._held = self._held or [], None
+            self._observed(observation, Claimed(draft, event, new))
+            for later in held:  # one of them may open an incident: the rest wait again
+                self.observe(later)
+
+        self.events.claim(self.fusion.claim_of(draft), claimed)
+
+    def _observed(self, observation: Observation, claimed: Claimed | None) -> None:
         if observation.kind == HOOKS_REVIEW:
             self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
-        change = self.fusion.observe(observation)
+        change = self.fusion.observe(observation, claimed)
         if change is None:
             return
         incident = change.incident
@@ -665,6 +706,9 @@ class Supervision:
 
     def _hooks_heard(self, records: list[Event]) -> None:
         """Hook calls our own server recorded, in memory, on the loop."""
+        # The first SessionStart can come before the supervision opens (an early spawn).
+        if any(r.get("kind") == "hook" and r.get("event") == "SessionStart" for r in records):
+            self._session_hooks = True
         if self._opened:
             self._hook_events(records, self.clock())
 
@@ -687,6 +731,11 @@ class Supervision:
                 self._problem(alarm)  # the notification
             if record.get("kind") != "hook":
                 continue
+            if record.get("event") == "SessionStart":
+                self._session_hooks = True
+                if self.restarter.new_session_start(record):
+                    shown = self.screen.state == "waiting"
+                    self.state.session_started(now, prompt_shown=shown)
             payload = record.get("payload")
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.aider_history_follower import AiderHistoryFollower
 from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
@@ -111,8 +112,11 @@ class TickReader:
         transcript: TranscriptFollower,
         invariant: InvariantGuard,
         integrations: frozenset[str],
+        aider: AiderHistoryFollower | None = None,
     ) -> None:
+        """``aider``: aider's history files, followed beside (it has no transcript)."""
         self.tether = tether
+        self.aider = aider
         self.transcript = transcript
         self.invariant = invariant
         self.integrations = integrations
@@ -151,6 +155,11 @@ class TickReader:
                 self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
             )
         reads.transcript = self.transcript.poll(now)
+        if self.aider is not None:
+            try:
+                reads.transcript += self.aider.poll(now)
+            except Exception as error:  # a file of any shape must not stop the tick
+                reads.problems.append(f"aider's history files not read: {error}")
         try:  # the ledger's second source: calls the hooks did not report (runs git)
             self.backfill.add(self.transcript.take_reports(), now)
             self.backfill.run(now)

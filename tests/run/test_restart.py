@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,18 @@ if role == "crasher":
     say("READY> ")
     log.write("crasher\tdrew\n")
     pump(60)
+elif role == "resumer":  # a resumed Gemini CLI: its prompt, hidden while it loads, again
+    phase = "first prompt"
+    say("READY> ")
+    pump(pause * 2)
+    phase = "loading"
+    say("\x1b[2J\x1b[HResuming session...\r\n")
+    while not os.path.exists(sys.argv[1] + ".hook"):  # the test sends its hook then
+        pump(0.05)
+    pump(pause * 2)
+    phase = "prompt"
+    say("\x1b[2J\x1b[Hthe resumed session\r\nREADY> ")
+    pump(8)
 else:
     pump(0.2)
     say("\x1b]0;slow starter\x07")  # output that draws nothing
@@ -86,12 +99,15 @@ command = {command}
 resume_command = {resume}
 submit_key = "\\r"
 preamble = "Context check from the test."
+integrations = {integrations}
 [markers]
 prompt_ready = {prompt}
 """
 
 
-def make_supervision(tmp_path: Path, role: str, *, prompt: bool) -> Supervision:
+def make_supervision(
+    tmp_path: Path, role: str, *, prompt: bool, integrations: str = "[]"
+) -> Supervision:
     script = tmp_path / "agent.py"
     script.write_text(AGENT)
     log = tmp_path / "agent.log"
@@ -101,6 +117,7 @@ def make_supervision(tmp_path: Path, role: str, *, prompt: bool) -> Supervision:
         command=str(first).replace("'", '"'),
         resume=str(resume).replace("'", '"'),
         prompt="['READY> ']" if prompt else "[]",
+        integrations=integrations,
     )
     profile = parse_profile(toml, tmp_path / "test.toml")
     work = tmp_path / "work"
@@ -120,10 +137,15 @@ def reads(tmp_path: Path) -> list[tuple[str, bytes]]:
 
 
 async def crash_and_restart(
-    tmp_path: Path, supervision: Supervision, *, late_hook: bool = False
+    tmp_path: Path,
+    supervision: Supervision,
+    *,
+    late_hook: bool = False,
+    on_tick: Callable[[], None] = lambda: None,
 ) -> list[str]:
     """Kill the first agent, restart it, tick as the app does until the payload and its
-    submit key arrive; return what the banner said meanwhile."""
+    submit key arrive; return what the banner said meanwhile. ``on_tick``: called at
+    each tick (the test's hooks)."""
     session = supervision.session
     session.start()
     await until(lambda: "READY>" in "\n".join(session.emulator.display()), "the first agent")
@@ -137,6 +159,7 @@ async def crash_and_restart(
     said: list[str] = []
 
     def arrived() -> bool:
+        on_tick()
         supervision.tick()
         status = supervision.injector.status().describe()
         if not said or said[-1] != status:
@@ -200,6 +223,45 @@ async def test_without_cues_the_payload_waits_for_the_first_frame_and_then_silen
         "the restarted agent has not drawn its screen yet; it is sent once it shows that it waits"
     )
     assert any("output to pause for 0.6 s" in text for text in queued), said
+
+
+def session_start(source: str) -> dict[str, object]:
+    payload = {"source": source, "hook_event_name": "SessionStart"}
+    return {
+        "at": iso(time.time()),
+        "kind": "hook",
+        "source": "hook",
+        "event": "SessionStart",
+        "payload": payload,
+    }
+
+
+async def test_a_prompt_drawn_before_the_resumed_session_loads_waits_for_its_hook(tmp_path):
+    """Gemini CLI's shape: the resumed process draws its prompt, hides it while it loads the
+    session (keys then go nowhere), and draws it again; its SessionStart hook (heard once
+    before in this run) comes while it loads. Nothing is typed on the first prompt."""
+    supervision = make_supervision(
+        tmp_path, "resumer", prompt=True, integrations='["gemini_hooks"]'
+    )
+    supervision.inbox.heard(session_start("startup"))
+    supervision.inbox.drain()
+    log = tmp_path / "agent.log"
+
+    def hook_while_it_loads() -> None:
+        shown = "\n".join(supervision.session.emulator.display())
+        flag = Path(f"{log}.hook")
+        if "Resuming session" in shown and not flag.exists():
+            supervision.inbox.heard(session_start("resume"))
+            supervision.inbox.drain()
+            flag.touch()
+
+    said = await crash_and_restart(tmp_path, supervision, on_tick=hook_while_it_loads)
+
+    got = reads(tmp_path)
+    assert {phase for phase, _ in got} == {"prompt"}, got  # not on the first prompt
+    assert b"Context check from the test." in b"".join(data for _, data in got)
+    hook = "waiting for the restarted agent's SessionStart hook"
+    assert any(hook in text for text in said), said
 
 
 def _reads(name: str) -> list[tuple[float, bytes]]:
