@@ -157,6 +157,7 @@ class Supervision:
         self.meter = ContextMeter(window=profile_.context_window or None)
         self.current_incident: Incident | None = None
         self._held: list[Observation] | None = None  # while an incident's number is claimed
+        self._settled: list[Callable[[], None]] = []  # acts that wait for that incident
         self._was_waiting = False
         self.decisions = DecisionCapture()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
@@ -430,7 +431,14 @@ class Supervision:
 
     def restart(self, *, payload: Payload | None = None) -> None:
         """Start the agent again with the profile's resume command; rehydrate once the new
-        process shows that it waits (``payload``: one already built, off the loop)."""
+        process shows that it waits (``payload``: one already built, off the loop).
+
+        The crash's incident may still be claiming its number off the loop: the restart
+        comes after it, so that the dead agent's loss is known before the new one starts.
+        """
+        if self._held is not None:
+            self._settled.append(lambda: self.restart(payload=payload))
+            return
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
         # An agent that draws its prompt before it loads the session it resumes: wait until
@@ -556,6 +564,8 @@ class Supervision:
             self._observed(observation, Claimed(draft, event, new))
             for later in held:  # one of them may open an incident: the rest wait again
                 self.observe(later)
+            while self._held is None and self._settled:  # acts that needed the incident
+                self._settled.pop(0)()
 
         self.events.claim(self.fusion.claim_of(draft), claimed)
 
