@@ -14,10 +14,10 @@ import threading
 
 from supervisor.recognize.observations import COMPACTION, SCREEN, TRANSCRIPT, Observation
 from supervisor.run.supervision import RunConfig, Supervision
-from supervisor.store import fsio
 from supervisor.store.tether_dir import init
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
+from tests.store_records import read_jsonl
 
 _WATCHED: list[LoopOpens] = []
 
@@ -79,6 +79,6 @@ async def test_a_loss_is_numbered_off_the_loop_and_what_came_meanwhile_follows_i
         assert heard == [(1, True, ("transcript",)), (1, False, ("transcript", "screen"))]
     finally:
         supervision.close()
-    records = fsio.read_jsonl(tether.events)[0]
+    records = read_jsonl(tether.events)[0]
     (incident,) = [r for r in records if r["kind"] == "incident"]
     assert incident["number"] == 1 and incident["source"] == "fusion"

@@ -32,6 +32,7 @@ from supervisor.terminal.session import AgentSession
 from supervisor.times import iso
 from tests.conftest import until
 from tests.locations import CAPTURES
+from tests.store_records import recent_events
 
 IDLE = 0.6  # the test's idle threshold; the slow starter pauses longer than it
 
@@ -198,7 +199,7 @@ async def test_the_payload_waits_for_the_restarted_agents_own_prompt_and_paste_m
         assert b"\x1b[200~" not in pasted
     injection = next(
         e
-        for e in TetherDir.at(tmp_path / "work").recent_events(50)[0][::-1]
+        for e in recent_events(TetherDir.at(tmp_path / "work"), 50)[0][::-1]
         if e["kind"] == "injection"
     )
     assert injection["bracketed"] is (role == "starter-bracketed")
