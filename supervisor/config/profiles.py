@@ -58,6 +58,7 @@ INTEGRATIONS = frozenset(
         "codex_rollout",
         "copilot_hooks",
         "copilot_journal",
+        "aider_history",
         "gemini_hooks",
         "osc7501",
     }

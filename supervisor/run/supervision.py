@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.aider_history_follower import AIDER_HISTORY, AiderHistoryFollower
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
 from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.hook_server import HookServer
@@ -42,12 +43,13 @@ from supervisor.recognize import hook_events
 from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
-from supervisor.recognize.fusion import Fusion, IncidentChange
+from supervisor.recognize.fusion import Claimed, Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
@@ -154,6 +156,7 @@ class Supervision:
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
         self.meter = ContextMeter(window=profile_.context_window or None)
         self.current_incident: Incident | None = None
+        self._held: list[Observation] | None = None  # while an incident's number is claimed
         self._was_waiting = False
         self.decisions = DecisionCapture()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
@@ -170,8 +173,14 @@ class Supervision:
             copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
+        self.live_notes = LiveNotes(self.tether)  # parsed once per change, read by all
         self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, profile_.integrations
+            self.tether,
+            self.transcript,
+            self.invariant,
+            profile_.integrations,
+            self.live_notes,
+            aider=self._aider_history(profile_),
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
@@ -216,6 +225,7 @@ class Supervision:
             meter=self.meter,
             gate=self.gate,
             notes=self.notes,
+            live=self.live_notes,
             writer=self.checkpointer,
             events=self.events,
             incident=lambda: self.current_incident,
@@ -228,6 +238,15 @@ class Supervision:
             at_next_prompt=rehydrates_at_next_prompt(profile_),
             orphan=lambda: self.orphan,
             compact_told=reaches_summarizer(profile_),
+        )
+
+    def _aider_history(self, profile_: Profile) -> AiderHistoryFollower | None:
+        """aider's history files, for a profile that follows them (no disk read here)."""
+        if AIDER_HISTORY not in profile_.integrations:
+            return None
+        env = {**os.environ, **(self.config.env or {})}
+        return AiderHistoryFollower(
+            self.config.argv, env, self.config.workdir, self.tether.root, self.transcript.own_words
         )
 
     # -- lifecycle -----------------------------------------------------------
@@ -517,13 +536,36 @@ class Supervision:
             self.observe(observation)
 
     def observe(self, observation: Observation) -> None:
-        """One observation from any source: state, meter, fusion, incident listeners."""
+        """One observation from any source: state, meter, fusion, incident listeners.
+
+        A loss that opens an incident waits for its number, claimed under the store's
+        lock on the event recorder's thread (never on the loop); observations that come
+        meanwhile wait behind it, so that each is handled in the order it came.
+        """
+        if self._held is not None:
+            self._held.append(observation)
+            return
+        draft = self.fusion.draft(observation)
+        if draft is None:
+            self._observed(observation, None)
+            return
+        self._held = []
+
+        def claimed(event: Event | None, new: bool) -> None:
+            held, self._held = self._held or [], None
+            self._observed(observation, Claimed(draft, event, new))
+            for later in held:  # one of them may open an incident: the rest wait again
+                self.observe(later)
+
+        self.events.claim(self.fusion.claim_of(draft), claimed)
+
+    def _observed(self, observation: Observation, claimed: Claimed | None) -> None:
         if observation.kind == HOOKS_REVIEW:
             self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
-        change = self.fusion.observe(observation)
+        change = self.fusion.observe(observation, claimed)
         if change is None:
             return
         incident = change.incident
