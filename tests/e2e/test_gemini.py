@@ -200,7 +200,7 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
         assert restart["argv"][:3] == ["gemini", "--resume", "latest"], restart
         injection = run.wait_event("injection", reason="restart after crash", timeout=60)
         assert injection["incident"] == crash["number"], (injection, crash)
-        resumed = run.poll(
+        run.poll(
             lambda: [
                 e
                 for e in run.events_of("hook", event="SessionStart")
@@ -209,6 +209,7 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
             15,
             "SessionStart(resume) from the resumed session",
         )
+
         def carried() -> dict | None:
             for e in run.server.requests(rule="gemini-reply"):
                 if e["seq"] > after and PREAMBLE in gemini_last_prompt(e["body"]):
