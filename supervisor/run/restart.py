@@ -34,9 +34,9 @@ def prompt_before_session(profile: Profile) -> bool:
     """Whether the agent draws its prompt before it takes keys when it resumes a session.
     Gemini CLI 0.61.0 draws its prompt at once, hides it while it loads the session it
     resumes (keys then go nowhere: a paste there was lost in 3 of 7 runs) and draws it
-    again; its SessionStart hook can fire before or after the loading (its
-    transcript_path names a fresh file before). Loading appends a line to the session
-    file its turn hooks named: that write is the sign (Supervision._resumed_session_loaded).
+    again; its SessionStart hook can fire before or after the loading. Loading appends
+    its load mark to the session file its turn hooks named: that line is the sign
+    (:mod:`supervisor.agents.gemini_session`, read by the tick).
     """
     return any(name in profile.integrations for name in _PROMPT_BEFORE_SESSION)
 

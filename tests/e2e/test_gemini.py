@@ -200,7 +200,7 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
         assert restart["argv"][:3] == ["gemini", "--resume", "latest"], restart
         injection = run.wait_event("injection", reason="restart after crash", timeout=60)
         assert injection["incident"] == crash["number"], (injection, crash)
-        resumed = run.poll(
+        run.poll(
             lambda: [
                 e
                 for e in run.events_of("hook", event="SessionStart")
@@ -208,13 +208,6 @@ def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
             ],
             15,
             "SessionStart(resume) from the resumed session",
-        )
-        # Its transcript_path names a fresh file when it fired before Gemini loaded the
-        # session, the one the first process wrote when after: tether waits on that file.
-        first = run.events_of("hook", event="AfterAgent")[0]["payload"]["transcript_path"]
-        print(
-            "SessionStart(resume) before the load:",
-            resumed[0]["payload"]["transcript_path"] != first,
         )
 
         def carried() -> dict | None:
