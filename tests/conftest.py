@@ -180,7 +180,7 @@ async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condi
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
-async def wait_for_a_still_picture(pilot, tries: int = 80) -> None:
+async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
     while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
     from textual.widgets import TextArea
@@ -194,7 +194,8 @@ async def wait_for_a_still_picture(pilot, tries: int = 80) -> None:
 
     ids = re.compile(r"terminal-\d+")
     before = None
-    for _ in range(tries):
+    deadline = time.monotonic() + timeout  # a busy machine draws slowly, not differently
+    while time.monotonic() < deadline:
         await pilot.pause(0.1)
         if not wrapped():
             before = None
@@ -203,7 +204,7 @@ async def wait_for_a_still_picture(pilot, tries: int = 80) -> None:
         if now == before:
             return
         before = now
-    raise AssertionError(f"the picture kept changing over {tries} looks")
+    raise AssertionError(f"the picture kept changing for {timeout} s")
 
 
 async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:

@@ -54,6 +54,7 @@ INTEGRATIONS = frozenset(
         "codex_rollout",
         "copilot_hooks",
         "copilot_journal",
+        "aider_history",
         "gemini_hooks",
         "osc7501",
     }

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.aider_history_follower import AiderHistoryFollower
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
@@ -90,6 +92,7 @@ class TickReads:
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
     notes: NotesDigest | None = None  # when notes.md changed since the last read
+    session_loaded: bool = False  # TickReader.watch saw a resumed session loaded
 
 
 @dataclass
@@ -111,10 +114,13 @@ class TickReader:
         invariant: InvariantGuard,
         integrations: frozenset[str],
         live: LiveNotes,
+        aider: AiderHistoryFollower | None = None,
     ) -> None:
-        """``live``: notes.md and task.md parsed once per change, shared with the payload."""
+        """``live``: notes.md and task.md parsed once per change, shared with the payload;
+        ``aider``: aider's history files, followed beside (it has no transcript)."""
         self.tether = tether
         self.live = live
+        self.aider = aider
         self.transcript = transcript
         self.invariant = invariant
         self.integrations = integrations
@@ -124,6 +130,7 @@ class TickReader:
         self._digested: ParsedNotes | None = None  # the parse the last digest was made of
         self._digest = NotesDigest()
         self.backfill = LedgerBackfill(tether.work_dir)
+        self.watch: SessionLoadWatch | None = None  # a resumed session being loaded
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -154,6 +161,11 @@ class TickReader:
                 self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
             )
         reads.transcript = self.transcript.poll(now)
+        if self.aider is not None:
+            try:
+                reads.transcript += self.aider.poll(now)
+            except Exception as error:  # a file of any shape must not stop the tick
+                reads.problems.append(f"aider's history files not read: {error}")
         try:  # the ledger's second source: calls the hooks did not report (runs git)
             self.backfill.add(self.transcript.take_reports(), now)
             self.backfill.run(now)
@@ -176,6 +188,9 @@ class TickReader:
             except TetherError as error:
                 reads.problems.append(str(error))
         reads.last_checkpoint = self._last_checkpoint()
+        watch = self.watch
+        if watch is not None:
+            reads.session_loaded = watch.poll()
         return reads
 
     def notes_if_changed(self) -> NotesDigest | None:

@@ -204,8 +204,7 @@ async def test_scrollback_scrolls_without_disturbing_the_agent(tmp_path, shell_e
     async with bash_app(tmp_path, shell_env) as (app, pilot):
         view = app.query_one(TerminalView)
         await pilot.press(*"seq 1 200", "enter")
-        await wait_for_screen(pilot, app, r"^200$")
-        await pilot.pause(0.3)
+        await wait_for_screen(pilot, app, r"^200\n\$$")  # and bash's prompt after it
         written = app.session.bytes_read
         await pilot.press("shift+pageup")
         assert view.scroll_back > 0

@@ -67,8 +67,9 @@ async def test_the_side_panes_watcher_wakes_a_read_without_waiting_for_the_poll(
     monkeypatch.setattr(supervisor.app, "TICK_SECONDS", 3600.0)  # the poll never comes
     app = TetherApp(RunConfig(argv=CAT, workdir=tmp_path, env=shell_env, side_pane=True))
     async with app.run_test(size=(140, 30)) as pilot:
+        # Mounted: its watcher started, and the watches are placed as it starts (inotify
+        # keeps what changes from then on, the observer's thread up or not).
         await wait_until(pilot, lambda: app.query("#side") and app.query_one("#side").is_mounted)
-        await pilot.pause(0.3)  # the observer thread is up
         record = {"at": "2026-01-01T00:00:00.000Z", "kind": "hook", "source": "hook"}
         record.update(event="PostCompact", payload={"trigger": "auto"})
         with open(app.supervision.tether.events, "a") as events:

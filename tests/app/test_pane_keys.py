@@ -191,7 +191,8 @@ async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
         await pilot.press("n")
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the focus back in the list")
+        await pilot.pause(0.2)  # a while for the look to end, which it must not
         assert slot.display and slot.peeking and listing.has_focus_within
 
 

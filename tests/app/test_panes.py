@@ -478,7 +478,7 @@ def test_the_watcher_follows_checkpoints_but_not_the_recordings(tmp_path):
         (tmp_path / "sessions" / "now.cast").write_text("output the panes never show\n")
         checkpoint = tmp_path / "checkpoints" / "000001.json"
         checkpoint.parent.mkdir()  # created after the watch began
-        time.sleep(0.3)
+        _wait_to_be_seen(checkpoint.parent, seen)  # reported once its own watch is placed
         store.fsio.atomic_write_text(checkpoint, "{}\n")
         _wait_to_be_seen(checkpoint, seen)
         time.sleep(0.2)

@@ -122,8 +122,15 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
         await wait_for_screen(pilot, app, r"⏺ Rehydrated")
         banner = app.query_one(LossBanner)
         await wait_until(pilot, lambda: "recovered" in banner.text, what="the recall check")
-        await pilot.pause(0.6)  # the next tick reads the events back
-    cast = next((tmp_path / ".tether" / "sessions").glob("*.cast"))
+        cast = next((tmp_path / ".tether" / "sessions").glob("*.cast"))
+        recorder = app.supervision.recorder
+        assert recorder is not None
+
+        def marked() -> bool:  # a tick reads the check's event back and marks it
+            recorder.flush()  # what its half-second timer does
+            return "recall check: complete" in cast.read_text()
+
+        await wait_until(pilot, marked, 60, "the recall check's marker")
     lines = [json.loads(line) for line in cast.read_text().splitlines()[1:]]
     markers = [text for _at, code, text in lines if code == "m"]
     assert markers == [

@@ -178,15 +178,11 @@ async def test_decisions_the_agent_prints_or_the_user_types_are_pinned(tmp_path)
     supervision.open()
     session.start()
     tether = supervision.tether
-    for _ in range(200):
-        if notes.pinned_decisions(tether.read_notes()):
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: notes.pinned_decisions(tether.read_notes()), "the printed decision", 60)
     session.send_input(b"DECISION: tokens expire after 15 minutes\r")
-    for _ in range(200):
-        if len(notes.pinned_decisions(tether.read_notes())) == 2:
-            break
-        await asyncio.sleep(0.02)
+    await until(
+        lambda: len(notes.pinned_decisions(tether.read_notes())) == 2, "the typed decision", 60
+    )
     assert notes.pinned_decisions(tether.read_notes()) == [
         "store sessions in PostgreSQL 16, not SQLite",
         "tokens expire after 15 minutes",
@@ -272,10 +268,7 @@ async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeyp
         await until(lambda: supervision.current_incident is not None, "the incident")
         assert checkpoints.latest_seq(tether) == before
         answer.set()
-        for _ in range(200):
-            if checkpoints.latest_seq(tether) != before:
-                break
-            await asyncio.sleep(0.02)
+        await until(lambda: checkpoints.latest_seq(tether) != before, "the checkpoint", 60)
         snapshot = checkpoints.load(tether, checkpoints.latest_seq(tether))
         assert snapshot.reason.startswith("Context compacted (#1")
         assert snapshot.incident == 1 and snapshot.git == {"head": "abc123", "dirty": False}
@@ -422,11 +415,12 @@ async def test_codexs_osc7501_state_reaches_the_agent_state(tmp_path):
     supervision.open()
     session.start()
     try:
-        for _ in range(300):
+
+        def waiting() -> bool:
             supervision.tick()
-            if "waiting" in seen:
-                break
-            await asyncio.sleep(0.02)
+            return "waiting" in seen
+
+        await until(waiting, "the agent waiting", 60)
         assert [s for s in seen if s != "unknown"][:2] == ["busy", "waiting"], seen
         assert session.emulator.agent_status == "state=idle:app=codex"
     finally:

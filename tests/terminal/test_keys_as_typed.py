@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,15 +83,30 @@ class Pane:
 
     def bytes_for(self, keys: list[str]) -> bytes:
         """Press ``keys``, then the marker; the bytes the logger read in between."""
+        return self._before_marker(lambda: self.session.send_keys(*keys), what=f"{keys}")
+
+    def bytes_pasted(self, text: str) -> bytes:
+        """Paste ``text`` as tmux does (bracketed if the pane's program asked), then type
+        the marker; the bytes the logger read in between."""
+        self.session.tmux("set-buffer", text)
+        return self._before_marker(
+            lambda: self.session.tmux("paste-buffer", "-p", "-t", self.session.target),
+            what=f"the paste of {text!r}",
+        )
+
+    def _before_marker(self, act: Callable[[], object], *, what: str) -> bytes:
+        """The bytes logged after ``act`` and before the marker typed after it. The wait
+        reads only what came after ``act`` began: the log already ends with the marker
+        of the test before."""
         start = self.log.stat().st_size if self.log.exists() else 0
-        self.session.send_keys(*keys)
+        act()
         self.session.send_keys("-l", MARK.decode())
 
         def logged() -> bytes | None:
             data = self.log.read_bytes()[start:] if self.log.exists() else b""
             return data if data.endswith(MARK) else None
 
-        return wait_until(logged, timeout=20, what=f"{keys} then the marker in {self.log}")[
+        return wait_until(logged, timeout=20, what=f"{what} then the marker in {self.log}")[
             : -len(MARK)
         ]
 
@@ -147,30 +162,16 @@ def test_the_agent_reads_the_bytes_tmux_delivers(
 def test_a_paste_reaches_the_agent_as_typed_text_when_it_did_not_ask_for_brackets(
     panes: tuple[Pane, Pane],
 ) -> None:
-    pasted = []
-    for pane in panes:
-        pane.session.tmux("set-buffer", "one line\nanother line")
-        start = pane.log.stat().st_size
-        pane.session.tmux("paste-buffer", "-p", "-t", pane.session.target)
-        pane.session.send_keys("-l", MARK.decode())
-        wait_until(lambda p=pane: p.log.read_bytes().endswith(MARK), what="the paste")
-        pasted.append(pane.log.read_bytes()[start : -len(MARK)])
-    direct, under_tether = pasted
+    direct, under_tether = (pane.bytes_pasted("one line\nanother line") for pane in panes)
     assert under_tether == direct == b"one line\ranother line"
 
 
 def test_a_paste_is_bracketed_when_the_agent_asked_for_it(
     bracketing_panes: tuple[Pane, Pane],
 ) -> None:
-    pasted = []
-    for pane in bracketing_panes:
-        pane.session.tmux("set-buffer", "one line\nanother line")
-        start = pane.log.stat().st_size
-        pane.session.tmux("paste-buffer", "-p", "-t", pane.session.target)
-        pane.session.send_keys("-l", MARK.decode())
-        wait_until(lambda p=pane: p.log.read_bytes().endswith(MARK), what="the paste")
-        pasted.append(pane.log.read_bytes()[start : -len(MARK)])
-    direct, under_tether = pasted
+    direct, under_tether = (
+        pane.bytes_pasted("one line\nanother line") for pane in bracketing_panes
+    )
     assert under_tether == direct == b"\x1b[200~one line\ranother line\x1b[201~"
 
 

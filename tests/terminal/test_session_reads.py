@@ -46,11 +46,10 @@ async def test_a_read_is_worked_off_in_slices_that_yield_to_the_loop(tmp_path, m
         original()
 
     session._drain = counting_drain
+    exited = asyncio.Event()
+    session.exit_listeners.append(lambda status: exited.set())
     session.start()
-    for _ in range(1000):
-        if session.exit_status is not None:
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(exited.wait(), 120)  # every slice read, the child reaped
     text = b"".join(pieces).decode()
     assert text.split() == [str(n) for n in range(1, 40001)]
     assert "40000" in session.emulator.display()
