@@ -42,6 +42,7 @@ from supervisor.store.tether_dir import TetherDir, init
 from tests.e2e import agents
 from tests.e2e.fake_server import ServerProcess, claude_last_prompt
 from tests.e2e.tether_driver import Timer, request_text
+from tests.store_records import recent_events
 
 pytestmark = pytest.mark.e2e
 
@@ -203,7 +204,7 @@ def test_claude_precomputed_fold_is_one_incident_rehydrated_in_the_next_prompt(
         assert PIN in request_text(written), "the pins did not reach the background summary"
 
         # tether's sources of it: its recorded hook calls and the agent's transcript
-        events, _bad = TetherDir.at(setup.project).recent_events(200)
+        events, _bad = recent_events(TetherDir.at(setup.project), 200)
         calls = [e for e in events if e.get("kind") == "hook"]
         said = [(c["event"], (c.get("payload") or {}).get("source")) for c in calls]
         assert ("SessionStart", "compact") in said, said
