@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
 from supervisor.recognize.observations import COMPACTION, SCREEN, TRANSCRIPT, Observation
 from supervisor.run.supervision import RunConfig, Supervision
@@ -82,3 +83,23 @@ async def test_a_loss_is_numbered_off_the_loop_and_what_came_meanwhile_follows_i
     records = read_jsonl(tether.events)[0]
     (incident,) = [r for r in records if r["kind"] == "incident"]
     assert incident["number"] == 1 and incident["source"] == "fusion"
+
+
+async def test_a_loss_the_hook_recorded_first_keeps_the_hooks_number(tmp_path):
+    tether = init(tmp_path, goal="ship the login endpoint").tether
+    config = RunConfig(argv=[sys.executable], workdir=tmp_path, record=False)
+    supervision = Supervision(config, AgentSession([sys.executable], cwd=str(tmp_path)))
+    supervision.open()
+    try:
+        now = time.time()
+        # `tether hook` (SessionStart compact, its own process) claimed it a moment before
+        event, new = tether.claim_incident("compaction", "hook", at=now, within=10.0)
+        assert new and event["number"] == 1
+        supervision.observe(Observation(COMPACTION, TRANSCRIPT, now + 0.5, "auto"))
+        await until(lambda: supervision.current_incident is not None, "the incident")
+        assert supervision.current_incident.number == 1
+    finally:
+        supervision.close()
+    records = read_jsonl(tether.events)[0]
+    assert [r["number"] for r in records if r["kind"] == "incident"] == [1]  # one, the hook's
+    assert any(r["kind"] == "incident_update" and r["number"] == 1 for r in records)
