@@ -270,7 +270,8 @@ def bench_idle(table: Table, seconds: float) -> None:
         f"`tether run -- sleep` in tmux, {r['wall_seconds']:.0f} s",
         f"{r['percent']:.3f}% of a core",
         f"{r['cpu_seconds']:.2f} s CPU",
-        "",
+        f"start-up {r['startup_cpu_seconds']:.2f} s CPU, "
+        f"idle after {r['settled_after_seconds']:.0f} s",
         "",
         "≤ 1%",
         _verdict(r["percent"] <= 1),

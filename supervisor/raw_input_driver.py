@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import selectors
 import sys
+import threading
 import time
 from codecs import getincrementaldecoder
 from collections.abc import Iterable
 from typing import Any
 
-from textual import events
+from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
@@ -119,6 +120,13 @@ def _driver_for(raw: RawInput, base: type[LinuxDriver]) -> type[LinuxDriver]:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             raw.driver = self
+            # Textual stops the input thread by this event, then joins it: set, it also
+            # wakes the thread, which waits without a timeout (see _split_input).
+            self.exit_event: WakingEvent = WakingEvent()
+
+        def close(self) -> None:
+            super().close()
+            self.exit_event.close()
 
         def start_application_mode(self) -> None:
             raw.release(False)
@@ -136,22 +144,74 @@ def _driver_for(raw: RawInput, base: type[LinuxDriver]) -> type[LinuxDriver]:
             super().write(raw.placed(data))
 
         def run_input_thread(self) -> None:
-            _split_input(self, raw)
+            _split_input(self, raw, self.exit_event)
 
     return RawInputDriver
 
 
-def _split_input(driver: LinuxDriver, raw: RawInput) -> None:
-    """Textual's ``run_input_thread``, with the split in front of its parser."""
+class WakingEvent(threading.Event):
+    """A ``threading.Event`` whose ``set`` also makes a pipe readable, so that a thread
+    waiting on file descriptors wakes for it; ``clear`` empties the pipe again. Textual
+    sets its driver's ``exit_event`` and then joins the input thread; the flag is set
+    before the pipe is written, so the woken thread sees it (no lost wake-up)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._closed = False
+
+    def fileno(self) -> int:
+        """The end to wait on: readable once set."""
+        return self._read
+
+    def set(self) -> None:
+        super().set()
+        if not self._closed:
+            try:
+                os.write(self._write, b"\0")
+            except BlockingIOError:  # set many times without a clear: readable already
+                pass
+
+    def clear(self) -> None:
+        super().clear()
+        if not self._closed:
+            try:
+                while os.read(self._read, 64):
+                    pass
+            except BlockingIOError:  # emptied
+                pass
+
+    def close(self) -> None:
+        """The pipe's ends closed (the driver is done); still usable as a plain event."""
+        if not self._closed:
+            self._closed = True
+            os.close(self._read)
+            os.close(self._write)
+
+
+def _split_input(driver: LinuxDriver, raw: RawInput, stop: WakingEvent) -> None:
+    """Textual's ``run_input_thread``, with the split in front of its parser.
+
+    Textual's own thread wakes ten times a second to look at its exit flag and its
+    parser's escape timeout, also when nobody types (a third of an idle tether's
+    wake-ups). This one waits for the terminal or for ``stop`` with no timeout, and
+    with one only while a timeout is due: the splitter's hold, or the parser's
+    ``ESCAPE_DELAY`` after what it was last fed (a lone Esc is a key once it passed).
+    """
     selector = selectors.SelectSelector()
     fileno = driver.fileno
     selector.register(fileno, selectors.EVENT_READ)
+    selector.register(stop.fileno(), selectors.EVENT_READ)
     parser = XTermParser(debug=False)
     decode = getincrementaldecoder("utf-8")().decode
     splitter = raw.splitter
     held_since = 0.0
+    escape_due: float | None = None  # the parser may hold a lone Esc until then
 
     def deliver(pieces: list[Piece]) -> None:
+        nonlocal escape_due
         for piece in pieces:
             target = raw.target
             if isinstance(piece, ForAgent):
@@ -164,15 +224,17 @@ def _split_input(driver: LinuxDriver, raw: RawInput) -> None:
                 continue
             for event in parser.feed(decode(piece.data)):
                 driver.process_message(event)
+            escape_due = time.monotonic() + constants.ESCAPE_DELAY
             if piece.focus is not None and target is not None and raw.takes_keys():
                 target.post_message(TerminalView.FocusReported(piece.focus))
 
     try:
-        while not driver.exit_event.is_set():
-            timeout = 0.1
-            if splitter.holding():
-                timeout = max(0.0, held_since + HOLD_SECONDS - time.monotonic())
-            ready = selector.select(timeout)
+        while not stop.is_set():
+            due = held_since + HOLD_SECONDS if splitter.holding() else None
+            if escape_due is not None:
+                due = escape_due if due is None else min(due, escape_due)
+            timeout = None if due is None else max(0.0, due - time.monotonic())
+            ready = any(key.fd == fileno for key, _ in selector.select(timeout))
             passthrough = raw.takes_keys()
             if ready:
                 data = os.read(fileno, 4096)
@@ -184,6 +246,8 @@ def _split_input(driver: LinuxDriver, raw: RawInput) -> None:
                     held_since = time.monotonic()
             elif splitter.holding():
                 deliver(splitter.flush(passthrough=passthrough))
+            if escape_due is not None and time.monotonic() >= escape_due:
+                escape_due = None  # the parser's own timeout, set before ours, has passed
             for event in parser.tick():
                 driver.process_message(event)
     finally:

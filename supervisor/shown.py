@@ -73,11 +73,6 @@ def shown_in_place(text: str) -> str:
     return _UNSAFE.sub(_picture, text)
 
 
-def is_safe(text: str) -> bool:
-    """Whether ``text`` holds nothing a terminal would act on (newline and tab allowed)."""
-    return _UNSAFE.search(text) is None
-
-
 # What JSON leaves raw that a terminal may act on: DEL, C1, line separators, bidi and tag
 # characters, lone surrogates. JSON escapes C0 itself; these can only be inside strings.
 _JSON_RAW = re.compile(

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from supervisor.errors import TetherError
 from supervisor.store import checkpoints, invariant
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.notes import Document
 from supervisor.store.tether_dir import TetherDir, init
+from tests.store_records import append_artifact, read_jsonl
 
 
 def _ack(text: str) -> None:
@@ -51,7 +51,7 @@ def write_loop(work: Path, run: str, ready_fd: int | None = None) -> None:
         if kind == 0:
             last, _ = tether.last_artifact()
             index = last["index"] + 1 if last else 0
-            tether.append_artifact(index=index, token=token)
+            append_artifact(tether, index=index, token=token)
             _ack(f"artifact {token}")
         elif kind == 1:
             last, _ = tether.last_artifact()

@@ -30,6 +30,7 @@ from supervisor.store import lock, notes
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
 from tests.locations import REPO
+from tests.store_records import recent_events
 from tests.tether_process import TETHER
 
 
@@ -332,7 +333,7 @@ def test_a_hook_with_a_non_utf8_event_name_still_exits_0_and_is_recorded(work):
     code, _out, err = tether("hook", b"Stop\x9b", "--dir", str(work), stdin=b"{}")
     assert code == 0
     no_traceback(err)
-    events, _ = TetherDir.at(work).recent_events(3)
+    events, _ = recent_events(TetherDir.at(work), 3)
     assert events[-1]["kind"] == "hook" and events[-1]["event"] == "Stop"
 
 
@@ -363,7 +364,7 @@ def test_a_tether_folder_an_older_tether_left_open_is_closed_at_the_next_run(wor
     os.chmod(t.root, 0o755)
     lock.acquire(t).release()
     assert stat.S_IMODE(t.root.stat().st_mode) == 0o700
-    events, _ = t.recent_events(5)
+    events, _ = recent_events(t, 5)
     assert [e["mode_before"] for e in events if e["kind"] == "made_private"] == ["0o755"]
 
 
@@ -375,7 +376,7 @@ def test_deep_hook_json_is_recorded_as_such(work):
     code, _out, err = tether("hook", "PreCompact", "--dir", str(work), stdin=deep)
     assert code == 0
     no_traceback(err)
-    events, _ = TetherDir.at(work).recent_events(5)
+    events, _ = recent_events(TetherDir.at(work), 5)
     hook = [e for e in events if e["kind"] == "hook"][-1]
     assert hook["event"] == "PreCompact" and "nested too deeply" in hook["error"]
 
@@ -408,8 +409,8 @@ async def test_read_s_typing_a_decision_pins_nothing(work):
         assert notes.pinned_decisions(tether_dir.read_notes()) == ["visible choice"]
         assert "hunter2" not in tether_dir.read_notes() + tether_dir.events.read_text()
         # The decision's event is recorded off the loop, after the note: wait for it.
-        await until(lambda: any(e["kind"] == "decision" for e in tether_dir.recent_events(50)[0]))
-        events, _ = tether_dir.recent_events(50)
+        await until(lambda: any(e["kind"] == "decision" for e in recent_events(tether_dir, 50)[0]))
+        events, _ = recent_events(tether_dir, 50)
         assert [e["source"] for e in events if e["kind"] == "decision"] == ["typed"]
     finally:
         supervision.stop_agent()
@@ -433,7 +434,7 @@ def test_a_committed_tether_folder_is_not_pasted_before_the_user_trusts_it(
     hook = json.dumps({"source": "compact", "session_id": "s1"}).encode()
     code, out, _err = tether("hook", "SessionStart", "--dir", str(work), stdin=hook, env=env)
     assert code == 0 and out == ""  # nothing pasted
-    events, _ = TetherDir.at(work).recent_events(5)
+    events, _ = recent_events(TetherDir.at(work), 5)
     assert events[-1]["kind"] == "auto_rehydrate_withheld"
     code, _out, err = tether("run", "--dir", str(work), "--", "true", env=env)
     no_traceback(err)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from supervisor.config.profiles import list_profiles, user_profiles_dir
+from supervisor.config.config_dir import user_profiles_dir
+from supervisor.config.profiles import list_profiles
 from supervisor.shown import json_shown, shown_line
 
 

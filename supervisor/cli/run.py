@@ -18,10 +18,6 @@ from supervisor import environment
 from supervisor.errors import TetherError
 from supervisor.shown import shown
 
-# TETHER_EARLY_START=0: spawn after the engine and paint only with the UI, as before (A/B).
-EARLY_ENV = environment.EARLY_START
-PROBE_ENV = environment.PROBE_TERMINAL  # "0": assume grapheme widths and tether's own colours
-
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     from supervisor.cli import add_dir_option

@@ -11,8 +11,6 @@ from pathlib import Path
 
 from supervisor import environment
 
-CONFIG_ENV = environment.CONFIG_DIR
-
 
 def config_dir() -> Path:
     override = environment.current().config_dir

@@ -25,11 +25,7 @@ from typing import Any
 
 import re2
 
-from supervisor.config.config_dir import (  # noqa: F401 (their home was here)
-    CONFIG_ENV,
-    config_dir,
-    user_profiles_dir,
-)
+from supervisor.config.config_dir import user_profiles_dir
 from supervisor.config.toml_file import line_of, parse_toml
 from supervisor.config.verify_commands import DEFAULT_RULES, KINDS, VerifyRules, merged
 from supervisor.errors import TetherError
@@ -58,6 +54,7 @@ INTEGRATIONS = frozenset(
         "codex_rollout",
         "copilot_hooks",
         "copilot_journal",
+        "aider_history",
         "gemini_hooks",
         "osc7501",
     }

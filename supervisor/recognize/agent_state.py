@@ -19,6 +19,12 @@ its first bytes), and a paste before it reads its input is lost. So nothing is
 "waiting" before the process has drawn its first frame, and for a profile that
 has cues (``needs_cue``: a prompt marker, hooks or OSC 7501) silence counts only
 after the process itself has once said that it waits.
+
+Some agents draw their prompt before they take keys: a resumed Gemini CLI (0.61.0)
+draws it at once, hides it while it loads the resumed session (``isResuming``), and
+draws it again. For such a restart nothing is "waiting" before the caller saw the new
+process load its session (``awaits_start``, :meth:`session_started`); the prompt on
+screen then counts as it stands (the caller says whether it shows), later cues as usual.
 """
 
 from __future__ import annotations
@@ -105,6 +111,7 @@ class AgentState:
         self.needs_cue = needs_cue
         self.drawn = False  # the process has drawn its first frame
         self.cued = False  # the process itself has said once that it waits
+        self.awaits_start = False  # cues wait until the new process has loaded its session
 
     @property
     def idle_after(self) -> float:
@@ -122,18 +129,32 @@ class AgentState:
             self._reported, self._reported_at = EXITED, observation.at
         elif observation.kind == AGENT_STATE:
             state = observation.details.get("state")
+            if self.awaits_start and state == WAITING:
+                return  # a prompt drawn before the session started takes no keys yet
             if state in (BUSY, WAITING, EXITED):
                 self._reported, self._reported_at = state, observation.at
                 self.cued = self.cued or state == WAITING
 
-    def restart(self, *, needs_cue: bool | None = None) -> None:
+    def restart(self, *, needs_cue: bool | None = None, awaits_start: bool = False) -> None:
         """A new agent process was started (resume after a crash): nothing the old one
-        said or drew, nor its silence, says anything about the new one."""
+        said or drew, nor its silence, says anything about the new one. ``awaits_start``:
+        its cues count only once it has loaded its session (:meth:`session_started`)."""
         self._reported, self._reported_at = UNKNOWN, 0.0
         self._last_output = 0.0
         self.drawn = self.cued = False
+        self.awaits_start = awaits_start
         if needs_cue is not None:
             self.needs_cue = needs_cue
+
+    def session_started(self, at: float, *, prompt_shown: bool) -> None:
+        """The new process was seen to load its session at ``at``; ``prompt_shown``: its
+        prompt is on the screen now (it counts as a cue)."""
+        if not self.awaits_start:
+            return
+        self.awaits_start = False
+        if prompt_shown and self._reported != EXITED:
+            self._reported, self._reported_at = WAITING, at
+            self.cued = True
 
     @property
     def said_waiting(self) -> bool:
@@ -156,6 +177,7 @@ class AgentState:
         return (
             self._reported != EXITED
             and self.drawn
+            and not self.awaits_start
             and (self.cued or not self.needs_cue)
             and now - self._last_output >= self._idle_after
         )
@@ -169,9 +191,12 @@ class AgentState:
 
     def waits_for(self) -> str:
         """What a new process has yet to show before silence may count: "first frame",
-        "cue" (its own sign that it waits) or "" (nothing: the usual rules apply)."""
+        "session start" (its session loaded), "cue" (its own sign that it waits) or "" (nothing:
+        the usual rules apply)."""
         if not self.drawn:
             return "first frame"
+        if self.awaits_start:
+            return "session start"
         if self.needs_cue and not self.cued:
             return "cue"
         return ""

@@ -89,6 +89,17 @@ class IncidentChange:
     new: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A drafted incident and what claiming its number found: the incident's event
+    (None: it could not be recorded) and whether the claim recorded it (else another
+    process, `tether hook`, had recorded this loss)."""
+
+    draft: Incident
+    event: dict[str, Any] | None
+    new: bool
+
+
 class IncidentLog(Protocol):
     """Where fusion records its incidents and sightings (the store is a layer below)."""
 
@@ -175,8 +186,25 @@ class Fusion:
                 return incident
         return None
 
-    def observe(self, observation: Observation) -> IncidentChange | None:
-        """Record one observation; return the incident it opened or joined, if any."""
+    def draft(self, observation: Observation) -> Incident | None:
+        """The incident ``observation`` would open, not yet numbered; None when it would
+        open none (it joins one, is history, or is no loss). Changes nothing: the
+        supervisor claims the draft's number off the loop, then observes with it."""
+        kind = INCIDENT_KINDS.get(observation.kind)
+        if kind is None or self.history(observation) is not None:
+            return None
+        channel = (observation.source, str(observation.details.get("channel", "")))
+        if self._target(kind, observation, channel) is not None:
+            return None
+        return self._new_incident(kind, observation)
+
+    def observe(
+        self, observation: Observation, claimed: Claimed | None = None
+    ) -> IncidentChange | None:
+        """Record one observation; return the incident it opened or joined, if any.
+
+        ``claimed``: the number already claimed for the incident it opens (see :meth:`draft`).
+        """
         history = self.history(observation)
         if observation.source != HOOK and observation.kind not in _NOT_RECORDED:
             fields = observation.to_event()
@@ -204,12 +232,9 @@ class Fusion:
         if kind is None:
             return None
         channel = (observation.source, str(observation.details.get("channel", "")))
-        if observation.details.get(AT_NEXT_TURN):
-            incident = self._joinable_late(kind, channel)
-        else:
-            incident = self._joinable(kind, observation, channel)
+        incident = self._target(kind, observation, channel)
         if incident is None:
-            return IncidentChange(self._open(kind, observation, channel), new=True)
+            return IncidentChange(self._open(kind, observation, channel, claimed), new=True)
         changed = self._merge(incident, observation, channel)
         if changed:
             found: dict[str, Any] = {}
@@ -228,6 +253,14 @@ class Fusion:
         return IncidentChange(incident, new=False)
 
     # ------------------------------------------------------------------ internals
+
+    def _target(
+        self, kind: str, observation: Observation, channel: tuple[str, str]
+    ) -> Incident | None:
+        """The open incident this loss sighting joins, or None: it opens one."""
+        if observation.details.get(AT_NEXT_TURN):
+            return self._joinable_late(kind, channel)
+        return self._joinable(kind, observation, channel)
 
     def _joinable(
         self, kind: str, observation: Observation, channel: tuple[str, str]
@@ -306,7 +339,7 @@ class Fusion:
         pending = self._pending(observation.at) if observation.kind == COMPACTION else None
         return pending[1] if pending else None
 
-    def _open(self, kind: str, observation: Observation, channel: tuple[str, str]) -> Incident:
+    def _new_incident(self, kind: str, observation: Observation) -> Incident:
         incident = Incident(
             number=0,
             kind=kind,
@@ -318,7 +351,21 @@ class Fusion:
         )
         self._audit(incident)
         self._audit_folded(incident, observation)
-        incident.number = self._record_incident(incident)
+        return incident
+
+    def _open(
+        self,
+        kind: str,
+        observation: Observation,
+        channel: tuple[str, str],
+        claimed: Claimed | None,
+    ) -> Incident:
+        if claimed is None:
+            incident = self._new_incident(kind, observation)
+            incident.number = self._record_incident(incident)
+        else:  # drafted and numbered off the loop
+            incident = claimed.draft
+            incident.number = self._claimed_number(claimed)
         self._channels[incident.number] = {channel}
         self._note_id(incident, observation)
         self._incidents.append(incident)
@@ -384,19 +431,31 @@ class Fusion:
             number = self._next_number
             self._next_number += 1
             return number
-        fields = incident.to_event()
-        event, new = self._tether.claim_incident(
-            incident.kind,
-            "fusion",
-            at=incident.at,
-            within=self._window,
-            taken={known.number for known in self._incidents},
-            recorded_by=("hook",),  # a previous run's incident is never this one
-            **fields,
-        )
-        if not new:
-            self._record("incident_update", number=event["number"], **fields)
-        return int(event["number"])
+        event, new = self._tether.claim_incident(**self.claim_of(incident))
+        return self._claimed_number(Claimed(incident, event, new))
+
+    def claim_of(self, draft: Incident) -> dict[str, Any]:
+        """What :meth:`IncidentLog.claim_incident` is asked for ``draft``: its type, source,
+        and how another process's record of the same loss is told (see _record_incident)."""
+        return {
+            "type_": draft.kind,
+            "source": "fusion",
+            "at": draft.at,
+            "within": self._window,
+            "taken": {known.number for known in self._incidents},
+            "recorded_by": ("hook",),  # a previous run's incident is never this one
+            **draft.to_event(),
+        }
+
+    def _claimed_number(self, claimed: Claimed) -> int:
+        if claimed.event is None:  # not recorded (the problem was told): numbered in memory
+            known = [incident.number for incident in self._incidents]
+            return max([self._next_number - 1, *known]) + 1
+        if not claimed.new:
+            self._record(
+                "incident_update", number=claimed.event["number"], **claimed.draft.to_event()
+            )
+        return int(claimed.event["number"])
 
     def _record(self, kind: str, source: str = "fusion", **fields: Any) -> None:
         if self._tether is not None:

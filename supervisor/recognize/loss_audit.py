@@ -18,14 +18,6 @@ from supervisor.recognize.observations import DecisionLoss, Dropped, LossAudit
 DROPPED_LIMIT = 20
 
 
-def key_terms(decision: str) -> list[str]:
-    """The specifics of a decision as written, in order: its typed values, then the words
-    of its clauses that hold none (mechanism, reason)."""
-    from supervisor.recognize.judge.verdict import Decision
-
-    return list(Decision.of(decision).terms)
-
-
 def _loss(verdict: object) -> DecisionLoss:
     from supervisor.recognize.judge.verdict import Verdict
 
@@ -37,13 +29,6 @@ def _loss(verdict: object) -> DecisionLoss:
         status=verdict.status,
         changed=tuple((c.pinned, c.now) for c in verdict.changed),
     )
-
-
-def audit_decision(decision: str, summary: str) -> DecisionLoss:
-    """One decision against one summary."""
-    from supervisor.recognize.judge.verdict import judge
-
-    return _loss(judge(decision, summary))
 
 
 def audit_summary(decisions: Sequence[str], summary: str) -> LossAudit:

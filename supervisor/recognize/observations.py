@@ -46,9 +46,10 @@ INCIDENT_KINDS = {
 
 MANUAL = "manual"
 AUTO = "auto"
-# Claude Code (2.1.286 and later) folds on its own schedule with no prompt in flight: while
-# the user is idle, before the prompt cache expires ("idle"), or with a summary it wrote in
-# the background ("precomputed"). More specific than "auto", which its other sources say.
+# Claude Code (2.1.286 and later) folds on its own schedule: while the user is idle, before
+# the prompt cache expires, with no prompt in flight ("idle"), or at the next prompt with a
+# summary it wrote in the background while the user was away ("precomputed"; its transcript's
+# boundary says `"precomputed": true`). More specific than "auto", which its hooks say.
 IDLE = "idle"
 PRECOMPUTED = "precomputed"
 SCHEDULED_TRIGGERS = (IDLE, PRECOMPUTED)

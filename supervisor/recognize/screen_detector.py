@@ -113,6 +113,7 @@ class ScreenDetector:
         self._credited: dict[tuple[str, str], int] = {}  # notice words -> starts it answered
         self._size: tuple[int, int] | None = None
         self._redraw = False  # resized: what the agent draws until input is a redraw
+        self._history_words: dict[str, tuple[tuple[str, str], ...]] = {}  # row text -> found
 
     # -------------------------------------------------------------- inputs
 
@@ -275,7 +276,11 @@ class ScreenDetector:
                         break
 
     def _history_counts(self, emulator: Emulator) -> Counter[tuple[str, str]]:
-        """The loss markers and compaction-started cues in the scrollback, by their words."""
+        """The loss markers and compaction-started cues in the scrollback, by their words.
+
+        What a row's text holds is remembered by the text: a look reads the whole
+        scrollback again, and its rows rarely change between looks (the captures
+        workload: most of the look's time was the patterns on the same rows)."""
         found: Counter[tuple[str, str]] = Counter()
         text_of = getattr(emulator, "history_text", None)
         if text_of is None:  # a backend without plain scrollback text: join the spans
@@ -283,18 +288,32 @@ class ScreenDetector:
             def text_of(index: int) -> str:
                 return "".join(span.text for span in emulator.history_row(index))
 
-        rules = [(kind, patterns) for kind, patterns in self._rules if kind in _COUNTED]
+        known = self._history_words
+        if len(known) > HISTORY_WORDS_KEPT:
+            known.clear()
         for index in range(emulator.history_size):
             text = text_of(index)
-            if not text.strip() or not self._markers.may_match(text):
-                continue
-            for kind, patterns in rules:
-                for pattern in patterns:
-                    hit = pattern.search(text)
-                    if hit is not None:
-                        found[(kind, hit.group(0).strip())] += 1
-                        break
+            words = known.get(text)
+            if words is None:
+                words = known[text] = self._counted_words(text)
+            for one in words:
+                found[one] += 1
         return found
+
+    def _counted_words(self, text: str) -> tuple[tuple[str, str], ...]:
+        """The counted markers' words in one row of text: the first hit of each kind."""
+        if not text.strip() or not self._markers.may_match(text):
+            return ()
+        words = []
+        for kind, patterns in self._rules:
+            if kind not in _COUNTED:
+                continue
+            for pattern in patterns:
+                hit = pattern.search(text)
+                if hit is not None:
+                    words.append((kind, hit.group(0).strip()))
+                    break
+        return tuple(words)
 
     def _context_above(self, y: int, emulator: Emulator) -> str:
         for above in range(y - 1, -1, -1):
@@ -371,6 +390,7 @@ class ScreenDetector:
 
 
 _COUNTED = (*LOSS_KINDS, COMPACTION_STARTED)
+HISTORY_WORDS_KEPT = 20_000  # texts of scrollback rows remembered (4x a 5,000-row scrollback)
 
 
 class _Present:

@@ -24,6 +24,7 @@ from supervisor.recognize.observations import (
     COMPACTION,
     COMPACTION_FAILED,
     MANUAL,
+    PRECOMPUTED,
     TRANSCRIPT,
     USAGE,
     WIPE,
@@ -196,6 +197,10 @@ class ClaudeTranscript:
         if kind == "system" and record.get("subtype") == "compact_boundary":
             meta = _dict(record.get("compactMetadata"))
             trigger = meta.get("trigger") if meta.get("trigger") in (MANUAL, AUTO) else None
+            if trigger == AUTO and meta.get("precomputed") is True:
+                # 2.1.332 marks a fold that swapped in a summary written in the background
+                # (while the user was away); its hooks say only "auto".
+                trigger = PRECOMPUTED
             extra = {
                 "pre_tokens": _count(meta.get("preTokens")) or None,
                 "post_tokens": _count(meta.get("postTokens")) or None,

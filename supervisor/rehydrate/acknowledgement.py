@@ -22,10 +22,16 @@ BY_ACK = "tether ack"
 
 
 def read_acknowledgement(
-    tether: TetherDir, sent_event: dict[str, Any], *, overdue: bool, source: str = "supervisor"
+    tether: TetherDir,
+    sent_event: dict[str, Any],
+    *,
+    overdue: bool,
+    source: str = "supervisor",
+    pins: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """The recall check of the injection whose event is ``sent_event``; when ``overdue``
-    (no ack within the profile's timeout) and there is none, the ``none`` it records.
+    (no ack within the profile's timeout) and there is none, the ``none`` it records
+    (``pins``: the live pins as the supervisor parsed them; None: read from notes.md).
 
     File I/O only: the app calls it on a worker thread. Raises TetherError when the
     ``none`` cannot be written.
@@ -35,7 +41,7 @@ def read_acknowledgement(
         return None
     event = recall_event_of(tether, recovery.at, sent_event)
     if event is None and overdue:
-        event = record_none(tether, recovery, source=source)
+        event = record_none(tether, recovery, source=source, live=pins)
     return event
 
 

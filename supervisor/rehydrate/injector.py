@@ -40,7 +40,7 @@ from typing import Any, Protocol
 from supervisor.config.profiles import Profile
 from supervisor.errors import TetherError
 from supervisor.rehydrate import recall_check
-from supervisor.rehydrate.acknowledgement import BY_ACK, read_acknowledgement
+from supervisor.rehydrate.acknowledgement import BY_ACK
 from supervisor.rehydrate.injector_status import (
     ACKNOWLEDGED,
     IDLE,
@@ -383,21 +383,6 @@ class Injector:
             self._notify()
 
     # -- acknowledgement -----------------------------------------------------------------
-
-    def check_acknowledged(self) -> bool:
-        """Read and apply at once (headless callers; the app reads on a worker): whether
-        the last send's own recall check has just been recorded (True once)."""
-        sent = self.awaiting_acknowledgement()
-        if sent is None:
-            return False
-        try:
-            event = read_acknowledgement(
-                self.tether, sent.event, overdue=self.recall_overdue(sent), source=self.source
-            )
-        except TetherError as error:
-            self.problems.append(f"recall check not recorded: {error}")
-            return False
-        return event is not None and self.acknowledge(sent, event)
 
     def awaiting_acknowledgement(self) -> _Sent | None:
         """The last send, while it is a recovery waiting for its recall check (read it with

@@ -32,6 +32,7 @@ from supervisor.rehydrate.incident_section import (
     incident_lines,
     incident_view,
 )
+from supervisor.rehydrate.live_notes import LiveNotes, ParsedNotes
 from supervisor.rehydrate.repairs import repairs_since_last_payload
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import TokenCount
@@ -108,8 +109,12 @@ def build_payload(
     incident: Any = None,
     budget: int | None = None,
     count: Counter | None = None,
+    live: LiveNotes | None = None,
 ) -> Payload:
     """Build the payload from checkpoint ``checkpoint`` (a number or one loaded) or the live files.
+
+    ``live``: the supervisor's parsed notes and task, read again only if they changed
+    (None: parsed from disk here).
 
     ``incident`` is an :class:`supervisor.recognize.observations.Incident`, an incident
     event from ``events.jsonl`` (see :func:`latest_incident`), or ``None``.
@@ -119,8 +124,14 @@ def build_payload(
         from supervisor.rehydrate.tokens import count_tokens as count
     if isinstance(checkpoint, int):
         checkpoint = checkpoints.load(tether, checkpoint)
-    snapshot = checkpoint if checkpoint is not None else checkpoints.live(tether)
-    state = _state_of(snapshot)
+    if checkpoint is not None:
+        task = notes.Document.parse(sanitize(checkpoint.task))
+        state = _state_of(checkpoint, task, notes.Document.parse(sanitize(checkpoint.notes)))
+    else:
+        parsed = live.current() if live is not None else ParsedNotes.read(tether)
+        if parsed.error is not None:
+            raise parsed.error
+        state = _state_of(checkpoints.live(tether, texts=False), parsed.task, parsed.notes)
     state.repairs = repairs_since_last_payload(tether)
     proof = evidence(tether.root, tether.work_dir)
     state.evidence = proof.items
@@ -196,10 +207,8 @@ def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, A
 # ------------------------------------------------------------------ reading the state
 
 
-def _state_of(snapshot: Checkpoint) -> _State:
-    task = notes.Document.parse(sanitize(snapshot.task))
-    note = sanitize(snapshot.notes)
-    document = notes.Document.parse(note)
+def _state_of(snapshot: Checkpoint, task: notes.Document, document: notes.Document) -> _State:
+    """``snapshot``'s state, its task and notes parsed (sanitized first)."""
     if snapshot.seq is None:
         source, where, task_where = "live files", ".tether/notes.md", ".tether/task.md"
     else:

@@ -200,8 +200,11 @@ def compare(
     return tuple(restated), tuple(missing), tuple(changed)
 
 
-def pins_of(tether: TetherDir, recovery: Recovery) -> list[str]:
-    """The pinned decisions as the recovery sent them: from its checkpoint, else live."""
+def pins_of(tether: TetherDir, recovery: Recovery, live: list[str] | None = None) -> list[str]:
+    """The pinned decisions as the recovery sent them: from its checkpoint, else live
+    (``live``: the pins as the supervisor parsed them; None: read from notes.md)."""
+    if recovery.checkpoint is None and live is not None:
+        return live
     if recovery.checkpoint is not None:
         try:
             return notes.pinned_decisions(checkpoints.load(tether, recovery.checkpoint).notes)
@@ -259,9 +262,10 @@ def _check(
     recovery: Recovery,
     restatement: str | None,
     replaced: Sequence[Recovery] = (),
+    live: list[str] | None = None,
 ) -> RecallCheck:
     """``recovery``'s check, over what it and the recoveries it ``replaced`` asked for."""
-    pins = pins_of(tether, recovery)
+    pins = pins_of(tether, recovery, live)
     asked = _asked(recovery, len(pins))
     for older in replaced:
         asked |= _asked(older, len(pins))
@@ -331,8 +335,15 @@ def _record_superseded(
         )
 
 
-def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervisor") -> dict:
+def record_none(
+    tether: TetherDir,
+    recovery: Recovery,
+    *,
+    source: str = "supervisor",
+    live: list[str] | None = None,
+) -> dict:
     """No `tether ack` came in time: record ``none`` unless a check arrived meanwhile.
+    ``live``: the pins as the supervisor parsed them (see :func:`pins_of`).
 
     Returns the recall check event that holds for the recovery (the one found or
     the one written).
@@ -346,7 +357,7 @@ def record_none(tether: TetherDir, recovery: Recovery, *, source: str = "supervi
                 if event.get("kind") == KIND and event.get("injection_at") == recovery.at:
                     return event
             replaced = []  # a newer recovery than this one: its own check will cover them
-        check = _check(tether, recovery, None, replaced)
+        check = _check(tether, recovery, None, replaced, live)
         _record_superseded(tether, replaced, check, source)
         return tether.record_event(KIND, source, **check.to_event())
 

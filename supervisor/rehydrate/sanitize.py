@@ -16,7 +16,7 @@ What is removed or changed, and why:
 - Every other control character but newline and tab: C0 (NUL included), DEL
   and C1 (U+0080–U+009F).
 - CRLF and lone CR become LF; U+2028/U+2029 (line/paragraph separators) too.
-- Lone surrogates (and invalid UTF-8, via :func:`sanitize_bytes`) become U+FFFD.
+- Lone surrogates become U+FFFD.
 - Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) are
   removed: they make text read differently to the person previewing it than
   to the model ("Trojan Source"). The plain marks LRM/RLM/ALM are kept, since
@@ -72,11 +72,6 @@ def sanitize(text: str, *, max_line: int = MAX_LINE) -> str:
     return text
 
 
-def sanitize_bytes(data: bytes, *, max_line: int = MAX_LINE) -> str:
-    """Bytes read from a file: invalid UTF-8 becomes U+FFFD, then :func:`sanitize`."""
-    return sanitize(data.decode("utf-8", "replace"), max_line=max_line)
-
-
 def _cut(line: str, max_line: int) -> str:
     if len(line) <= max_line:
         return line
@@ -88,8 +83,3 @@ def _cut(line: str, max_line: int) -> str:
             return line[:keep] + marker
         keep -= 1
     return line[:max_line]
-
-
-def is_clean(text: str) -> bool:
-    """Whether ``text`` holds nothing :func:`sanitize` would remove (lines not measured)."""
-    return not (_CONTROLS.search(text) or _SURROGATES.search(text) or "\r" in text)

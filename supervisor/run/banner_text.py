@@ -90,12 +90,6 @@ def incident_notice(
     return Notice(" — ".join(parts), tone, "incident", short)
 
 
-def incident_text(
-    incident: Incident, keys: Keymap, *, orphan: LockInfo | None, at_next_prompt: bool
-) -> str:
-    return incident_notice(incident, keys, orphan=orphan, at_next_prompt=at_next_prompt).text
-
-
 def compact_offer(meter: str, keys: Keymap, told: bool = True) -> str:
     """``told``: whether the agent's summarizer hears the pins (Codex's does not)."""
     keeping = "keeping the pinned decisions" if told else "tether re-sends the pins after"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,8 @@ from supervisor.store.tether_dir import TetherDir
 from supervisor.times import utc_now
 
 Event = dict[str, Any]
+# Hears a claimed incident's event (None: not recorded) and whether the claim recorded it.
+Claimed = Callable[[Event | None, bool], None]
 
 
 class EventRecorder:
@@ -77,10 +80,52 @@ class EventRecorder:
 
     def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[Event, bool]:
         """The incident's number, under the store's lock, after the events recorded before
-        it (its sightings) are on disk: the one write that holds the loop, once per loss,
-        because the banner names the incident by its number."""
+        it (its sightings) are on disk; in the caller's thread (see :meth:`claim`)."""
         self.flush()
         return self.tether.claim_incident(type_, source, **how)
+
+    def claim(self, how: dict[str, Any], then: Claimed) -> None:
+        """Claim an incident's number (:meth:`TetherDir.claim_incident` with ``how``) on the
+        writer thread, after the events recorded before it, and tell ``then`` on the loop:
+        the incident's event, or None when it could not be written (the problem is told),
+        and whether this claim recorded it. Without a loop, at once.
+
+        The store's lock keeps numbers unique across processes, and the event is fsynced
+        before anyone hears of the incident, so nothing acts on an unrecorded loss.
+        """
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self._closed:
+            then(*self._claim(how, None))
+            return
+        context = contextvars.copy_context()  # Textual's active app lives in context variables
+
+        def done(future: concurrent.futures.Future[tuple[Event | None, bool]]) -> None:
+            try:
+                loop.call_soon_threadsafe(then, *future.result(), context=context)
+            except RuntimeError:  # the loop has closed: nobody is left to act on it
+                pass
+
+        if self._writer is None:
+            self._writer = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="tether-events"
+            )
+        self._writer.submit(self._claim, how, loop).add_done_callback(done)
+
+    def _claim(
+        self, how: dict[str, Any], loop: asyncio.AbstractEventLoop | None
+    ) -> tuple[Event | None, bool]:
+        try:
+            return self.tether.claim_incident(**how)
+        except (TetherError, OSError) as error:
+            said = f"incident not recorded: {error}"
+            if loop is None:
+                self._problem(said)
+            else:
+                loop.call_soon_threadsafe(self._problem, said)
+            return None, True
 
     def flush(self) -> None:
         """Wait until every event recorded so far is on disk (tests, the end of a run)."""

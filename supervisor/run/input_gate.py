@@ -41,6 +41,11 @@ def not_ready_reason(state: AgentState, profile: Profile, now: float, *, restart
     waits_for = state.waits_for()
     if waits_for == "first frame":
         return f"{who} has not drawn its screen yet; it is sent once it shows that it waits"
+    if waits_for == "session start":
+        return (
+            f"waiting for {who} to load the session it resumes (it draws its prompt before, "
+            "and takes keys only after)"
+        )
     if waits_for == "cue":
         signs = ["its prompt on screen"] if profile.markers.prompt_ready else []
         if OSC_STATE in profile.integrations:

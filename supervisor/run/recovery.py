@@ -20,6 +20,7 @@ from supervisor.errors import TetherError
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.observations import Incident
 from supervisor.rehydrate.injector import Injector
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.run.checkpointer import Checkpointer
 from supervisor.run.event_recorder import Event, EventRecorder
 from supervisor.run.input_gate import InputGate
@@ -73,6 +74,7 @@ class RecoveryCoordinator:
         meter: ContextMeter,
         gate: InputGate,
         notes: CurrentNotes,
+        live: LiveNotes,
         writer: Checkpointer,
         events: EventRecorder,
         incident: Callable[[], Incident | None],
@@ -81,13 +83,15 @@ class RecoveryCoordinator:
     ) -> None:
         """``incident``: the incident being recovered from (the supervision's current one);
         ``note_input``: tells the screen detector that what follows answers our input;
-        ``writer``: the checkpointer, whose writer thread rewrites notes.md for a pin."""
+        ``writer``: the checkpointer, whose writer thread rewrites notes.md for a pin;
+        ``live``: notes.md and task.md parsed once per change, which the payload reads."""
         self.injector = injector
         self.profile = profile
         self.tether = tether
         self.meter = meter
         self.gate = gate
         self.notes = notes
+        self.live = live
         self.writer = writer
         self.events = events
         self._incident = incident
@@ -102,7 +106,11 @@ class RecoveryCoordinator:
         from supervisor.rehydrate.payload import build_payload
 
         return build_payload(
-            self.tether, self.profile, checkpoint=checkpoint, incident=self._incident()
+            self.tether,
+            self.profile,
+            checkpoint=checkpoint,
+            incident=self._incident(),
+            live=self.live,
         )
 
     def rehydrate(

@@ -24,7 +24,21 @@ from supervisor.terminal.pty_host import ExitStatus
 from supervisor.terminal.session import AgentSession
 from supervisor.times import epoch
 
-__all__ = ["Restarter", "needs_cue", "not_ready_reason"]
+__all__ = ["Restarter", "needs_cue", "not_ready_reason", "prompt_before_session"]
+
+# Integrations whose agent draws its prompt before a resumed session is loaded.
+_PROMPT_BEFORE_SESSION = ("gemini_hooks",)
+
+
+def prompt_before_session(profile: Profile) -> bool:
+    """Whether the agent draws its prompt before it takes keys when it resumes a session.
+    Gemini CLI 0.61.0 draws its prompt at once, hides it while it loads the session it
+    resumes (keys then go nowhere: a paste there was lost in 3 of 7 runs) and draws it
+    again; its SessionStart hook can fire before or after the loading. Loading appends
+    its load mark to the session file its turn hooks named: that line is the sign
+    (:mod:`supervisor.agents.gemini_session`, read by the tick).
+    """
+    return any(name in profile.integrations for name in _PROMPT_BEFORE_SESSION)
 
 
 class Restarter:

@@ -42,6 +42,14 @@ def agent_argv(profile: Profile, extra: list[str], tether: TetherDir, *, resume:
         from supervisor.agents.copilot_plugin import plugin_args
 
         argv[1:1] = plugin_args(tether.root)
+    if "aider_history" in profile.integrations:
+        from supervisor.agents.aider_history_follower import llm_history_args, trim_llm_history
+
+        # aider logs every request to it: the summary it swapped in, for the loss audit.
+        added = llm_history_args(tether.root, extra)
+        if added:
+            trim_llm_history(Path(added[1]))
+        argv[1:1] = added
     if "codex_hooks" in profile.integrations:
         from supervisor.agents.codex_hooks import config_overrides
 

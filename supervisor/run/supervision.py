@@ -27,10 +27,13 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client
+from supervisor.agents.aider_history_follower import AIDER_HISTORY, AiderHistoryFollower
 from supervisor.agents.codex_hooks import REVIEW_PROBLEM, rehydrates_at_next_prompt
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.hook_server import HookServer
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import CLAUDE_TRANSCRIPT, COPILOT_JOURNAL
@@ -40,12 +43,13 @@ from supervisor.recognize import hook_events
 from supervisor.recognize.agent_state import AgentState, StatusReports
 from supervisor.recognize.context_meter import ContextMeter
 from supervisor.recognize.decision_capture import DecisionCapture
-from supervisor.recognize.fusion import Fusion, IncidentChange
+from supervisor.recognize.fusion import Claimed, Fusion, IncidentChange
 from supervisor.recognize.observations import HOOKS_REVIEW, Incident, Observation
 from supervisor.recognize.screen_detector import ScreenDetector
 from supervisor.recognize.typed_commands import wipe_command
 from supervisor.rehydrate.injector import Injector
 from supervisor.rehydrate.injector_status import InjectorStatus
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.summary_instructions import reaches_summarizer
 from supervisor.run import banner_text
@@ -57,7 +61,7 @@ from supervisor.run.input_gate import STALLED_REASON, USER_QUIET, InputGate, nee
 from supervisor.run.landmarks import landmark
 from supervisor.run.orphan import end_left_over_agent, left_over_agent, unclean_exit_observation
 from supervisor.run.recovery import RecoveryCoordinator
-from supervisor.run.restart import Restarter
+from supervisor.run.restart import Restarter, prompt_before_session
 from supervisor.run.run_config import RunConfig, agent_argv
 from supervisor.run.screen_dump import ScreenDump
 from supervisor.run.tick_reads import Agent, CurrentNotes, TickReader, TickReads
@@ -90,6 +94,9 @@ HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
 # and a screen nobody could read between two of them need not be matched either.
 SCAN_INTERVAL = 0.025
+# Hooks whose transcript_path may name a file the session is not written to (Gemini names
+# a fresh one at SessionStart before it loads the session it resumes).
+_SESSION_HOOKS = ("SessionStart", "SessionEnd")
 # How long finish() from the shutdown deadline waits for one already under way.
 FINISH_WAIT_SECONDS = 5.0
 
@@ -149,6 +156,8 @@ class Supervision:
         self.state = state if state is not None else AgentState(needs_cue=needs_cue(profile_))
         self.meter = ContextMeter(window=profile_.context_window or None)
         self.current_incident: Incident | None = None
+        self._held: list[Observation] | None = None  # while an incident's number is claimed
+        self._settled: list[Callable[[], None]] = []  # acts that wait for that incident
         self._was_waiting = False
         self.decisions = DecisionCapture()
         self._scrolled = 0  # lines scrolled off since the screen detector last looked
@@ -165,11 +174,19 @@ class Supervision:
             copilot=COPILOT_JOURNAL in profile_.integrations,
         )
         self.invariant = InvariantGuard(self.tether)
+        self.live_notes = LiveNotes(self.tether)  # parsed once per change, read by all
         self.reader = TickReader(
-            self.tether, self.transcript, self.invariant, profile_.integrations
+            self.tether,
+            self.transcript,
+            self.invariant,
+            profile_.integrations,
+            self.live_notes,
+            aider=self._aider_history(profile_),
         )
         self.last_checkpoint: tuple[int, float] | None = None  # for the status bar
         self._compact_sent = False  # compact_at_break: sent once per crossing of the threshold
+        # The session file the agent's turn hooks last named (Gemini's transcript_path).
+        self._agent_transcript: str | None = None
 
         self.restarter = Restarter(
             session=session,
@@ -209,6 +226,7 @@ class Supervision:
             meter=self.meter,
             gate=self.gate,
             notes=self.notes,
+            live=self.live_notes,
             writer=self.checkpointer,
             events=self.events,
             incident=lambda: self.current_incident,
@@ -221,6 +239,15 @@ class Supervision:
             at_next_prompt=rehydrates_at_next_prompt(profile_),
             orphan=lambda: self.orphan,
             compact_told=reaches_summarizer(profile_),
+        )
+
+    def _aider_history(self, profile_: Profile) -> AiderHistoryFollower | None:
+        """aider's history files, for a profile that follows them (no disk read here)."""
+        if AIDER_HISTORY not in profile_.integrations:
+            return None
+        env = {**os.environ, **(self.config.env or {})}
+        return AiderHistoryFollower(
+            self.config.argv, env, self.config.workdir, self.tether.root, self.transcript.own_words
         )
 
     # -- lifecycle -----------------------------------------------------------
@@ -404,10 +431,22 @@ class Supervision:
 
     def restart(self, *, payload: Payload | None = None) -> None:
         """Start the agent again with the profile's resume command; rehydrate once the new
-        process shows that it waits (``payload``: one already built, off the loop)."""
+        process shows that it waits (``payload``: one already built, off the loop).
+
+        The crash's incident may still be claiming its number off the loop: the restart
+        comes after it, so that the dead agent's loss is known before the new one starts.
+        """
+        if self._held is not None:
+            self._settled.append(lambda: self.restart(payload=payload))
+            return
         self.screen = ScreenDetector(self.profile.markers, replaying=True)
         self.status_reports = StatusReports()  # the dead one's last report ended with it
-        self.state.restart(needs_cue=needs_cue(self.profile))
+        # An agent that draws its prompt before it loads the session it resumes: wait until
+        # loading it appends its line to the session file its turn hooks named (when they
+        # reached us at all).
+        loads = self._agent_transcript if prompt_before_session(self.profile) else None
+        self.reader.watch = SessionLoadWatch(Path(loads)) if loads else None
+        self.state.restart(needs_cue=needs_cue(self.profile), awaits_start=bool(loads))
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
@@ -505,13 +544,38 @@ class Supervision:
             self.observe(observation)
 
     def observe(self, observation: Observation) -> None:
-        """One observation from any source: state, meter, fusion, incident listeners."""
+        """One observation from any source: state, meter, fusion, incident listeners.
+
+        A loss that opens an incident waits for its number, claimed under the store's
+        lock on the event recorder's thread (never on the loop); observations that come
+        meanwhile wait behind it, so that each is handled in the order it came.
+        """
+        if self._held is not None:
+            self._held.append(observation)
+            return
+        draft = self.fusion.draft(observation)
+        if draft is None:
+            self._observed(observation, None)
+            return
+        self._held = []
+
+        def claimed(event: Event | None, new: bool) -> None:
+            held, self._held = self._held or [], None
+            self._observed(observation, Claimed(draft, event, new))
+            for later in held:  # one of them may open an incident: the rest wait again
+                self.observe(later)
+            while self._held is None and self._settled:  # acts that needed the incident
+                self._settled.pop(0)()
+
+        self.events.claim(self.fusion.claim_of(draft), claimed)
+
+    def _observed(self, observation: Observation, claimed: Claimed | None) -> None:
         if observation.kind == HOOKS_REVIEW:
             self._problem(REVIEW_PROBLEM)
         self.state.observe(observation)
         if self.meter.update(observation):
             self._meter_changed()
-        change = self.fusion.observe(observation)
+        change = self.fusion.observe(observation, claimed)
         if change is None:
             return
         incident = change.incident
@@ -580,6 +644,9 @@ class Supervision:
             self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
+        if reads.session_loaded and self.reader.watch is not None:
+            self.reader.watch = None  # it loaded the session: its prompt on screen counts now
+            self.state.session_started(wall, prompt_shown=self.screen.state == "waiting")
         if reads.found_transcript is not None:
             self.transcript.follow(reads.found_transcript)
         for observation in reads.transcript:
@@ -688,6 +755,10 @@ class Supervision:
             if record.get("kind") != "hook":
                 continue
             payload = record.get("payload")
+            if isinstance(payload, dict) and record.get("event") not in _SESSION_HOOKS:
+                named = payload.get("transcript_path")
+                if isinstance(named, str) and named:
+                    self._agent_transcript = named  # where this session's turns are written
             if isinstance(payload, dict):
                 self.transcript.follow(payload.get("transcript_path"))
             for observation in hook_events.observations_from_event(record, now):

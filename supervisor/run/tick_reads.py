@@ -5,7 +5,8 @@ events.jsonl, the agent's transcript (and, without hooks, for it), the cursor
 invariant (a fix writes and fsyncs), whether the agent acknowledged the last
 payload, for the timer whether the state changed since the last checkpoint, the
 last checkpoint for the status bar, and what the loop needs of notes.md when it
-changed (:class:`NotesDigest`: notes.md can be megabytes). All of it is file I/O: the app gathers
+changed (:class:`NotesDigest`, of the one parse of notes.md the payload also reads:
+:class:`~supervisor.rehydrate.live_notes.LiveNotes`). All of it is file I/O: the app gathers
 it on a worker thread with :meth:`TickReader.read`, and the supervision applies
 it on the loop. Reads never overlap (the app waits for one to be applied before
 the next), so the tails need no lock.
@@ -19,14 +20,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from supervisor.agents.aider_history_follower import AiderHistoryFollower
+from supervisor.agents.gemini_session import SessionLoadWatch
 from supervisor.agents.ledger_backfill import LedgerBackfill
 from supervisor.agents.transcript_follower import TranscriptFollower
 from supervisor.agents.transcript_locations import find_transcript
 from supervisor.errors import TetherError
 from supervisor.recognize.observations import Observation
 from supervisor.rehydrate.acknowledgement import read_acknowledgement
+from supervisor.rehydrate.live_notes import LiveNotes, ParsedNotes
 from supervisor.rehydrate.summary_instructions import instructions_from_document
-from supervisor.store import checkpoints, notes
+from supervisor.store import checkpoints
 from supervisor.store.invariant_guard import Enforced, InvariantGuard
 from supervisor.store.jsonl_tail import JsonlTail
 from supervisor.store.tether_dir import TetherDir
@@ -43,14 +47,11 @@ class NotesDigest:
     compact_instructions: str = ""
 
     @classmethod
-    def read(cls, tether: TetherDir) -> NotesDigest:
+    def of(cls, parsed: ParsedNotes) -> NotesDigest:
         """notes.md's digest; empty when it is missing or unreadable (the payload says so)."""
-        try:
-            text = tether.read_notes()
-        except TetherError:
+        if parsed.error is not None:
             return cls()
-        document = notes.Document.parse(text)  # once: 0.8 s at 50 MB
-        return cls(tuple(notes.decisions_of(document)), instructions_from_document(document))
+        return cls(tuple(parsed.decisions()), instructions_from_document(parsed.notes))
 
 
 class CurrentNotes:
@@ -91,6 +92,7 @@ class TickReads:
     problems: list[str] = field(default_factory=list)
     last_checkpoint: tuple[int, float] | None = None  # its number and file time
     notes: NotesDigest | None = None  # when notes.md changed since the last read
+    session_loaded: bool = False  # TickReader.watch saw a resumed session loaded
 
 
 @dataclass
@@ -111,16 +113,24 @@ class TickReader:
         transcript: TranscriptFollower,
         invariant: InvariantGuard,
         integrations: frozenset[str],
+        live: LiveNotes,
+        aider: AiderHistoryFollower | None = None,
     ) -> None:
+        """``live``: notes.md and task.md parsed once per change, shared with the payload;
+        ``aider``: aider's history files, followed beside (it has no transcript)."""
         self.tether = tether
+        self.live = live
+        self.aider = aider
         self.transcript = transcript
         self.invariant = invariant
         self.integrations = integrations
         self.events: JsonlTail | None = None
         self._last_discovery = 0.0
         self._checkpoints_seen: tuple[float, int | None] = (-1.0, None)
-        self._notes_seen: tuple[int, int] | None = None  # notes.md's mtime and size when read
+        self._digested: ParsedNotes | None = None  # the parse the last digest was made of
+        self._digest = NotesDigest()
         self.backfill = LedgerBackfill(tether.work_dir)
+        self.watch: SessionLoadWatch | None = None  # a resumed session being loaded
 
     def open(self) -> None:
         """Follow events.jsonl from its end: what is there already was handled before."""
@@ -151,15 +161,22 @@ class TickReader:
                 self.integrations, agent.env, agent.pid, agent.workdir, since=since, now=now
             )
         reads.transcript = self.transcript.poll(now)
+        if self.aider is not None:
+            try:
+                reads.transcript += self.aider.poll(now)
+            except Exception as error:  # a file of any shape must not stop the tick
+                reads.problems.append(f"aider's history files not read: {error}")
         try:  # the ledger's second source: calls the hooks did not report (runs git)
             self.backfill.add(self.transcript.take_reports(), now)
             self.backfill.run(now)
         except Exception as error:  # a broken repository must not stop the tick
             reads.problems.append(f"ledger not backfilled from the session file: {error}")
         reads.invariant = self.invariant.enforce()
+        reads.notes = self.notes_if_changed()
         if sent is not None:
             try:
-                recall = read_acknowledgement(self.tether, sent.event, overdue=overdue)
+                pins = list(self._digest.pinned)
+                recall = read_acknowledgement(self.tether, sent.event, overdue=overdue, pins=pins)
             except TetherError as error:
                 reads.problems.append(f"recall check not recorded: {error}")
                 recall = None
@@ -171,20 +188,19 @@ class TickReader:
             except TetherError as error:
                 reads.problems.append(str(error))
         reads.last_checkpoint = self._last_checkpoint()
-        reads.notes = self.notes_if_changed()
+        watch = self.watch
+        if watch is not None:
+            reads.session_loaded = watch.poll()
         return reads
 
     def notes_if_changed(self) -> NotesDigest | None:
         """notes.md's digest, or None when it is as it was at the last read."""
-        try:
-            stat = os.stat(self.tether.notes)
-            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            seen = None
-        if seen is not None and seen == self._notes_seen:
+        parsed = self.live.current()  # parsed again only if notes.md or task.md changed
+        if parsed is self._digested:
             return None
-        self._notes_seen = seen
-        return NotesDigest.read(self.tether)
+        self._digested = parsed
+        self._digest = NotesDigest.of(parsed)
+        return self._digest
 
     def _last_checkpoint(self) -> tuple[int, float] | None:
         """The newest checkpoint and its file time; the folder is listed only when it changed."""

@@ -191,8 +191,10 @@ def git_state(
     return {"head": head, "dirty": dirty}
 
 
-def live(tether: TetherDir, *, reason: str = "live") -> Checkpoint:
-    """The current state in checkpoint form (``seq`` is ``None``), for diffs and snapshots."""
+def live(tether: TetherDir, *, reason: str = "live", texts: bool = True) -> Checkpoint:
+    """The current state in checkpoint form (``seq`` is ``None``), for diffs and snapshots.
+
+    ``texts``: False leaves task and notes empty, for a reader that has them parsed."""
     verdict = invariant.check(tether)
     try:
         progress = tether.read_progress().to_dict()
@@ -202,8 +204,8 @@ def live(tether: TetherDir, *, reason: str = "live") -> Checkpoint:
         seq=None,
         at=utc_now(),
         reason=reason,
-        task=_text_or_empty(tether, tether.task),
-        notes=_text_or_empty(tether, tether.notes),
+        task=_text_or_empty(tether, tether.task) if texts else "",
+        notes=_text_or_empty(tether, tether.notes) if texts else "",
         progress=progress,
         invariant=verdict.to_dict(),
     )

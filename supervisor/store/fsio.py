@@ -357,12 +357,6 @@ def iter_jsonl(path: Path, problems: list[BadLine] | None = None) -> Iterator[di
                     yield record
 
 
-def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], list[BadLine]]:
-    problems: list[BadLine] = []
-    records = list(iter_jsonl(path, problems))
-    return records, problems
-
-
 def tail_jsonl(
     path: Path, count: int = 1, *, chunk: int = 64 * 1024, max_bytes: int | None = None
 ) -> tuple[list[dict[str, Any]], list[BadLine]]:

@@ -124,11 +124,6 @@ def _take(counts: Counter[str], line: str) -> bool:
     return False
 
 
-def merge_keep_both(base: str, disk: str, mine: str) -> str:
-    """``mine`` plus the lines the disk added since ``base`` (see :func:`merge_additions`)."""
-    return apply_edits(mine, merge_additions(base, disk, mine))
-
-
 def lines_only_in(text: str, other: str) -> int:
     """How many lines of ``text`` are not matched in ``other`` (for a one-line summary)."""
     left, right = split_lines(text), split_lines(other)

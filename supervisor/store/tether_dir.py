@@ -315,22 +315,6 @@ class TetherDir:
         records, problems = fsio.tail_jsonl(self.artifacts, 1)
         return (records[-1] if records else None), problems
 
-    def append_artifact(self, record: dict[str, Any] | None = None, **fields: Any) -> dict:
-        """Append one finished unit of work; ``index`` defaults to the last index + 1.
-
-        The record gets ``at`` (now) unless it has one, so the batching check can
-        compare it with ``progress.updated_at``.
-        """
-        with self.updating():
-            data = {**(record or {}), **fields}
-            if "index" not in data:
-                last, _ = self.last_artifact()
-                last_index = last.get("index") if last else None
-                data["index"] = last_index + 1 if isinstance(last_index, int) else 0
-            data.setdefault("at", utc_now())
-            fsio.append_jsonl(self.artifacts, data)
-            return data
-
     # -- events ------------------------------------------------------------------------------
 
     def record_event(self, kind: str, source: str, **details: Any) -> dict[str, Any]:
@@ -356,10 +340,6 @@ class TetherDir:
     def claim_incident(self, type_: str, source: str, **how: Any) -> tuple[dict[str, Any], bool]:
         """This loss's incident, shared by the hook and the supervisor: see incident_claim."""
         return claim_incident(self, type_, source, **how)
-
-    def recent_events(self, count: int = 50) -> tuple[list[dict[str, Any]], list[fsio.BadLine]]:
-        """The last ``count`` readable events, reading the tail only."""
-        return fsio.tail_jsonl(self.events, count)
 
     def incident_count(self) -> int:
         """How many incidents were recorded: the number of the last incident event.

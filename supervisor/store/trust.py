@@ -83,12 +83,6 @@ class TrackedFiles:
         return [name for name in out.decode("utf-8", "replace").split("\0") if name]
 
 
-def tracked_files(tether: TetherDir) -> list[str] | None:
-    """The files under `.tether/` that git tracks in the repository holding it ([] if none,
-    None when git cannot tell)."""
-    return TrackedFiles(tether).names()
-
-
 def _trust_path() -> Path:
     return config_dir() / TRUST_FILE
 

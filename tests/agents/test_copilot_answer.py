@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from supervisor.store import lock as supervisor_lock
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.store_records import read_jsonl
 
 DECISION = "refresh tokens live 15 minutes in Redis"
 SESSION = "1ab3d36e-24b7-451f-a1c7-efcb4e77fe68"

@@ -14,9 +14,9 @@ from supervisor.agents.gemini_settings import DEFAULTS_ENV, write_defaults
 from supervisor.recognize.hook_events import observations_from_hook
 from supervisor.recognize.observations import AGENT_STATE, COMPACTION_STARTED, WIPE
 from supervisor.store import lock as supervisor_lock
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.store_records import read_jsonl
 
 DECISION = "refresh tokens live 15 minutes in Redis"
 

@@ -11,9 +11,9 @@ import pytest
 
 from supervisor.agents.new_session import started_anew
 from supervisor.store import lock as supervisor_lock
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.store_records import read_jsonl
 
 DECISION = "tokens live 15 minutes"
 

@@ -13,9 +13,9 @@ import pytest
 from supervisor.config.profiles import load_profile
 from supervisor.rehydrate.payload import build_payload, latest_incident
 from supervisor.store import checkpoints
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.store_records import read_jsonl
 from tests.tether_process import run_tether
 
 DECISION = "Retry budget is 250 ms per call; use `retry_budget_ms`"

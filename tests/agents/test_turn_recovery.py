@@ -12,9 +12,9 @@ import pytest
 from supervisor.agents import turn_recovery
 from supervisor.agents.session_start_answer import session_start_answer
 from supervisor.config.profiles import load_profile
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.times import iso
+from tests.store_records import read_jsonl
 
 DECISION = "Retry budget is 250 ms per call; use `retry_budget_ms`"
 PREAMBLE_HEAD = "Context check from tether"

@@ -8,8 +8,8 @@ from supervisor.agents.session_start_answer import session_start_answer
 from supervisor.config.keymap import Keymap
 from supervisor.rehydrate.injector import InjectorStatus
 from supervisor.run import banner_text
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
+from tests.store_records import read_jsonl
 from widgets.side_pane.event_words import describe
 
 

@@ -13,10 +13,10 @@ import sys
 from supervisor.app import TetherApp
 from supervisor.run.supervision import RunConfig
 from supervisor.store import checkpoints
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
 from tests.conftest import screen_text, wait_for_screen, wait_until
 from tests.rehydrate.test_injector_off_loop import BIG_NOTES, HeldStore
+from tests.store_records import read_jsonl
 
 AGENT = [
     sys.executable,

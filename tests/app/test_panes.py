@@ -331,7 +331,7 @@ async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_foun
             from supervisor.terminal.session import AgentSession
             tether = TetherDir.at(sys.argv[1])
             last = tether.last_artifact()[0]["index"]
-            tether.append_artifact(index=last + 2)
+            append_artifact(tether, index=last + 2)
             supervision = Supervision(
                 RunConfig(argv=["true"], workdir=sys.argv[1]), AgentSession(["true"])
             )

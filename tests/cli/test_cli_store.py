@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from supervisor.cli import main
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir
 from tests.locations import REPO
+from tests.store_records import append_artifact, read_jsonl
 from tests.tether_process import TETHER
 
 
@@ -58,7 +58,7 @@ def test_textbook_case_check_names_both_numbers_and_fix_sets_380(work, capsys):
 
 def test_converse_rolls_forward(work, capsys):
     t = TetherDir.at(work)
-    t.append_artifact(task="first")
+    append_artifact(t, task="first")
     assert tether(capsys, "check", "--dir", str(work))[0] == 1
     tether(capsys, "check", "--fix", "--dir", str(work))
     assert t.read_progress().cursor == 1

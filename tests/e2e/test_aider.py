@@ -12,8 +12,10 @@ summarise (one compaction incident from the screen), F6 (the payload in one requ
 /clear (a wipe), a SIGKILL and F6: ``aider --restore-chat-history``, whose restored
 history is folded as it starts, and the payload in the first request, once.
 
-Not here: the summary in the incident and its loss audit (aider shows it nowhere: not on
-screen, not in its history file; only the next request carries it).
+tether also follows aider's two history files: ``.aider.chat.history.md`` (the fold's
+and /clear's lines, a second source of each incident) and the LLM history it asks aider to
+write under ``.tether/`` (``--llm-history-file``): the summary is in the first request
+after aider swapped it in, so the fold it came from gets its summary and loss audit.
 """
 
 from __future__ import annotations
@@ -75,11 +77,15 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         run.type_line("please write EDIT:notes.txt", enter_delay=0.8)
         run.poll(lambda: (setup.project / "notes.txt").exists(), 30, "aider's edit")
         run.wait_screen(AM["folded"], timeout=30)
+        # The screen and .aider.chat.history.md ("> Finished summarizing chat history.")
+        # saw it: one incident, two sources.
         incident = run.wait_incident(
             "compaction",
-            where=lambda i: "screen" in i.get("sources", []),
-            what="a compaction from aider's screen",
+            where=lambda i: {"screen", "transcript"} <= set(i.get("sources", [])),
+            what="a compaction from aider's screen and its chat history",
         )
+        history = [e for e in run.events_of("compaction") if e.get("source") == "transcript"]
+        assert [e.get("channel") for e in history] == ["chat_history"], history
         assert run.server.requests(rule="aider-summary"), "aider's summarizer sent nothing"
 
         # F6: the payload, pasted once. aider (0.86.2) usually throws this summary away: its
@@ -104,7 +110,11 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         # /clear: a wipe.
         run.type_line("/clear", enter_delay=0.8)
         run.wait_screen(AM["cleared"])
-        run.wait_incident("wipe", what="a wipe from aider's screen")
+        run.wait_incident(
+            "wipe",
+            where=lambda i: {"screen", "transcript"} <= set(i.get("sources", [])),
+            what="a wipe from aider's screen and its chat history",
+        )
         run.wait_screen(AM["ready"])
         say(run, "what now")
         assert len(run.incidents_of("wipe")) == 1, run.incidents()
@@ -118,6 +128,9 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         run.press("F6")
         restart = run.wait_event("agent_restart")
         assert "--restore-chat-history" in restart["argv"], restart
+        # tether asks aider to log its requests under .tether/, for the run only.
+        llm_history = restart["argv"][restart["argv"].index("--llm-history-file") + 1]
+        assert llm_history == str(setup.project / ".tether" / "agent" / "aider-llm-history.txt")
         assert "--openai-api-base" in restart["argv"], restart
         run.wait_event("injection", reason="restart after crash", timeout=45)
         request = run.wait_request(
@@ -133,3 +146,15 @@ def test_aider_decision_fold_clear_and_crash_are_recovered_by_f6(
         # history; both happened here.)
         body = json.dumps(request["body"], ensure_ascii=False)
         assert "FAKE-AIDER-SUMMARY" in body and "hello aider" not in body, body[-2000:]
+        # That request, in the LLM history tether asked for, carries the summary: the fold
+        # has it, and its loss audit (the fake summary keeps no pinned decision).
+        folded = run.wait_incident(
+            "compaction",
+            where=lambda i: "FAKE-AIDER-SUMMARY" in (i.get("summary") or ""),
+            timeout=30,
+            what="aider's summary, read from its LLM history",
+        )
+        assert "transcript" in folded["sources"], folded
+        assert folded.get("audit"), folded
+        seen = [e for e in run.events_of("compaction") if e.get("channel") == "llm_history"]
+        assert len(seen) == 1, seen

@@ -9,14 +9,18 @@ has a BeforeModel hook of their own in ~/.gemini/settings.json that answers as t
 BeforeAgent answer is the payload, which reaches the model in that request, once, no key
 pressed: Gemini's model never saw the SessionStart answer after /clear).
 
-Not here: a SIGKILL and F6 (`gemini --resume latest`). It worked in 4 of 7 runs; in the
-others the resumed Gemini drew its prompt before it took keys, and the paste and its
-Enter were lost (the banner then says the payload was not acknowledged; F6 again works).
+A SIGKILL and F6 (`gemini --resume latest`): the resumed Gemini draws its prompt at once,
+hides it while it loads the session and draws it again; a paste on the first prompt was
+lost (3 of 7 runs), so tether waits until it has loaded the session (it appends to the
+session file its turn hooks named) before the prompt counts (supervisor/run/restart.py:
+prompt_before_session). Its SessionStart(resume) hook fires before or after the loading.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -26,6 +30,7 @@ from tests.e2e.tether_driver import (
     DECISION,
     TetherRun,
     Timer,
+    descendants,
     has_all_specifics,
     tether_run_fixture,  # noqa: F401  (the tether_run fixture)
 )
@@ -165,3 +170,58 @@ def test_gemini_compressions_are_incidents_rehydrated_at_the_next_prompt(
         if text.count(PREAMBLE) != 1:
             run.fail(f"the prompt after the auto fold carries {text.count(PREAMBLE)} copies")
         assert len(run.incidents_of("compaction")) == 2, run.incidents()
+
+
+def test_gemini_sigkill_restarts_with_resume_and_the_payload_once(
+    make_gemini_env, fake_server, tether_run
+):
+    """SIGKILL of Gemini's processes (its launcher and the relaunched child that draws);
+    F6 restarts `gemini --resume latest`, the conversation comes back, and the pasted
+    payload is the first request of the resumed session, once: no hook answers it too."""
+    with Timer("gemini: DECISION, SIGKILL, F6 --resume latest, the pasted payload once"):
+        setup = make_gemini_env(hook_model=False)
+        run = tether_run(setup, fake_server, "gemini", "-m", "gemini-2.5-flash", ready=READY)
+        served(run, "hello gemini")
+        served(run, DECISION)
+        run.poll(lambda: run.events_of("decision"), 10, "the pinned DECISION")
+        run.wait_screen(READY)
+
+        launcher = run.wait_agent_pid()
+        for pid in [*reversed(descendants(launcher)), launcher]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # it ended with its child
+        crash = run.wait_incident("crash", what="a crash incident")
+        run.wait_tether_screen(r"F6 restart and rehydrate")
+        after = run.last_seq()
+        run.press("F6")
+        restart = run.wait_event("agent_restart")
+        assert restart["argv"][:3] == ["gemini", "--resume", "latest"], restart
+        injection = run.wait_event("injection", reason="restart after crash", timeout=60)
+        assert injection["incident"] == crash["number"], (injection, crash)
+        run.poll(
+            lambda: [
+                e
+                for e in run.events_of("hook", event="SessionStart")
+                if e["payload"].get("source") == "resume"
+            ],
+            15,
+            "SessionStart(resume) from the resumed session",
+        )
+
+        def carried() -> dict | None:
+            for e in run.server.requests(rule="gemini-reply"):
+                if e["seq"] > after and PREAMBLE in gemini_last_prompt(e["body"]):
+                    return e
+            return None
+
+        request = run.poll(carried, 60, "the resumed session's request with the payload")
+        text = json.dumps(request["body"], ensure_ascii=False).replace("\\n", "\n")
+        assert "hello gemini" in text, "--resume latest lost the conversation"
+        if text.count(PREAMBLE) != 1 or not has_all_specifics(text):
+            run.fail(f"the restart's request carries {text.count(PREAMBLE)} payload copies")
+        later = [e for e in run.server.requests(rule="gemini-reply") if e["seq"] > after]
+        assert later[0]["seq"] == request["seq"], "a request went before the payload's"
+        assert not run.events_of("auto_rehydrate"), "a hook answered the restart too"
+        assert len(run.incidents_of("crash")) == 1, run.incidents()

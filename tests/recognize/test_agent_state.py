@@ -87,6 +87,32 @@ def test_a_restart_forgets_the_old_processs_frame_and_cue():
     assert (state.drawn, state.cued, state.waits_for()) == (True, False, "cue")
 
 
+def test_a_prompt_drawn_before_the_resumed_session_started_takes_no_paste():
+    """A resumed Gemini CLI draws its prompt, hides it while it loads the session, and draws
+    it again: only the prompt on screen once its SessionStart hook came counts."""
+    state = AgentState(quiet_after=0.4, idle_after=3.0, needs_cue=True)
+    state.restart(needs_cue=True, awaits_start=True)
+    state.note_output(1.0)
+    report(state, WAITING, 1.0)  # the first prompt, before the session is loaded
+    assert not state.ready_for_input(30.0)  # nor does its silence count
+    assert state.waits_for() == "session start"
+    state.session_started(31.0, prompt_shown=False)  # the hook, while it loads
+    assert not state.ready_for_input(40.0) and state.waits_for() == "cue"
+    state.note_output(41.0)
+    report(state, WAITING, 41.0)  # the prompt drawn again
+    assert state.ready_for_input(41.5)
+
+
+def test_a_prompt_already_back_when_the_session_start_hook_comes_counts_then():
+    state = AgentState(quiet_after=0.4, idle_after=3.0, needs_cue=True)
+    state.restart(needs_cue=True, awaits_start=True)
+    state.note_output(1.0)
+    report(state, WAITING, 1.0)
+    state.note_output(2.0)  # loaded and drawn again: no new cue, the prompt never left
+    state.session_started(5.0, prompt_shown=True)
+    assert state.ready_for_input(5.0) and state.cued
+
+
 def test_codexs_osc7501_reports_are_read_once_per_change():
     from supervisor.recognize.agent_state import StatusReports
 

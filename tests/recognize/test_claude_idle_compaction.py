@@ -80,3 +80,47 @@ def test_the_recorded_idle_fold_is_one_idle_incident() -> None:
         fusion.observe(observation)
     (incident,) = fusion.incidents
     assert (incident.trigger, incident.sources) == ("idle", ["hook", "screen"])
+
+
+def test_the_recorded_precomputed_fold_is_one_precomputed_incident_with_its_audit() -> None:
+    """Recorded from 2.1.332 offline, headless (`-p --input-format stream-json`, entrypoint
+    claude-vscode: the only sessions whose idle timer writes the summary in the background),
+    its clock run 60 times as fast (tests/e2e/test_claude_precomputed_compaction.py's way).
+    Its PreCompact fires while the user is away, when the summary is written; SessionStart
+    (compact), PostCompact and the transcript's boundary only when the next prompt swaps it
+    in, about 54 fake minutes later. The hooks say "auto"; the boundary says
+    ``"precomputed": true``. One incident, trigger ``precomputed``, audited."""
+    import json
+
+    from supervisor.recognize.transcripts import ClaudeTranscript
+    from tests.locations import CAPTURES
+
+    calls = [
+        json.loads(x) for x in (CAPTURES / "cc332-precomputed.hooks.jsonl").read_text().splitlines()
+    ]
+    entries = [
+        json.loads(x)
+        for x in (CAPTURES / "cc332-precomputed.transcript.jsonl").read_text().splitlines()
+    ]
+    pins = ["refresh tokens are stored in Redis with a 15 minute TTL"]
+    fusion = Fusion(decisions=lambda: pins)
+    away = 3240.0  # the summary is written at 90% of the cache's hour; the swap comes later
+    for call in calls[1:]:  # the first is the session's start
+        at = call["t"] + (away if call["event"] != "PreCompact" else 0.0)
+        for observation in observations_from_hook(call["event"], call["payload"], at):
+            fusion.observe(observation)
+    parser = ClaudeTranscript()
+    read_at = calls[-1]["t"] + away
+    for entry in entries:
+        for observation in parser.feed(entry, read_at):
+            fusion.observe(observation)
+    (incident,) = fusion.incidents
+    assert incident.trigger == "precomputed"
+    assert incident.sources == ["hook", "transcript"]
+    assert "FAKE-COMPACT-SUMMARY" in (incident.summary or "")
+    assert incident.audit is not None
+    (loss,) = incident.audit.decisions
+    assert loss.status != "kept", loss  # the summary kept "refresh tokens", not Redis or 15 min
+    (notice,) = [e for e in entries if e.get("subtype") == "informational"]
+    (row,) = [m for m in CLAUDE.compaction if "away" in m.pattern]
+    assert row.search(notice["content"]), notice["content"]

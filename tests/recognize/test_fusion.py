@@ -11,6 +11,7 @@ from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
 from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import TetherDir
 from tests.replay import captures_dir
+from tests.store_records import recent_events
 
 
 def screen(kind: str, at: float) -> Observation:
@@ -301,7 +302,7 @@ def test_a_compact_claude_refused_ends_its_start_and_leaves_no_trigger_behind(tm
     later = Observation("compaction", "transcript", 15.0, details={"channel": "compact_boundary"})
     change = fusion.observe(later)
     assert change is not None and change.incident.trigger is None  # not the refused one's
-    events, _ = tether.recent_events(20)
+    events, _ = recent_events(tether, 20)
     kinds = [e["kind"] for e in events]
     assert kinds[-3:] == ["compaction_failed", "compaction", "incident"]
     ended = next(e for e in events if e["kind"] == "compaction_failed")

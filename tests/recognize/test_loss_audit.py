@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from supervisor.recognize.loss_audit import audit_decision, audit_summary, key_terms
+from supervisor.recognize.judge.verdict import Decision
+from supervisor.recognize.loss_audit import audit_summary
+from supervisor.recognize.observations import DecisionLoss
 from supervisor.recognize.transcripts import ClaudeTranscript, CodexRollout
 from supervisor.store.jsonl_tail import JsonlBuffer
 from tests.replay import captures_dir
+
+
+def key_terms(decision: str) -> list[str]:
+    """The specifics of a decision as written, in order, as the audit judges them."""
+    return list(Decision.of(decision).terms)
+
+
+def audit_decision(decision: str, summary: str) -> DecisionLoss:
+    """One decision against one summary, as the audit of a compaction judges it."""
+    (loss,) = audit_summary([decision], summary).decisions
+    return loss
+
 
 REDIS = (
     "refresh tokens in Redis, 15 minute TTL, rotate on use, "

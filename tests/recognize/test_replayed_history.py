@@ -14,6 +14,7 @@ from supervisor.recognize.transcripts import ClaudeTranscript, entry_time
 from supervisor.store.jsonl_tail import JsonlBuffer
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import CAPTURES
+from tests.store_records import recent_events
 
 
 def records(name: str) -> list[dict]:
@@ -51,7 +52,7 @@ def test_claude_continue_after_a_crash_replays_its_compaction_as_history(tmp_pat
     changes = [fusion.observe(o) for o in again]
     assert [c for c in changes if c is not None] == []
     assert [i.kind for i in fusion.incidents] == ["compaction"]  # no #2
-    events, _ = tether.recent_events(200)
+    events, _ = recent_events(tether, 200)
     logged = [e for e in events if e["kind"] == "compaction"]
     why = "written before the agent's process started"
     assert [e.get("history") for e in logged[-2:]] == [why, why]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from supervisor.config.profiles import load_profile
+from supervisor.rehydrate.acknowledgement import read_acknowledgement
 from supervisor.rehydrate.injector import (
     ACKNOWLEDGED,
     EMPTY,
@@ -29,11 +30,11 @@ from supervisor.rehydrate.payload import build_payload
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import checkpoints
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.emulator import TerminalModes
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
+from tests.store_records import read_jsonl
 
 CHILD = textwrap.dedent(
     """
@@ -410,6 +411,19 @@ def test_text_that_sanitizes_to_nothing_is_not_sent(tether, profile):
 RECOVERY = {"restate": "all"}
 
 
+def check_acknowledged(injector: Injector) -> bool:
+    """Read and apply at once, as the supervisor's tick does in two halves: whether the
+    last send's own recall check has just been recorded (True once)."""
+    sent = injector.awaiting_acknowledgement()
+    if sent is None:
+        return False
+    overdue = injector.recall_overdue(sent)
+    event = read_acknowledgement(
+        injector.tether, sent.event, overdue=overdue, source=injector.source
+    )
+    return event is not None and injector.acknowledge(sent, event)
+
+
 def ack(tether, text: str):
     from supervisor.rehydrate.recall_check import acknowledge
 
@@ -421,22 +435,22 @@ def test_acknowledged_by_the_recall_check_of_its_own_injection(tether, profile):
     injector, _, _, clock = make(tether, profile, ack_warn_seconds=30)
     assert injector.status().state == IDLE
     injector.request("payload", "rehydrate", incident=2, details=RECOVERY)
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     clock.now += 31
     status = injector.status()
     assert status.state == UNACKNOWLEDGED
     assert status.describe() == "Payload not acknowledged after 31 s: no `tether ack` yet"
     tether.add_note("phase", "rehydrated")  # writing the phase is no acknowledgement now
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     check, new = ack(tether, "we poll every 30 seconds")
     assert new and check.result == "complete" and check.incident == 2
-    assert injector.check_acknowledged()
+    assert check_acknowledged(injector)
     status = injector.status()
     assert status.state == ACKNOWLEDGED and status.recall == check
     assert status.describe() == "recovered: 1 of 1 decisions restated"
     acks = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged"]
     assert len(acks) == 1 and acks[0]["incident"] == 2 and acks[0]["recall"] == "complete"
-    assert not injector.check_acknowledged()  # True once: at the moment it was acknowledged
+    assert not check_acknowledged(injector)  # True once: at the moment it was acknowledged
     assert injector.status().state == ACKNOWLEDGED
 
 
@@ -444,13 +458,13 @@ def test_an_ack_before_the_injection_belongs_to_the_one_before(tether, profile):
     injector, _, _, _ = make(tether, profile)
     injector.request("first", "rehydrate", details=RECOVERY)
     ack(tether, "the same words")
-    assert injector.check_acknowledged()
+    assert check_acknowledged(injector)
     injector.agent_became_waiting()
     injector.request("second", "rehydrate", details=RECOVERY)
-    assert not injector.check_acknowledged()  # the first one's check is not this one's
+    assert not check_acknowledged(injector)  # the first one's check is not this one's
     assert injector.status().state == SENT
     ack(tether, "the same words")  # the same text as before still counts: it came after
-    assert injector.check_acknowledged()
+    assert check_acknowledged(injector)
 
 
 def test_a_recovery_replaced_before_its_ack_still_ends_with_a_recorded_outcome(tether, profile):
@@ -460,7 +474,7 @@ def test_a_recovery_replaced_before_its_ack_still_ends_with_a_recorded_outcome(t
     injector.agent_became_waiting()
     injector.request("second", "rehydrate", incident=2, details=RECOVERY)  # a second loss
     check, _new = ack(tether, "we poll every 30 seconds")
-    assert injector.check_acknowledged() and check.incident == 2
+    assert check_acknowledged(injector) and check.incident == 2
     sent = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "injection"]
     checks = {
         e["injection_at"]: e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"
@@ -476,9 +490,9 @@ def test_no_ack_within_the_timeout_is_recorded_as_none(tether, profile):
     injector, _, _, clock = make(tether, profile, recall_timeout=60)
     injector.request("payload", "rehydrate", incident=1, details=RECOVERY)
     clock.now += 59
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     clock.now += 2
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     (none,) = [e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]
     assert none["result"] == "none" and none["pinned"] == 2 and none["restated"] == []
     assert [m["decision"] for m in none["missing"]] == [1, 2]
@@ -486,7 +500,7 @@ def test_no_ack_within_the_timeout_is_recorded_as_none(tether, profile):
     assert status.state == UNACKNOWLEDGED and status.recall.result == "none"
     check, new = ack(tether, "late")  # too late: the recovery keeps its one check
     assert not new and check.result == "none"
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     assert len([e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]) == 1
 
 
@@ -494,7 +508,7 @@ def test_the_initial_brief_expects_no_acknowledgement(tether, profile):
     injector, _, _, clock = make(tether, profile)
     injector.request("brief", "initial brief", expect_ack=False)
     clock.now += 1000
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     assert injector.status().state == SENT
     assert not [e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check"]
 
@@ -508,9 +522,9 @@ def test_an_automatic_rehydration_by_the_hook_is_tracked_too(tether, profile, mo
     injector, session, _, _ = make(tether, profile)
     injector.track_external(event)
     assert injector.status().state == SENT and session.written == []
-    assert not injector.check_acknowledged()
+    assert not check_acknowledged(injector)
     ack(tether, "nothing was pinned")
-    assert injector.check_acknowledged()
+    assert check_acknowledged(injector)
     acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
     assert acked["reason"] == "auto_rehydrate"
     check = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "recall_check")
@@ -524,7 +538,7 @@ def test_an_automatic_rehydration_is_acknowledged_for_the_incident_the_superviso
     injector, _, _, _ = make(tether, profile)
     injector.track_external(event, incident=4)  # the hook ran before incident #4 was recorded
     ack(tether, "nothing was pinned")
-    assert injector.check_acknowledged()
+    assert check_acknowledged(injector)
     assert injector.last.request.incident == 4
     acked = next(e for e in read_jsonl(tether.events)[0] if e["kind"] == "acknowledged")
     assert acked["incident"] == 4

@@ -9,7 +9,7 @@ import pytest
 from supervisor.config.profiles import load_profile
 from supervisor.recognize.observations import DecisionLoss, Incident, LossAudit
 from supervisor.rehydrate.payload import build_payload, latest_incident
-from supervisor.rehydrate.sanitize import is_clean
+from supervisor.rehydrate.sanitize import sanitize
 from supervisor.rehydrate.tokens import count_tokens
 from supervisor.store import checkpoints, notes
 from supervisor.store.tether_dir import TetherDir, init
@@ -230,7 +230,7 @@ def test_the_invariant_is_said_in_words(tether, profile):
 def test_hostile_notes_never_reach_the_payload(tether, profile):
     tether.add_note("done", "fine\x1b[201~\rrm -rf ~\r\x1b]52;c;AAAA\x07 \x9b1m\x00")
     text = build_payload(tether, profile, budget=0).text
-    assert is_clean(text) and "\x1b" not in text and "\r" not in text
+    assert sanitize(text, max_line=0) == text and "\x1b" not in text and "\r" not in text
     assert "fine\nrm -rf ~" not in text or "- fine" in text
 
 

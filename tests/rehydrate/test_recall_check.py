@@ -17,9 +17,9 @@ from supervisor.rehydrate.recall_check import (
     resend_text,
 )
 from supervisor.store import checkpoints
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir, init
 from tests.locations import REPO
+from tests.store_records import read_jsonl
 
 REDIS = (
     "refresh tokens in Redis, 15 minute TTL, rotate on use, "

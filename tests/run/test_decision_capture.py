@@ -15,6 +15,7 @@ from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store import notes
 from supervisor.terminal.session import AgentSession
 from tests.conftest import screen_text, until
+from tests.store_records import recent_events
 
 LONG = (
     "use short-lived access tokens and rotate them on every request because the "
@@ -38,7 +39,7 @@ def _supervised(tmp_path, argv: list[str], cols: int):
 
 
 def _decision_events(supervision: Supervision) -> list[dict]:
-    events, _ = supervision.tether.recent_events(100)
+    events, _ = recent_events(supervision.tether, 100)
     return [e for e in events if e["kind"] == "decision"]
 
 

@@ -18,6 +18,7 @@ from supervisor.store import lock as supervisor_lock
 from supervisor.store.tether_dir import TetherDir, init
 from tests.conftest import screen_text, until
 from tests.locations import REPO
+from tests.store_records import recent_events
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]
 SHOW_ENV = [
@@ -107,7 +108,7 @@ def test_a_new_folder_gets_its_templates_once_the_command_runs(tmp_path):
         ahead.complete()
         assert (tmp_path / ".tether" / "notes.md").exists()
         assert (tmp_path / ".tether" / "checkpoints").is_dir()
-        kinds = [e["kind"] for e in TetherDir.at(tmp_path).recent_events(10)[0]]
+        kinds = [e["kind"] for e in recent_events(TetherDir.at(tmp_path), 10)[0]]
         assert "made_private" not in kinds  # it was private from the start
     finally:
         ahead.abandon()

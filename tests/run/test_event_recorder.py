@@ -7,8 +7,8 @@ import asyncio
 import threading
 
 from supervisor.run.event_recorder import EventRecorder
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
+from tests.store_records import read_jsonl
 
 
 async def test_events_are_appended_on_a_thread_of_their_own_in_the_order_recorded(tmp_path):

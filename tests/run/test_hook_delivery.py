@@ -17,10 +17,10 @@ from supervisor.agents.session_start_answer import session_start_answer
 from supervisor.rehydrate import recall_check
 from supervisor.run.recovery import NUDGE_REASON
 from supervisor.run.supervision import RunConfig, Supervision
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import init
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
+from tests.store_records import read_jsonl
 
 DECISION = "tokens live 15 minutes in Redis because the mobile client cannot keep them"
 PREAMBLE_HEAD = "Context check from tether"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from supervisor.agents import hook_client
 from supervisor.run.supervision import RunConfig, Supervision
-from supervisor.store import fsio
 from supervisor.store.tether_dir import init
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
+from tests.store_records import read_jsonl
 
 POST_COMPACT = json.dumps({"trigger": "auto", "compact_summary": "kept the goal"}).encode()
 
@@ -39,7 +39,7 @@ async def test_a_hook_the_server_answers_opens_the_incident_without_a_tick(tmp_p
         assert supervision.current_incident.kind == "compaction"
         supervision.tick()  # the line is read now: it was heard already
         assert len(supervision.fusion.incidents) == 1
-        records = fsio.read_jsonl(supervision.tether.events)[0]
+        records = read_jsonl(supervision.tether.events)[0]
         hooks = [r for r in records if r["kind"] == "hook"]
         assert [h["event"] for h in hooks] == ["PostCompact"]  # the record is still written
     finally:
@@ -54,7 +54,7 @@ async def test_a_hook_recorded_by_another_process_comes_through_the_file(tmp_pat
             "hook", "hook", event="PostCompact", payload=json.loads(POST_COMPACT)
         )
         assert supervision.current_incident is None
-        supervision.tick()
-        assert supervision.current_incident is not None
+        supervision.tick()  # its number is claimed off the loop, then the incident opens
+        await until(lambda: supervision.current_incident is not None, "the incident")
     finally:
         supervision.close()

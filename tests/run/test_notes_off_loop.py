@@ -77,6 +77,7 @@ async def test_audit_resend_and_compaction_use_the_notes_the_tick_read_off_the_l
         with NotesOpens(tether.notes) as opens:
             supervision.apply_tick(reads)
             supervision.observe(Observation(COMPACTION, "transcript", 1.0, "auto", summary))
+            await until(lambda: supervision.current_incident is not None, "the incident")
             incident = supervision.current_incident
             assert incident is not None and incident.audit is not None
             lost = [loss.decision for loss in incident.audit.lost]

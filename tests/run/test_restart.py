@@ -32,6 +32,7 @@ from supervisor.terminal.session import AgentSession
 from supervisor.times import iso
 from tests.conftest import until
 from tests.locations import CAPTURES
+from tests.store_records import recent_events
 
 IDLE = 0.6  # the test's idle threshold; the slow starter pauses longer than it
 
@@ -65,6 +66,22 @@ if role == "crasher":
     say("READY> ")
     log.write("crasher\tdrew\n")
     pump(60)
+elif role == "resumer":  # a resumed Gemini CLI: its prompt, hidden while it loads, again
+    session_file = sys.argv[1] + ".session"
+    with open(session_file, "a") as session:  # a fresh start's metadata (same file name)
+        session.write('{"sessionId":"s1","startTime":"2026-12-02T01:33:35Z"}\n')
+    phase = "first prompt"
+    say("READY> ")
+    pump(pause * 2)
+    phase = "loading"
+    say("\x1b[2J\x1b[HResuming session...\r\n")
+    pump(pause * 2)
+    with open(session_file, "a") as session:  # loading the resumed session appends this
+        session.write('{"$set":{"sessionId":"s1"}}\n')
+    pump(pause)
+    phase = "prompt"
+    say("\x1b[2J\x1b[Hthe resumed session\r\nREADY> ")
+    pump(8)
 else:
     pump(0.2)
     say("\x1b]0;slow starter\x07")  # output that draws nothing
@@ -86,12 +103,15 @@ command = {command}
 resume_command = {resume}
 submit_key = "\\r"
 preamble = "Context check from the test."
+integrations = {integrations}
 [markers]
 prompt_ready = {prompt}
 """
 
 
-def make_supervision(tmp_path: Path, role: str, *, prompt: bool) -> Supervision:
+def make_supervision(
+    tmp_path: Path, role: str, *, prompt: bool, integrations: str = "[]"
+) -> Supervision:
     script = tmp_path / "agent.py"
     script.write_text(AGENT)
     log = tmp_path / "agent.log"
@@ -101,6 +121,7 @@ def make_supervision(tmp_path: Path, role: str, *, prompt: bool) -> Supervision:
         command=str(first).replace("'", '"'),
         resume=str(resume).replace("'", '"'),
         prompt="['READY> ']" if prompt else "[]",
+        integrations=integrations,
     )
     profile = parse_profile(toml, tmp_path / "test.toml")
     work = tmp_path / "work"
@@ -120,7 +141,10 @@ def reads(tmp_path: Path) -> list[tuple[str, bytes]]:
 
 
 async def crash_and_restart(
-    tmp_path: Path, supervision: Supervision, *, late_hook: bool = False
+    tmp_path: Path,
+    supervision: Supervision,
+    *,
+    late_hook: bool = False,
 ) -> list[str]:
     """Kill the first agent, restart it, tick as the app does until the payload and its
     submit key arrive; return what the banner said meanwhile."""
@@ -175,7 +199,7 @@ async def test_the_payload_waits_for_the_restarted_agents_own_prompt_and_paste_m
         assert b"\x1b[200~" not in pasted
     injection = next(
         e
-        for e in TetherDir.at(tmp_path / "work").recent_events(50)[0][::-1]
+        for e in recent_events(TetherDir.at(tmp_path / "work"), 50)[0][::-1]
         if e["kind"] == "injection"
     )
     assert injection["bracketed"] is (role == "starter-bracketed")
@@ -200,6 +224,30 @@ async def test_without_cues_the_payload_waits_for_the_first_frame_and_then_silen
         "the restarted agent has not drawn its screen yet; it is sent once it shows that it waits"
     )
     assert any("output to pause for 0.6 s" in text for text in queued), said
+
+
+async def test_a_prompt_drawn_before_the_resumed_session_loads_takes_no_paste(tmp_path):
+    """Gemini CLI's shape: the resumed process draws its prompt, hides it while it loads the
+    session (keys then go nowhere), and draws it again. Its fresh start writes metadata
+    to the session file its turn hooks named (the same name in the same minute), loading
+    appends the load mark. Nothing is typed before that mark and the prompt after it."""
+    supervision = make_supervision(
+        tmp_path, "resumer", prompt=True, integrations='["gemini_hooks"]'
+    )
+    session_file = tmp_path / "agent.log.session"
+    session_file.write_text('{"sessionId":"s1"}\n{"id":"m1","type":"user"}\n')
+    payload = {"transcript_path": str(session_file), "hook_event_name": "AfterAgent"}
+    turn = {"at": iso(time.time()), "kind": "hook", "source": "hook", "event": "AfterAgent"}
+    supervision.inbox.heard({**turn, "payload": payload})
+    supervision.inbox.drain()
+
+    said = await crash_and_restart(tmp_path, supervision)
+
+    got = reads(tmp_path)
+    assert {phase for phase, _ in got} == {"prompt"}, got  # not on the first prompt
+    assert b"Context check from the test." in b"".join(data for _, data in got)
+    loading = "waiting for the restarted agent to load the session it resumes"
+    assert any(loading in text for text in said), said
 
 
 def _reads(name: str) -> list[tuple[float, bytes]]:

@@ -18,6 +18,7 @@ from supervisor.store import checkpoints, fsio
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
+from tests.store_records import recent_events
 
 
 async def run_to_exit(session: AgentSession, timeout: float = 15.0) -> None:
@@ -48,7 +49,7 @@ async def test_a_run_is_recorded_and_checkpointed_at_exit(tmp_path):
     assert "hello from the agent" in cast.with_suffix(".txt").read_text()
     last = checkpoints.load(tether, checkpoints.latest_seq(tether))
     assert "exited with code 4" in last.reason
-    events, _ = tether.recent_events(10)
+    events, _ = recent_events(tether, 10)
     assert any(e["kind"] == "agent_exit" and e["code"] == 4 for e in events)
 
 
@@ -67,7 +68,7 @@ async def test_the_agents_hook_calls_are_answered_by_its_supervisor(tmp_path):
 
     assert served == 1
     assert "hook-exit=0" in "\n".join(session.emulator.display())
-    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    events, _ = recent_events(TetherDir.at(tmp_path), 10)
     assert [e["payload"] for e in events if e["kind"] == "hook"] == [{"n": 7}]
     assert supervision.hook_server is None and not os.path.exists(socket_path)
 
@@ -114,7 +115,7 @@ def test_a_dead_supervisor_leaves_an_unclean_exit_incident(tmp_path):
     supervision = Supervision(config, AgentSession(["true"]))
     supervision.open()
     supervision.close()
-    events, _ = TetherDir.at(tmp_path).recent_events(10)
+    events, _ = recent_events(TetherDir.at(tmp_path), 10)
     incident = next(e for e in events if e.get("kind") == "incident")
     assert incident["type"] == "unclean-exit"
     assert "died without a clean exit" in incident["message"] and incident["summary"] is None
@@ -161,7 +162,7 @@ def test_the_supervisor_rolls_a_wrong_cursor_to_the_disk_truth(tmp_path):
     fsio.append_jsonl(tether.artifacts, {"index": 380})
     supervision.tick()
     assert tether.read_progress().cursor == 381
-    events, _ = tether.recent_events(20)
+    events, _ = recent_events(tether, 20)
     fixes = [e for e in events if e["kind"] == "invariant-fix" and e["source"] == "supervisor"]
     assert [(e["from_cursor"], e["to_cursor"]) for e in fixes] == [(381, 380), (380, 381)]
     supervision.close()
@@ -263,7 +264,8 @@ async def test_incident_checkpoints_ask_git_off_the_event_loop(tmp_path, monkeyp
     before = checkpoints.latest_seq(tether)
     try:
         session.process_output(b"\xe2\x9c\xbb Conversation compacted (ctrl+o for history)\r\n")
-        assert supervision.current_incident is not None  # the loop went on without git
+        # the incident opens once its number is claimed (off the loop), whatever git does
+        await until(lambda: supervision.current_incident is not None, "the incident")
         assert checkpoints.latest_seq(tether) == before
         answer.set()
         await until(lambda: checkpoints.latest_seq(tether) != before, "the checkpoint", 60)
@@ -381,7 +383,7 @@ def test_every_repair_and_gap_is_an_event_and_in_the_next_payload(tmp_path):
         text = supervision.build_payload().text
     finally:
         supervision.close()
-    events, _ = tether.recent_events(50)
+    events, _ = recent_events(tether, 50)
     (first, second) = [e for e in events if e["kind"] == "invariant-fix"]
     assert first["changes"] == ["progress.json: cursor 7 → 4"]
     assert "progress says cursor 7" in first["before"] and "cursor 4 matches" in first["after"]
@@ -475,7 +477,7 @@ asyncio.run(main())
     assert done.returncode == 0, done.stderr
     assert "recording stopped: cannot write" in done.stdout and "File too large" in done.stdout
     tether = TetherDir.at(tmp_path)
-    (failed,) = [e for e in tether.recent_events()[0] if e["kind"] == "recording_failed"]
+    (failed,) = [e for e in recent_events(tether)[0] if e["kind"] == "recording_failed"]
     assert failed["file"].endswith(".cast") and failed["errno"] == 27
 
 

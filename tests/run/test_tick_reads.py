@@ -4,14 +4,18 @@ and the last checkpoint for the status bar, from real files."""
 from __future__ import annotations
 
 from supervisor.agents.transcript_follower import TranscriptFollower
+from supervisor.config.profiles import load_profile
+from supervisor.rehydrate.live_notes import LiveNotes
+from supervisor.rehydrate.payload import build_payload
 from supervisor.run.tick_reads import TickReader
-from supervisor.store import checkpoints
+from supervisor.store import checkpoints, notes
 from supervisor.store.invariant_guard import InvariantGuard
 
 
-def reader_for(tether) -> TickReader:
+def reader_for(tether, live: LiveNotes | None = None) -> TickReader:
     follower = TranscriptFollower(claude=True, started_at=0.0)
-    reader = TickReader(tether, follower, InvariantGuard(tether), frozenset())
+    live = live if live is not None else LiveNotes(tether)
+    reader = TickReader(tether, follower, InvariantGuard(tether), frozenset(), live)
     reader.open()
     return reader
 
@@ -41,3 +45,28 @@ def test_a_due_timer_asks_whether_the_state_changed(tether):
     tether.add_note("next", "write artifact 12")
     assert reader.read(0.0, agent=None, timer_due=True).state_changed is True
     assert reader.read(0.0, agent=None).state_changed is None  # not asked
+
+
+def test_the_tick_and_the_payload_read_one_parse_per_change_of_the_notes(tether, monkeypatch):
+    parsed: list[int] = []
+    parse = notes.Document.parse
+    monkeypatch.setattr(
+        notes.Document, "parse", staticmethod(lambda text: parsed.append(len(text)) or parse(text))
+    )
+    live = LiveNotes(tether)
+    reader = reader_for(tether, live)
+    profile = load_profile("claude")
+    tether.add_decisions(["tokens live in Redis with a 15 minute TTL"], "test")
+    parsed.clear()
+    digest = reader.read(0.0, agent=None).notes
+    assert digest is not None and digest.pinned == ("tokens live in Redis with a 15 minute TTL",)
+    assert len(parsed) == 2  # notes.md and task.md, once each
+    shared = build_payload(tether, profile, live=live)
+    assert reader.read(0.0, agent=None).notes is None  # unchanged: nothing parsed again
+    assert len(parsed) == 2  # the payload read the tick's parse
+    assert shared.text == build_payload(tether, profile).text  # as parsed from disk
+    tether.add_decisions(["sessions expire after 30 minutes idle"], "test")
+    parsed.clear()
+    assert "sessions expire" in build_payload(tether, profile, live=live).text  # it changed
+    assert reader.read(0.0, agent=None).notes is not None
+    assert len(parsed) == 2  # the tick read the payload's parse

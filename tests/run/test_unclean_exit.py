@@ -18,6 +18,7 @@ from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store.lock import process_start
 from supervisor.store.tether_dir import TetherDir, init
 from supervisor.terminal.session import AgentSession
+from tests.conftest import until
 from tests.locations import REPO
 from tests.tether_process import run_tether
 
@@ -75,6 +76,7 @@ async def test_the_next_start_says_when_the_dead_tether_ran_and_that_its_agent_s
     supervision = Supervision(RunConfig(argv=["true"], workdir=work), AgentSession(["true"]))
     supervision.open()
     try:
+        await until(lambda: supervision.fusion.incidents, "the incident, numbered off the loop")
         (incident,) = supervision.fusion.incidents
         message = incident.details["message"]
         assert incident.kind == "unclean-exit" and incident.summary is None

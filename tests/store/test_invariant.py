@@ -6,8 +6,8 @@ import json
 import os
 
 from supervisor.store import invariant
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import TetherDir
+from tests.store_records import append_artifact, read_jsonl
 
 
 def _artifacts(tether: TetherDir, count: int, **extra) -> None:
@@ -36,7 +36,7 @@ def test_cursor_rolls_back_when_progress_claims_unwritten_work(tether):
 def test_cursor_rolls_forward_when_an_artifact_was_written_but_progress_not_updated(tether):
     _artifacts(tether, 5)
     tether.set_progress(cursor=5)
-    tether.append_artifact(task="sixth")
+    append_artifact(tether, task="sixth")
     verdict = invariant.check(tether)
     assert verdict.kind == invariant.CURSOR_BEHIND and verdict.expected_cursor == 6
     invariant.fix(tether)

@@ -6,8 +6,8 @@ import json
 import os
 
 from supervisor.store import invariant
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.invariant_guard import InvariantGuard
+from tests.store_records import append_artifact, read_jsonl
 
 
 def _artifacts(tether, count: int) -> None:
@@ -36,7 +36,7 @@ def test_a_change_of_either_file_is_checked_again(tether):
     tether.set_progress(cursor=2)
     guard = InvariantGuard(tether)
     assert guard.enforce().result.ok
-    tether.append_artifact(task="third")
+    append_artifact(tether, task="third")
     stamp = os.stat(tether.artifacts).st_mtime + 1
     os.utime(tether.artifacts, (stamp, stamp))  # a coarse clock must not hide the append
     assert guard.changed()

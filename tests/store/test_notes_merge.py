@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supervisor.store import notes_merge
-from supervisor.store.notes_merge import apply_edits, line_edits, lines_only_in, merge_keep_both
+from supervisor.store.notes_merge import apply_edits, line_edits, lines_only_in, merge_additions
+
+
+def merge_keep_both(base: str, disk: str, mine: str) -> str:
+    """``mine`` plus the lines the disk added since ``base``, as the Notes pane merges them."""
+    return apply_edits(mine, merge_additions(base, disk, mine))
+
 
 BASE = "# Notes\n\n## Done\n\n- a\n\n## Next step\n\nstart\n"
 

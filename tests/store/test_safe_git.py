@@ -63,7 +63,7 @@ def test_the_trust_check_runs_nothing_of_a_planted_repository(clone_with_a_plant
     clone, markers = clone_with_a_planted_repository
     said = trust.warning(TetherDir.at(clone / "vendor"))
     assert said is not None and "bare repository" in said  # git refuses it: tether asks
-    assert trust.tracked_files(TetherDir.at(clone)) == []  # the clone itself still reads
+    assert trust.TrackedFiles(TetherDir.at(clone)).names() == []  # the clone itself still reads
     assert [m.name for m in markers if m.exists()] == []
 
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from supervisor.errors import TetherError
-from supervisor.store.fsio import read_jsonl
 from supervisor.store.tether_dir import DIRNAME, TetherDir, init, record_event
+from tests.store_records import append_artifact, read_jsonl
 
 
 def test_init_creates_the_layout_of_the_contract(tmp_path):
@@ -81,8 +81,8 @@ def test_binary_notes_name_the_file_and_the_remedy(tmp_path):
 
 def test_append_artifact_numbers_from_the_last_index(tmp_path):
     tether = init(tmp_path).tether
-    assert tether.append_artifact(name="a")["index"] == 0
-    assert tether.append_artifact({"name": "b"})["index"] == 1
+    assert append_artifact(tether, name="a")["index"] == 0
+    assert append_artifact(tether, {"name": "b"})["index"] == 1
     last, _ = tether.last_artifact()
     assert last["name"] == "b" and last["at"].endswith("Z")
 

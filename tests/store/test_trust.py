@@ -8,6 +8,7 @@ import subprocess
 
 from supervisor.store import trust
 from supervisor.store.tether_dir import TetherDir, init
+from tests.store_records import read_jsonl
 
 
 def _git(work, *args):
@@ -105,7 +106,6 @@ def _session_start_after_compaction(work) -> tuple[str, list[dict]]:
     """What `tether hook SessionStart` (source compact) answers, and the events after it."""
     import json
 
-    from supervisor.store.fsio import read_jsonl
     from tests.tether_process import run_tether
 
     TetherDir.at(work).record_incident("compaction", "hook", trigger="auto", sources=["hook"])

@@ -43,7 +43,11 @@ class ProgressPane(Static):
 
     result: reactive[InvariantResult | None] = reactive(None, init=False, always_update=True)
     # Done items claiming a verification, checked against the ledger (None: no ledger).
-    claims: reactive[list[ClaimCheck] | None] = reactive(None, init=False, always_update=True)
+    # Set every CLAIMS_EVERY_S, mostly to what it was: watch_claims repaints what changed
+    # (a repaint here made the compositor lay out the whole screen, idle or not).
+    claims: reactive[list[ClaimCheck] | None] = reactive(
+        None, init=False, always_update=True, repaint=False
+    )
     CLAIMS_EVERY_S = 5.0  # the checkout changes with files tether does not watch
 
     @dataclass
@@ -85,7 +89,12 @@ class ProgressPane(Static):
             found = check_claims(self.tether.root, self.tether.work_dir, claims)
         except Exception:  # a missing notes.md or a broken ledger: nothing to check
             found = None
-        self.app.call_from_thread(setattr, self, "claims", found)
+        self.app.call_from_thread(self._set_claims, found)
+
+    def _set_claims(self, found: list[ClaimCheck] | None) -> None:
+        # A method, not setattr: Textual reads a callback's signature to call it, and a
+        # builtin's is parsed from its text at every call (a method's is remembered).
+        self.claims = found
 
     def watch_claims(self, claims: list[ClaimCheck] | None) -> None:
         if self.result is not None:

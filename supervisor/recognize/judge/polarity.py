@@ -153,9 +153,6 @@ class Polarity:
             s <= start < e for s, e, _c in self._headings
         )
 
-    def negated_spans(self) -> list[tuple[int, int, str]]:
-        return list(self._negated)
-
 
 def _negative_heading_spans(text: str) -> list[tuple[int, int, str]]:
     """The spans of text under a heading that negates ("## Rejected approaches")."""

@@ -94,12 +94,6 @@ class Prepared:
             return ""
         return self.written[self._starts[start] : self._ends[end - 1]]
 
-    def original_span(self, start: int, end: int) -> tuple[int, int]:
-        if start >= end:
-            at = self._starts[start] if start < len(self._starts) else len(self.written)
-            return at, at
-        return self._starts[start], self._ends[end - 1]
-
 
 def prepare(written: str) -> Prepared:
     """``written`` with number words replaced by digits (``fifteen-minute`` ->
