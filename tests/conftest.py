@@ -181,8 +181,9 @@ async def wait_until(pilot, predicate, timeout: float = 60.0, what: str = "condi
 
 
 async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
-    """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
-    while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
+    """Pump the app until two looks a beat apart, with no animation running, draw the same
+    picture: a snapshot taken while a late layout pass (a resize, a rewrap) is still due
+    would differ by timing."""
     from textual.widgets import TextArea
 
     def wrapped() -> bool:  # a text area rewraps a layout pass after its width changed
@@ -197,6 +198,7 @@ async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout  # a busy machine draws slowly, not differently
     while time.monotonic() < deadline:
         await pilot.pause(0.1)
+        await pilot.wait_for_animation()  # a tab's underline slides: two looks may catch it still
         if not wrapped():
             before = None
             continue
