@@ -159,7 +159,7 @@ def demo_app(
     return TetherApp(RunConfig(argv=argv, workdir=workdir, env=env, profile_name="demo", **config))
 
 
-async def until(predicate, what: str = "condition", timeout: float = 15.0, pause=None) -> None:
+async def until(predicate, what: str = "condition", timeout: float = 60.0, pause=None) -> None:
     """Wait until ``predicate()`` holds, giving the loop a turn between looks; fail after
     ``timeout`` naming ``what``. ``pause(seconds)``: how to wait (default asyncio.sleep)."""
     pause = pause or asyncio.sleep
@@ -175,14 +175,15 @@ def screen_text(session) -> str:
     return "\n".join(session.emulator.display())
 
 
-async def wait_until(pilot, predicate, timeout: float = 15.0, what: str = "condition") -> None:
+async def wait_until(pilot, predicate, timeout: float = 60.0, what: str = "condition") -> None:
     """:func:`until`, pumping the app under test through ``pilot``."""
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
 async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
-    """Pump the app until two looks a beat apart draw the same picture: a snapshot taken
-    while a late layout pass (a resize, a rewrap) is still due would differ by timing."""
+    """Pump the app until two looks a beat apart, with no animation running, draw the same
+    picture: a snapshot taken while a late layout pass (a resize, a rewrap) is still due
+    would differ by timing."""
     from textual.widgets import TextArea
 
     def wrapped() -> bool:  # a text area rewraps a layout pass after its width changed
@@ -197,6 +198,7 @@ async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout  # a busy machine draws slowly, not differently
     while time.monotonic() < deadline:
         await pilot.pause(0.1)
+        await pilot.wait_for_animation()  # a tab's underline slides: two looks may catch it still
         if not wrapped():
             before = None
             continue
@@ -207,7 +209,7 @@ async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     raise AssertionError(f"the picture kept changing for {timeout} s")
 
 
-async def wait_for_screen(pilot, app, pattern: str, timeout: float = 15.0) -> str:
+async def wait_for_screen(pilot, app, pattern: str, timeout: float = 60.0) -> str:
     """Pump the app until the agent's screen matches ``pattern``; fail with the screen."""
     regex = re.compile(pattern, re.MULTILINE)
     screen = ""

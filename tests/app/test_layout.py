@@ -23,7 +23,7 @@ def make_app(tmp_path, shell_env) -> TetherApp:
 
 async def pane_mounted(pilot, app: TetherApp) -> SidePane:
     await wait_until(
-        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="the pane"
     )
     return app.query_one(SidePane)
 
@@ -53,18 +53,18 @@ async def test_the_agent_width_at_each_size_and_the_pane_key_hides_and_shows(
         assert slot.display is shown
         assert ("F5 pane" in str(app.status_bar.render())) is not shown
         await pilot.press("f5")
-        await wait_until(pilot, lambda: slot.display is not shown, 5, "the pane to toggle")
+        await wait_until(pilot, lambda: slot.display is not shown, what="the pane to toggle")
         await pilot.pause()
         expected = agent_cols - 40 if not shown else size[0]
         await wait_until(
-            pilot, lambda: app.terminal.size.width == expected, 5, "the agent to get the width"
+            pilot, lambda: app.terminal.size.width == expected, what="the agent to get the width"
         )
         await wait_until(
-            pilot, lambda: app.session.emulator.cols == expected, 5, "the agent's resize"
+            pilot, lambda: app.session.emulator.cols == expected, what="the agent's resize"
         )
         await pilot.press("f5")
-        await wait_until(pilot, lambda: slot.display is shown, 5, "the pane to toggle back")
-        await wait_until(pilot, lambda: app.terminal.size.width == agent_cols, 5, "the width")
+        await wait_until(pilot, lambda: slot.display is shown, what="the pane to toggle back")
+        await wait_until(pilot, lambda: app.terminal.size.width == agent_cols, what="the width")
 
 
 async def test_a_hidden_pane_leaves_a_marked_incident_in_the_status_bar(tmp_path, shell_env):
@@ -104,7 +104,7 @@ async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env)
         await pilot.pause()
         assert slot.display
         await pilot.click("#terminal", offset=(2, 2))  # focus back to the agent by the mouse
-        await wait_until(pilot, lambda: not slot.display, 5, "the look to end")
+        await wait_until(pilot, lambda: not slot.display, what="the look to end")
         assert app.terminal.has_focus
         await pilot.press("f9", "f5")  # a look, then the pane key: it stays, focus goes back
         await pilot.pause()
@@ -145,7 +145,7 @@ async def test_the_pane_key_is_configurable_and_the_old_one_goes_to_the_agent(tm
         await wait_for_screen(pilot, app, r"ready")
         slot = app.query_one(SideSlot)
         await pilot.press("f11")
-        await wait_until(pilot, lambda: not slot.display, 5, "the pane to hide")
+        await wait_until(pilot, lambda: not slot.display, what="the pane to hide")
         await pilot.press("f5")
         await wait_for_screen(pilot, app, r"1b5b31357e$")  # ESC [ 1 5 ~ reached the agent
         assert not slot.display

@@ -36,20 +36,20 @@ async def test_a_burst_after_f9_moves_then_types_in_the_order_sent(tmp_path, she
     write_fixture(tmp_path)
     app = TetherApp(RunConfig(argv=BASH, workdir=tmp_path, env=shell_env, side_pane=True))
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.query(NotesPane), 10, "the notes pane")
+        await wait_until(pilot, lambda: app.query(NotesPane), what="the notes pane")
         pane = app.query_one(NotesPane)
-        await wait_until(pilot, lambda: pane.editor.text, 10, "notes.md in the editor")
+        await wait_until(pilot, lambda: pane.editor.text, what="notes.md in the editor")
         before = pane.editor.text
         await pilot.press("f9")
-        await wait_until(pilot, lambda: pane.editor.has_focus, 10, "the editor focused")
+        await wait_until(pilot, lambda: pane.editor.has_focus, what="the editor focused")
         burst(app, "ctrl+home", "down", "down", "down", "down", "end", "Y")
-        await wait_until(pilot, lambda: "Y" in pane.editor.text, 10, "the Y typed")
+        await wait_until(pilot, lambda: "Y" in pane.editor.text, what="the Y typed")
         assert pane.editor.text == expected(before, 4, "Y")
         assert app.query_one(SidePane).has_focus_within
         # and again, with the editor focused and a save landing between the keys
         burst(app, "ctrl+home", "down", "down", "end", "Z")
         pane.save_now()
         burst(app, "ctrl+end", "W")
-        await wait_until(pilot, lambda: "W" in pane.editor.text, 10, "the W typed")
+        await wait_until(pilot, lambda: "W" in pane.editor.text, what="the W typed")
         after = expected(expected(before, 4, "Y"), 2, "Z")
         assert pane.editor.text == after + "W"

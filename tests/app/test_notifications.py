@@ -32,11 +32,11 @@ async def test_a_wait_after_a_long_turn_notifies(tmp_path, shell_env):
     app = notifying_app(tmp_path, shell_env, "2.5", after=1.5)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_screen(pilot, app, r"Understood: I will keep my state", timeout=20)
-        await wait_until(pilot, lambda: app.alerts, 10, "the call after the brief's long turn")
+        await wait_until(pilot, lambda: app.alerts, what="the call after the brief's long turn")
         app.alerts.clear()
         await pilot.pause(0.5)
         assert app.alerts == []  # one call for one wait
         await pilot.press(*"a long task", "enter")
         await wait_for_screen(pilot, app, r"Working on it: a long task", timeout=20)
-        await wait_until(pilot, lambda: app.alerts, 10, "the call")
+        await wait_until(pilot, lambda: app.alerts, what="the call")
         assert "the agent waits for input after" in app.alerts[0]

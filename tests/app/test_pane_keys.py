@@ -38,7 +38,7 @@ async def to_tab(pilot, app: TetherApp, name: str) -> None:
 
 async def into_the_pane(pilot, app: TetherApp) -> SidePane:
     await wait_until(
-        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="the pane"
     )
     await pilot.press("f9")
     await pilot.pause()
@@ -91,15 +91,15 @@ async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tm
             assert side.has_focus_within
         assert seen == ["tab-progress", "tab-checkpoints", "tab-events", "tab-notes"]
         await pilot.press("ctrl+pageup")
-        await wait_until(pilot, lambda: "select" in footer_actions(app), 5, "the events' keys")
+        await wait_until(pilot, lambda: "select" in footer_actions(app), what="the events' keys")
         assert tabs.active == "tab-events"  # Enter: all the fields of the row
         await pilot.press("alt+left")  # back to Checkpoints, the other way round
         keys = {"diff_live", "mark", "diff_marked", "restore"}
-        await wait_until(pilot, lambda: keys <= footer_actions(app), 5, "the checkpoints' keys")
+        await wait_until(pilot, lambda: keys <= footer_actions(app), what="the checkpoints' keys")
         assert tabs.active == "tab-checkpoints"
         await pilot.press("alt+right", "alt+right")
         editor = app.query_one("#notes-editor")
-        await wait_until(pilot, lambda: app.focused is editor, 5, "the editor's focus")
+        await wait_until(pilot, lambda: app.focused is editor, what="the editor's focus")
 
 
 async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell_env):
@@ -109,7 +109,7 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
         await into_the_pane(pilot, app)
         await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
-        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        await wait_until(pilot, lambda: listing.has_focus_within, what="the list's focus")
         assert listing.highlighted == 2
         await pilot.press("l")  # diff #2 against the live state
         await pilot.press("m", "down", "d")  # mark #2, go to #1, diff against the mark
@@ -117,12 +117,12 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
         def shown() -> list[tuple]:
             return [(m.what, m.seq, m.other) for m in seen.of(CheckpointList.Shown)]
 
-        await wait_until(pilot, lambda: ("diff", 2, 1) in shown(), 10, "the diffs")  # a thread's
+        await wait_until(pilot, lambda: ("diff", 2, 1) in shown(), what="the diffs")  # a thread's
         assert ("diff", 2, None) in shown() and ("diff", 2, 1) in shown()  # older first
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), what="the question")
         await pilot.press("y")
-        await wait_until(pilot, lambda: seen.of(CheckpointList.Restored), 10, "the restore")
+        await wait_until(pilot, lambda: seen.of(CheckpointList.Restored), what="the restore")
         assert seen.of(CheckpointList.Restored)[0].seq == 1
         assert len(checkpoints.list_seqs(app.supervision.tether)) >= 3  # the safety one
 
@@ -133,7 +133,7 @@ async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, she
         await into_the_pane(pilot, app)
         await to_tab(pilot, app, "events")
         log = app.query_one(EventsLog)
-        await wait_until(pilot, lambda: log.has_focus_within, 5, "the list's focus")
+        await wait_until(pilot, lambda: log.has_focus_within, what="the list's focus")
         decision = next(i for i, event in enumerate(log.events) if "7443" in str(event.get("text")))
         for _ in range(len(log.events)):  # at most one press a row: a lost key fails here
             if log.options.highlighted == decision:
@@ -161,10 +161,10 @@ async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, mo
         await into_the_pane(pilot, app)
         pane = app.query_one(NotesPane)
         editor = app.query_one("#notes-editor", TextArea)
-        await wait_until(pilot, lambda: "## Phase" in editor.text, 10, "the notes")
+        await wait_until(pilot, lambda: "## Phase" in editor.text, what="the notes")
         await pilot.press("ctrl+end", *"- mine", "enter")
         app.supervision.tether.add_note("done", "theirs, from the agent")
-        await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
+        await wait_until(pilot, lambda: pane.conflicted, what="the conflict")
         for _ in range(12):
             if app.focused is app.query_one("#notes-merge"):
                 break
@@ -187,11 +187,11 @@ async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_
         assert slot.peeking
         await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
-        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        await wait_until(pilot, lambda: listing.has_focus_within, what="the list's focus")
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), 5, "the question")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmRestore), what="the question")
         await pilot.press("n")
-        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the focus back in the list")
+        await wait_until(pilot, lambda: listing.has_focus_within, what="the focus back in the list")
         await pilot.pause(0.2)  # a while for the look to end, which it must not
         assert slot.display and slot.peeking and listing.has_focus_within
 
@@ -205,7 +205,7 @@ async def test_a_tab_brought_forward_stays_in_front_and_takes_the_focus(tmp_path
         tabs = app.query_one(TabbedContent)
         await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
-        await wait_until(pilot, lambda: listing.has_focus_within, 5, "the list's focus")
+        await wait_until(pilot, lambda: listing.has_focus_within, what="the list's focus")
         for name in ("events", "checkpoints", "notes", "events", "progress"):
             side.show_tab(name)  # as the app brings one up, the user in the pane
             for _ in range(5):  # a few turns: long enough for Textual to undo it
@@ -237,7 +237,7 @@ async def test_with_the_pane_focused_the_footer_still_shows_the_way_back_and_qui
                 if key.region.width and key.region.right <= width
             }
 
-        await wait_until(pilot, lambda: "diff_live" in footer_actions(app), 5, "the pane's keys")
+        await wait_until(pilot, lambda: "diff_live" in footer_actions(app), what="the pane's keys")
         await pilot.pause()
         assert {"switch_focus", "request_quit", "rehydrate"} <= shown(), shown()
 
@@ -251,7 +251,7 @@ async def test_f9_twice_in_one_read_goes_to_the_pane_and_back(tmp_path, shell_en
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(200, 50)) as pilot:
         await wait_until(
-            pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "pane"
+            pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="pane"
         )
         assert app.terminal.has_focus
         app.post_message(events.Key("f9", None))  # as the driver's input thread posts them

@@ -79,7 +79,7 @@ async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, mon
         assert "typed by the user" not in app.tether.read_notes()
         monkeypatch.setattr(notes_pane, "SAVE_DEBOUNCE_SECONDS", 0.05)
         await type_at_end(pilot, "\n")  # the last key starts the (now short) debounce
-        await wait_until(pilot, lambda: not pane.dirty, 10, "the debounced save")
+        await wait_until(pilot, lambda: not pane.dirty, what="the debounced save")
         assert app.tether.read_notes() == NOTES_AFTER + "- typed by the user\n"
         assert [m.path for m in seen.of(NotesPane.Saved)] == [app.tether.notes]
 
@@ -94,7 +94,7 @@ async def test_a_write_by_another_process_appears_in_the_pane(tmp_path):
             "TetherDir.at(sys.argv[1]).add_note('done', 'exports 380-400')",
             str(tmp_path),
         )
-        await wait_until(pilot, lambda: "- exports 380-400" in editor.text, 10, "the new line")
+        await wait_until(pilot, lambda: "- exports 380-400" in editor.text, what="the new line")
         assert editor.text == app.tether.read_notes()
         assert editor.cursor_location == (2, 3), "an external change does not move the cursor"
         assert not app.query_one(NotesPane).dirty
@@ -112,7 +112,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
         await type_at_end(pilot, "- mine, unsaved\n")
         app.tether.add_note("done", "theirs, from the agent")
         disk = app.tether.read_notes()
-        await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
+        await wait_until(pilot, lambda: pane.conflicted, what="the conflict")
         assert app.tether.read_notes() == disk, "nothing is written while in conflict"
         assert app.query_one("#notes-disk", TextArea).text == disk
         assert "- mine, unsaved" in pane.editor.text
@@ -159,7 +159,7 @@ async def test_task_md_is_edited_in_the_same_pane(tmp_path):
         assert pane.editing == "task.md"
         assert pane.editor.text == app.tether.read_task()
         await type_at_end(pilot, "- a new constraint\n")
-        await wait_until(pilot, lambda: not pane.dirty, 10, "the save")
+        await wait_until(pilot, lambda: not pane.dirty, what="the save")
         assert app.tether.read_task().endswith("- a new constraint\n")
         assert app.tether.read_notes() == NOTES_AFTER
 
@@ -178,7 +178,7 @@ async def test_a_binary_notes_file_is_named_in_the_pane_and_never_overwritten(tm
         await pilot.pause()
         assert tether.notes.read_bytes() == binary
         tether.write_notes("# Notes\n\nfixed\n")
-        await wait_until(pilot, lambda: pane.editor.text == "# Notes\n\nfixed\n", 10, "reload")
+        await wait_until(pilot, lambda: pane.editor.text == "# Notes\n\nfixed\n", what="reload")
         assert pane.editor.display and not pane.has_class("-problem")
 
 
@@ -230,10 +230,10 @@ async def test_progress_pane_follows_a_fix_and_warns_of_batching(tmp_path):
         progress.cursor = 380
         progress.updated_at = "2026-05-01T10:00:00.000Z"  # before the last artifact
         app.tether.write_progress(progress, touch=False)
-        await wait_until(pilot, lambda: pane.result.kind == "batching", 10, "batching")
+        await wait_until(pilot, lambda: pane.result.kind == "batching", what="batching")
         assert "the agent is batching" in pane_text(pilot, "#progress")
         app.tether.set_progress(cursor=380)
-        await wait_until(pilot, lambda: pane.result.ok, 10, "the invariant to hold")
+        await wait_until(pilot, lambda: pane.result.ok, what="the invariant to hold")
         assert "Invariant holds" in pane_text(pilot, "#progress")
         kinds = [m.result.kind for m in seen.of(ProgressPane.InvariantChanged)]
         assert kinds == ["cursor-ahead", "batching", "ok"]
@@ -251,7 +251,7 @@ async def test_a_malformed_progress_file_is_named_and_the_app_keeps_running(tmp_
         await pilot.pause()
         tether.progress.write_text('{"cursor": 380, "updated_at": "2026-05-01T11:00:00Z"}')
         pane = app.query_one(ProgressPane)
-        await wait_until(pilot, lambda: pane.result.kind == "ok", 10, "recovery")
+        await wait_until(pilot, lambda: pane.result.kind == "ok", what="recovery")
 
 
 # -- Checkpoints ------------------------------------------------------------------------------
@@ -309,9 +309,9 @@ async def test_restore_asks_first_and_checkpoints_the_state_it_replaces(tmp_path
         safety = checkpoints.load(app.tether, 3)
         assert safety.reason == "before restore of 1" and safety.notes == NOTES_AFTER
         notes = app.query_one(NotesPane)
-        await wait_until(pilot, lambda: notes.editor.text == NOTES_BEFORE, 10, "notes reload")
+        await wait_until(pilot, lambda: notes.editor.text == NOTES_BEFORE, what="notes reload")
         options = app.query_one("#cp-list", OptionList)
-        await wait_until(pilot, lambda: options.option_count == 3, 10, "the new checkpoint")
+        await wait_until(pilot, lambda: options.option_count == 3, what="the new checkpoint")
 
 
 # -- Events -----------------------------------------------------------------------------------
@@ -321,7 +321,7 @@ async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_foun
     app = harness(tmp_path, "events")
     async with app.run_test(size=(150, 40)) as pilot:
         log = app.query_one(EventsLog)
-        await wait_until(pilot, lambda: log.shown_lines, 5, "the history")
+        await wait_until(pilot, lambda: log.shown_lines, what="the history")
         cursor = app.tether.read_progress().cursor
         run_elsewhere(  # a supervisor in its own process: the agent skipped an index
             """
@@ -346,7 +346,7 @@ async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_foun
         def shown() -> str:
             return "\n".join(log.shown_lines)
 
-        await wait_until(pilot, lambda: "artifacts:" in shown(), 10, "the gap")
+        await wait_until(pilot, lambda: "artifacts:" in shown(), what="the gap")
         assert f"index {last} follows {last - 2}: index {last - 1} is missing" in shown()
         assert f"cursor fixed: {cursor} → {last + 1} (cursor behind)" in shown()  # rolled
 
@@ -356,7 +356,7 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
         log = app.query_one(EventsLog)
-        await wait_until(pilot, lambda: log.shown_lines, 5, "the history")
+        await wait_until(pilot, lambda: log.shown_lines, what="the history")
         text = "\n".join(log.shown_lines)
         assert "10:02:14  #1 ⚠ context compacted (auto), seen by screen, hook, transcript" in text
         assert "10:02:15     cursor fixed: 381 → 380 (cursor ahead)" in text
@@ -366,7 +366,7 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
             str(tmp_path),
         )
         await wait_until(
-            pilot, lambda: "#2 ⚠ context wiped" in "\n".join(log.shown_lines), 10, "the new event"
+            pilot, lambda: "#2 ⚠ context wiped" in "\n".join(log.shown_lines), what="the new event"
         )
         assert log.shown_lines[-1].endswith("#2 ⚠ context wiped (manual), seen by screen")
         [incident] = seen.of(EventsLog.IncidentSeen)
@@ -385,10 +385,10 @@ async def test_a_missing_tether_folder_is_said_and_the_tabs_fill_in_when_it_appe
         assert "notes.md is missing" in pane_text(pilot, "#notes-message")
         store.init(tmp_path, goal="ship it")
         pane = app.query_one(NotesPane)
-        await wait_until(pilot, lambda: "## Phase" in pane.editor.text, 10, "the notes")
+        await wait_until(pilot, lambda: "## Phase" in pane.editor.text, what="the notes")
         assert not side.has_class("-missing")
         await type_at_end(pilot, "typed after init\n")
-        await wait_until(pilot, lambda: not pane.dirty, 10, "the save")
+        await wait_until(pilot, lambda: not pane.dirty, what="the save")
         assert app.tether.read_notes().endswith("typed after init\n")
 
 
@@ -405,8 +405,7 @@ async def test_f9_moves_focus_between_the_terminal_and_the_notes_editor(tmp_path
         await wait_until(
             pilot,
             lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted,
-            10,
-            "the side pane",
+            what="the side pane",
         )
         assert app.terminal.has_focus
         side = app.query_one(SidePane)

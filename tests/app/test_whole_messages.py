@@ -108,7 +108,7 @@ async def _ready(pilot) -> None:
     # quiet for a while, the agent (no cue of its own) is said to wait: a still status bar
     await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", 15, "waiting")
     await wait_until(
-        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, 10, "the pane"
+        pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="the pane"
     )
 
 
@@ -173,7 +173,7 @@ def test_the_notes_conflict_is_whole_at_every_size(snap_compare, tmp_path, size,
         pane = app.query_one(NotesPane)
         await type_at_end(pilot, "- mine, unsaved\n")
         app.supervision.tether.add_note("done", "theirs, from the agent")
-        await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
+        await wait_until(pilot, lambda: pane.conflicted, what="the conflict")
         await _still(pilot)
         box = app.query_one("#notes-conflict").region
         seen["box"] = _join([r[box.x : box.right] for r in rows(app)[box.y : box.bottom]])

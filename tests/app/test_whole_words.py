@@ -56,7 +56,7 @@ async def test_the_conflict_message_is_whole_at_every_pane_width(tmp_path, monke
         pane = app.query_one(NotesPane)
         await type_at_end(pilot, "- mine, unsaved\n")
         app.tether.add_note("done", "theirs, from the agent")
-        await wait_until(pilot, lambda: pane.conflicted, 10, "the conflict")
+        await wait_until(pilot, lambda: pane.conflicted, what="the conflict")
         await pilot.pause()
         said = notes_pane.conflict_words("notes.md", 1, 1)
         assert said.startswith("Pick one (")

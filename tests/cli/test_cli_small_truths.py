@@ -118,8 +118,8 @@ def test_no_to_the_tracked_tether_question_ends_the_run_as_the_readme_says(tmp_p
         return said
 
     try:
-        said = read_until(lambda s: "[y/N" in s)
-        assert "N does not start the agent" in said, said[-500:]
+        said = read_until(lambda s: "[y/N" in s and s.rstrip().endswith("]"))  # all of it
+        assert "[y/N; N does not start the agent]" in said, said[-500:]
         child.write("n\r")
         said += read_until(lambda s: not child.isalive())
         child.wait()

@@ -24,13 +24,13 @@ async def test_all_tests_pass_written_while_the_last_run_failed_is_shown_unverif
     app = PaneHarness(tether, "progress", watch=True)
     async with app.run_test(size=(90, 40)) as pilot:
         pane = app.query_one(ProgressPane)
-        await wait_until(pilot, lambda: pane.claims, 10, "the claims checked")
+        await wait_until(pilot, lambda: pane.claims, what="the claims checked")
         text = str(pane.render())
         assert "✗ unverified: all tests pass" in text
         assert "no current passing tests run on this checkout" in text
         hook(repo, claude_bash("pytest -q", "3 passed in 0.1s"))  # the agent runs it again
         await wait_until(
-            pilot, lambda: pane.claims and not pane.claims[0].unverified, 10, "the pass seen"
+            pilot, lambda: pane.claims and not pane.claims[0].unverified, what="the pass seen"
         )
         assert "✓ verified: all tests pass" in str(pane.render())
 

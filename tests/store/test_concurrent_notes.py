@@ -83,7 +83,7 @@ async def test_no_line_is_lost_when_the_agent_and_the_user_edit_notes_together(t
         while not await settled():
             assert time.monotonic() < deadline, "the pane never settled"
             await pilot.pause(0.1)
-        await wait_until(pilot, lambda: editor.text == tether.read_notes(), 5, "a stable file")
+        await wait_until(pilot, lambda: editor.text == tether.read_notes(), what="a stable file")
 
     # Conflicts are likely but timing-dependent; each one was resolved by a merge above.
     print(f"{len(conflicts)} conflict(s) merged")
