@@ -19,6 +19,7 @@ from pathlib import Path
 from supervisor.errors import TetherError
 from supervisor.rehydrate.sanitize import sanitize
 from supervisor.store import notes
+from supervisor.store.checkpoints import live_text
 from supervisor.store.notes import Document
 from supervisor.store.tether_dir import TetherDir
 
@@ -45,7 +46,7 @@ class ParsedNotes:
         texts: list[str] = []
         for path in (tether.task, tether.notes):  # task.md first, as a snapshot reads them
             try:
-                texts.append(_text_or_empty(tether, path))
+                texts.append(live_text(tether, path))
             except TetherError as failed:
                 error = error or failed
                 texts.append("")
@@ -88,13 +89,3 @@ def _stat(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return stat.st_mtime_ns, stat.st_size
-
-
-def _text_or_empty(tether: TetherDir, path: Path) -> str:
-    """A live file; missing is empty, unreadable is an error naming it (as a snapshot's)."""
-    try:
-        return tether.read_text(path)
-    except TetherError:
-        if not os.path.exists(path):
-            return ""
-        raise

@@ -204,15 +204,15 @@ def live(tether: TetherDir, *, reason: str = "live", texts: bool = True) -> Chec
         seq=None,
         at=utc_now(),
         reason=reason,
-        task=_text_or_empty(tether, tether.task) if texts else "",
-        notes=_text_or_empty(tether, tether.notes) if texts else "",
+        task=live_text(tether, tether.task) if texts else "",
+        notes=live_text(tether, tether.notes) if texts else "",
         progress=progress,
         invariant=verdict.to_dict(),
     )
 
 
-def _text_or_empty(tether: TetherDir, path: os.PathLike[str]) -> str:
-    """A live file for a snapshot; missing is empty, unreadable is an error naming it."""
+def live_text(tether: TetherDir, path: os.PathLike[str]) -> str:
+    """A live file (task.md, notes.md); missing is empty, unreadable is an error naming it."""
     try:
         return tether.read_text(path)
     except TetherError:

@@ -10,11 +10,12 @@ window, returned as history, to pick up the latest usage).
 from __future__ import annotations
 
 import json
-import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from supervisor.store.appended import AppendedBytes
 
 TAIL_WINDOW = 256 * 1024
 READ_LIMIT = 4 * 1024 * 1024  # per poll, so one huge burst cannot stall the loop
@@ -87,15 +88,13 @@ class JsonlTail:
 
     def __init__(self, path: Path, *, start: str | int = "end") -> None:
         self.path = Path(path)
+        self._file = AppendedBytes(self.path)
         self._buffer = JsonlBuffer()
         self._history_until = 0
-        self._inode: int | None = None
-        #: Why the path cannot be followed (a folder, a named pipe...), None while it can.
-        self.refused: str | None = None
         try:
             info = self.path.stat()
             size = info.st_size if stat.S_ISREG(info.st_mode) else 0
-            self._inode = info.st_ino
+            self._file.inode = info.st_ino
         except (OSError, ValueError):  # missing, unreachable, or a name with a NUL in it
             size = 0
         if start == "end":
@@ -107,6 +106,20 @@ class JsonlTail:
             self.offset = int(start)
         self._skip_partial = start == "tail" and self.offset > 0
 
+    @property
+    def offset(self) -> int:
+        """How far the file was read."""
+        return self._file.offset
+
+    @offset.setter
+    def offset(self, value: int) -> None:
+        self._file.offset = value
+
+    @property
+    def refused(self) -> str | None:
+        """Why the path cannot be followed (a folder, a named pipe...), None while it can."""
+        return self._file.refused
+
     def poll(self) -> Iterator[tuple[dict[str, Any], bool]]:
         """New records since the last poll, each with ``history`` (read from before start).
 
@@ -114,9 +127,11 @@ class JsonlTail:
         would wait for a writer for ever) and what was opened is checked; anything
         else is :attr:`refused`, named, and yields nothing.
         """
-        data = self._read_new()
+        data, restarted = self._file.read(READ_LIMIT)
         if data is None:
             return
+        if restarted:
+            self._buffer, self._history_until = JsonlBuffer(), 0
         start = self.offset
         self.offset += len(data)
         if self._skip_partial:
@@ -127,39 +142,3 @@ class JsonlTail:
         history = start < self._history_until
         for record in self._buffer.feed(data):
             yield record, history
-
-    def _read_new(self) -> bytes | None:
-        """The bytes appended since the last read (at most READ_LIMIT), None if unreadable."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as error:
-            self.refused = getattr(error, "strerror", None) or str(error)
-            return None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                self.refused = _kind(info.st_mode)
-                return None
-            self.refused = None
-            if (self._inode is not None and info.st_ino != self._inode) or (
-                info.st_size < self.offset
-            ):
-                self.offset, self._buffer, self._history_until = 0, JsonlBuffer(), 0
-            self._inode = info.st_ino
-            want = min(READ_LIMIT, max(0, info.st_size - self.offset))
-            return os.pread(fd, want, self.offset) if want else b""
-        except OSError as error:
-            self.refused = error.strerror or "unreadable"
-            return None
-        finally:
-            os.close(fd)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder, not a file"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe, not a file"
-    return "not a regular file"

@@ -11,9 +11,10 @@ lines hold is the caller's to clean before showing it.
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
+
+from supervisor.store.appended import AppendedBytes
 
 READ_LIMIT = 1024 * 1024  # per poll (about 0.15 s of parsing), so a burst cannot stall the tick
 LINE_LIMIT = 256 * 1024  # a longer line is cut here
@@ -28,14 +29,9 @@ class LineTail:
         """``from_start``: read what the file holds already (a file this run created);
         ``follow_symlink``: False for a file in tether's own folder (a symlink is refused)."""
         self.path = Path(path)
-        self._flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
-        if not follow_symlink:
-            self._flags |= os.O_NOFOLLOW
-        self.refused: str | None = None  # why the path cannot be followed, None while it can
+        self._file = AppendedBytes(self.path, follow_symlink=follow_symlink)
         self._partial = bytearray()
         self._cutting = False  # inside a line over LINE_LIMIT: skip to its end
-        self._inode: int | None = None
-        self.offset = 0
         self.caught_up = True  # the last poll read to the file's end, with no torn line left
         if from_start:
             return
@@ -44,15 +40,27 @@ class LineTail:
         except (OSError, ValueError):  # missing yet: everything it will hold is new
             return
         if stat.S_ISREG(info.st_mode):
-            self.offset, self._inode = info.st_size, info.st_ino
+            self._file.offset, self._file.inode = info.st_size, info.st_ino
+
+    @property
+    def offset(self) -> int:
+        """How far the file was read."""
+        return self._file.offset
+
+    @property
+    def refused(self) -> str | None:
+        """Why the path cannot be followed, None while it can."""
+        return self._file.refused
 
     def poll(self) -> list[str]:
         """The lines completed since the last poll (reads the file)."""
-        data = self._read_new()
+        data, restarted = self._file.read(READ_LIMIT)
+        if restarted:
+            self._partial, self._cutting = bytearray(), False
         if not data:
             self.caught_up = not self._partial
             return []
-        self.offset += len(data)
+        self._file.offset += len(data)
         self.caught_up = len(data) < READ_LIMIT and data.endswith(b"\n")
         lines: list[str] = []
         start = 0
@@ -74,30 +82,3 @@ class LineTail:
         self._partial += piece[:room]
         if len(piece) > room:
             self._cutting = True
-
-    def _read_new(self) -> bytes | None:
-        """The bytes appended since the last read (at most READ_LIMIT), None if unreadable."""
-        try:
-            fd = os.open(self.path, self._flags)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as error:
-            self.refused = getattr(error, "strerror", None) or str(error)
-            return None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                self.refused = "not a regular file"
-                return None
-            self.refused = None
-            replaced = self._inode is not None and info.st_ino != self._inode
-            if replaced or info.st_size < self.offset:  # rotated or truncated: start over
-                self.offset, self._partial, self._cutting = 0, bytearray(), False
-            self._inode = info.st_ino
-            want = min(READ_LIMIT, max(0, info.st_size - self.offset))
-            return os.pread(fd, want, self.offset) if want else b""
-        except OSError as error:
-            self.refused = error.strerror or "unreadable"
-            return None
-        finally:
-            os.close(fd)

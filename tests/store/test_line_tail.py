@@ -89,7 +89,7 @@ def test_bytes_that_are_not_utf8_are_replaced_not_fatal(tmp_path: Path) -> None:
 def test_a_folder_is_refused_by_name(tmp_path: Path) -> None:
     tail = LineTail(tmp_path)
     assert tail.poll() == []
-    assert tail.refused == "not a regular file"
+    assert tail.refused == "a folder, not a file"
 
 
 def test_a_file_in_tethers_folder_is_not_read_through_a_symlink(tmp_path: Path) -> None:
