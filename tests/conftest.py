@@ -180,6 +180,18 @@ async def wait_until(pilot, predicate, timeout: float = 60.0, what: str = "condi
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
+def steady_cursors(app) -> None:
+    """Every text area's cursor stops blinking (a blink's phase is a matter of timing), drawn
+    where the area has the focus. Textual (8.2) caches a text area's lines under a key that
+    holds neither ``cursor_blink`` nor the focus: a line drawn in a blink's dark phase, or
+    before the focus came, would be shown again without its cursor, so the cache goes."""
+    from textual.widgets import TextArea
+
+    for area in app.screen.query(TextArea):
+        area.cursor_blink = False
+        area.notify_style_update()  # clears the line cache, and refreshes
+
+
 async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     """Pump the app until two looks a beat apart, with no animation running, draw the same
     picture: a snapshot taken while a late layout pass (a resize, a rewrap) is still due
@@ -232,6 +244,7 @@ __all__ = [
     "asyncio",
     "demo_app",
     "screen_text",
+    "steady_cursors",
     "until",
     "wait_for_screen",
     "wait_until",

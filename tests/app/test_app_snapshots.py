@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
+from textual.screen import Screen
 
 from supervisor.app import TetherApp
 from supervisor.recognize.observations import Incident
@@ -23,7 +24,8 @@ from supervisor.rehydrate.recall_check import RecallCheck
 from supervisor.run.attention_model import AttentionModel
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import init
-from tests.conftest import wait_for_screen, wait_until
+from tests.conftest import steady_cursors, wait_for_a_still_picture, wait_for_screen, wait_until
+from widgets.payload_preview import PayloadPreview
 
 SIZE = (100, 24)
 PARTIAL = RecallCheck(3, "t", 2, (2,), ((1, ("15 minute", "TTL", "rotate")),), "partial")
@@ -49,7 +51,9 @@ def build(tmp_path, *, unclean: bool = False) -> TetherApp:
 async def _ready(pilot) -> None:
     app = pilot.app
     await wait_for_screen(pilot, app, r"^agent ready$")
-    await wait_until(pilot, lambda: app.status_bar.agent_state == "running", what="running")
+    # Quiet for a while (3 s), the agent (no cue of its own) is said to wait: the status bar's
+    # lasting word. "running" lasted only until then, and a busy machine's snapshot missed it.
+    await wait_until(pilot, lambda: app.status_bar.agent_state == "waiting", what="waiting")
 
 
 def _compaction(told: AttentionModel) -> None:
@@ -87,13 +91,21 @@ def test_banner_snapshot(snap_compare, tmp_path, kind):
     assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=show)
 
 
+def _counted(screen: Screen) -> bool:
+    """The preview has drawn its token count, counted in a thread: "counting tokens…" until then
+    (a busy machine's snapshot caught that); the quit dialog counts nothing."""
+    return not isinstance(screen, PayloadPreview) or screen.tokens is not None
+
+
 @pytest.mark.parametrize(("dialog", "key"), [("payload-preview", "f7"), ("quit", "f10")])
 def test_dialog_snapshot(snap_compare, tmp_path, dialog, key):
     async def open_dialog(pilot) -> None:
         await _ready(pilot)
         await pilot.press(key)
         await wait_until(pilot, lambda: len(pilot.app.screen_stack) == 2, what=dialog)
-        await pilot.pause()
+        steady_cursors(pilot.app)  # the picture has the cursor, not a blink's phase
+        await wait_until(pilot, lambda: _counted(pilot.app.screen), what="the token count")
+        await wait_for_a_still_picture(pilot)
 
     assert snap_compare(build(tmp_path), terminal_size=SIZE, run_before=open_dialog)
 
