@@ -34,6 +34,7 @@ from supervisor.terminal.keys import (
     encode_mouse_wheel,
 )
 from supervisor.terminal.session import AgentSession
+from widgets.missed_resize import ResizeWatch
 from widgets.widget_message import WidgetMessage
 
 # Keys the view keeps for itself: scrolling tether's scrollback, as terminals do.
@@ -156,6 +157,7 @@ class TerminalView(Widget, can_focus=True):
         # cursor in the agent's shape (input methods and screen readers follow it), and
         # no cell is painted reversed. None (headless): the painted cell.
         self.cursor_out: CursorOut | None = None
+        self.resize_watch = ResizeWatch(self)  # the agent's size follows the view's, always
 
     # -- painting ----------------------------------------------------------
 
@@ -181,6 +183,7 @@ class TerminalView(Widget, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.screen_change_signal.subscribe(self, lambda _screen: self._place_cursor())
+        self.resize_watch.watch()
 
     def _place_cursor(self) -> None:
         """The real cursor at the agent's, shown while the agent has the keys and shows one."""
@@ -284,6 +287,7 @@ class TerminalView(Widget, can_focus=True):
     # -- size --------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
+        self.resize_watch.told(event.size)
         cols, rows = event.size.width, event.size.height
         if cols < 2 or rows < 2:
             return

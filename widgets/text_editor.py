@@ -18,12 +18,15 @@ in turn with the characters around them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.widgets import TextArea
 
 from supervisor.shown import shown_in_place
+from widgets.missed_resize import ResizeWatch
 
 TETHERS_KEYS = ("f6", "f7")  # the ones TextArea binds
 
@@ -58,6 +61,16 @@ class Editor(TextArea, inherit_bindings=False):
         Binding("ctrl+shift+home", "text_start(True)", show=False),
         Binding("ctrl+shift+end", "text_end(True)", show=False),
     ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.resize_watch = ResizeWatch(self)  # wrapped at the width it is shown at, always
+
+    def on_mount(self) -> None:
+        self.resize_watch.watch()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.resize_watch.told(event.size)
 
     def get_line(self, line_index: int) -> Text:
         """The line as drawn: a control character in the file is shown as its picture (␛),
