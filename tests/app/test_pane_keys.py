@@ -31,8 +31,9 @@ async def to_tab(pilot, app: TetherApp, name: str) -> None:
     for _ in range(4):
         if tabs.active == f"tab-{name}":
             return
-        await pilot.press("ctrl+pagedown")
-        await pilot.pause()
+        shown = tabs.active
+        await pilot.press("ctrl+pagedown")  # handled when the tab changed, not after a pause
+        await wait_until(pilot, lambda s=shown: tabs.active != s, what="the next tab")
     assert tabs.active == f"tab-{name}"
 
 
@@ -40,10 +41,12 @@ async def into_the_pane(pilot, app: TetherApp) -> SidePane:
     await wait_until(
         pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="the pane"
     )
-    await pilot.press("f9")
-    await pilot.pause()
+    # A loaded machine: a pause does not mean the keys were handled (Textual's idle test
+    # reads a starved process as idle), so each step waits for what it brings.
+    await wait_until(pilot, lambda: app.focused is app.terminal, what="the agent's keys")
     side = app.query_one(SidePane)
-    assert side.has_focus_within
+    await pilot.press("f9")
+    await wait_until(pilot, lambda: side.has_focus_within, what="the pane's keys")
     return side
 
 
@@ -83,13 +86,10 @@ async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tm
         side = await into_the_pane(pilot, app)
         tabs = app.query_one(TabbedContent)
         assert {"next_tab", "previous_tab", "rehydrate"} <= footer_actions(app)
-        seen = []
-        for _ in range(4):
+        for name in ["progress", "checkpoints", "events", "notes"]:
             await pilot.press("ctrl+pagedown")
-            await pilot.pause()
-            seen.append(tabs.active)
+            await wait_until(pilot, lambda n=name: tabs.active == f"tab-{n}", what=name)
             assert side.has_focus_within
-        assert seen == ["tab-progress", "tab-checkpoints", "tab-events", "tab-notes"]
         await pilot.press("ctrl+pageup")
         await wait_until(pilot, lambda: "select" in footer_actions(app), what="the events' keys")
         assert tabs.active == "tab-events"  # Enter: all the fields of the row
