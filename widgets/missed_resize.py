@@ -6,7 +6,8 @@ rebuilt, at the new sizes, whenever something asks where a widget is while the
 layout is out of date (``Compositor.full_map``); the next layout pass then sees
 no change and sends nothing. Seen on a busy machine: the agent's terminal drawn
 80 columns wide while the agent still wrote 120 (the side pane shown by its key),
-and the notes editor laid out 55 wide but never wrapped (its text one long row).
+the notes editor laid out 55 wide but never wrapped (its text one long row), and
+(an earlier run) the Notes tab in front without its underline.
 
 :class:`ResizeWatch` looks after each layout pass, once the events that pass sent
 have been handled, and sends the widget the Resize it missed.
@@ -23,7 +24,9 @@ from textual.widget import Widget
 class ResizeWatch:
     """Sends ``widget`` a Resize when a layout pass gave it a size it was not told of.
 
-    The widget calls :meth:`watch` when mounted and :meth:`told` from its Resize handler.
+    :meth:`watch` once the widget is mounted. A widget of ours calls :meth:`told` from its
+    Resize handler; another's (Textual's tab bar) gets one Resize per new size, which may
+    repeat the one Textual sent.
     """
 
     def __init__(self, widget: Widget) -> None:
@@ -44,4 +47,5 @@ class ResizeWatch:
         widget = self.widget
         size = widget.size
         if widget.is_mounted and size.area and size != self.size:
+            self.size = size
             widget.post_message(events.Resize(size, widget.virtual_size, widget.container_size))

@@ -14,12 +14,18 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
+from textual.widgets._tabbed_content import ContentTab
+from textual.widgets._tabs import Underline
 
 from supervisor.app import RunConfig, TetherApp
 from tests.conftest import wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane
 from widgets.text_editor import Editor
+
+
+def _mounted(app: TetherApp) -> bool:
+    return bool(app.query(SidePane)) and app.query_one(SidePane).is_mounted
 
 
 def _layout_out_of_date_and_asked(app: App[object], asked: Static | SidePane) -> None:
@@ -36,12 +42,33 @@ async def test_the_agent_takes_the_views_new_width_when_textual_sends_no_resize(
     app = TetherApp(config)
     async with app.run_test(size=(120, 40)) as pilot:  # the pane hidden by the width
         view = app.terminal
-        await wait_until(pilot, lambda: app.query(SidePane), what="the pane")
+        await wait_until(pilot, lambda: _mounted(app), what="the pane")
         await wait_until(pilot, lambda: app.session.emulator.cols == 120, what="120 columns")
         app.action_toggle_pane()  # shown: the agent's view is 80 wide
         _layout_out_of_date_and_asked(app, app.query_one(SidePane))
         await wait_until(pilot, lambda: view.size.width == 80, what="the view at 80")
         await wait_until(pilot, lambda: app.session.emulator.cols == 80, what="the agent at 80")
+
+
+async def test_the_front_tab_is_underlined_when_textual_sends_the_tab_bar_no_resize(
+    tmp_path, shell_env
+):
+    write_fixture(tmp_path)
+    argv = ["sh", "-c", "echo ready; sleep 600"]
+    config = RunConfig(argv=argv, workdir=tmp_path, env=shell_env, side_pane=True, record=False)
+    app = TetherApp(config)
+    async with app.run_test(size=(120, 40)) as pilot:  # the pane hidden by the width
+        await wait_until(pilot, lambda: _mounted(app), what="the pane")
+        underline = app.query_one(Underline)
+        app.action_toggle_pane()
+        _layout_out_of_date_and_asked(app, app.query_one(SidePane))
+        front = app.query_one(ContentTab)  # Notes, the first tab, in front
+        await wait_until(pilot, lambda: front.size.width > 0, what="the tab bar laid out")
+        await wait_until(
+            pilot,
+            lambda: underline.highlight_end - underline.highlight_start == front.size.width,
+            what="the front tab underlined",
+        )
 
 
 class _Beside(App[None]):

@@ -14,12 +14,13 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from supervisor.config.layout import SIDE_PANE_WIDTH_CSS
 from supervisor.shown import shown
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import TetherWatcher
+from widgets.missed_resize import ResizeWatch
 from widgets.side_pane.checkpoint_list import CheckpointList
 from widgets.side_pane.events_log import EventsLog
 from widgets.side_pane.notes_pane import NotesPane
@@ -82,6 +83,10 @@ class SidePane(PaneKeys, can_focus=True):
 
     def on_mount(self) -> None:
         self.set_class(not self.tether.exists(), "-missing")
+        # The tab bar places its underline on Resize: one Textual did not send left the
+        # front tab without it (see widgets.missed_resize).
+        self.tabs_watch = ResizeWatch(self.query_one(TabbedContent).query_one(Tabs))
+        self.tabs_watch.watch()
         if self._watch:
             self._start_watching()
 
