@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,6 +23,11 @@ from tests.hook_leaks import (  # noqa: F401 (the session's check that no hook f
     pytest_terminal_summary,
 )
 from tests.locations import CAPTURES
+
+# A suite started under `nohup` inherits SIGHUP ignored, and so would every tether it starts
+# (a run under nohup rightly keeps it ignored): the hang-up tests need what a terminal gives.
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 # Every backend of the Emulator Protocol: a new one is added here and must pass the contract.
 # pyghostty installs on Linux only (its wheels): elsewhere the contract runs on avt alone.

@@ -92,6 +92,10 @@ class Writer(Protocol):
 
     def write(self, data: bytes) -> None: ...
 
+    def hold_input(self) -> None: ...
+
+    def release_input(self) -> None: ...
+
 
 @dataclass(slots=True)
 class _Request:
@@ -304,6 +308,7 @@ class Injector:
         for notify in self.sent_listeners:  # before the agent can echo it anywhere
             notify(item.text)
         self.session.write(data)
+        self.session.hold_input()  # the user's keys come after the submit key, not into the line
         self._fresh_waiting = False
         tokens = item.tokens
         if tokens is None:
@@ -342,6 +347,7 @@ class Injector:
 
     def _submit(self) -> None:
         self.session.write(self.profile.submit_key.encode("utf-8"))
+        self.session.release_input()
 
     def _schedule(self, delay: float, callback: Callable[[], None]) -> None:
         call_later = self._call_later

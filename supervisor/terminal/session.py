@@ -80,6 +80,7 @@ class AgentSession:
         self.exit_listeners: list[Callable[[ExitStatus], None]] = []
         self.screen_listeners: list[Callable[[], None]] = []
         self.input_listeners: list[Callable[[bytes], None]] = []
+        self._held_input: bytearray | None = None  # the user's keys while an injection ends
         self.host: PtyHost | None = None
         self.exit_status: ExitStatus | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -436,10 +437,27 @@ class AgentSession:
             self.host.write(data)
 
     def send_input(self, data: bytes) -> None:
-        """What the user typed or pasted: written at once, then told to the input listeners."""
-        self.write(data)
+        """What the user typed or pasted: written at once (or, between an injection's paste
+        and its submit key, right after that key), then told to the input listeners."""
+        if self._held_input is not None:
+            self._held_input += data
+        else:
+            self.write(data)
         for notify in self.input_listeners:
             notify(data)
+
+    def hold_input(self) -> None:
+        """Tether's own line is on the agent's input line and its submit key is due: the
+        user's keys wait for :meth:`release_input`, else they would be glued to that line
+        and submitted with it."""
+        if self._held_input is None:
+            self._held_input = bytearray()
+
+    def release_input(self) -> None:
+        """The submit key went: the keys typed meanwhile follow it, in the order typed."""
+        held, self._held_input = self._held_input, None
+        if held:
+            self.write(bytes(held))
 
     def paste(self, text: str) -> None:
         self.send_input(encode_paste(text, self.emulator.modes))

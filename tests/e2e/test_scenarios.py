@@ -200,8 +200,10 @@ def test_3_claude_clear_is_a_wipe_then_rehydrate_key(make_claude_env, fake_serve
         run = tether_run(make_claude_env(), fake_server, "claude", ready=CM["ready"])
         _claude_conversation(run)
         run.type_line("/clear", enter_delay=1.0)
-        incident = run.wait_incident("wipe", what="a wipe incident")
-        assert "hook" in incident["sources"], incident
+        # The typed /clear opens the incident; the hooks' sighting joins it when it comes.
+        run.wait_incident(
+            "wipe", where=lambda i: "hook" in i.get("sources", []), what="a wipe seen by hooks"
+        )
         run.wait_screen(CM["ready"])
         _rehydrate_with_f6(run)
         assert len(run.incidents_of("wipe")) == 1, run.incidents()

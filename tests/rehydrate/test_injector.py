@@ -354,6 +354,12 @@ class FakeSession:
     def write(self, data: bytes) -> None:
         self.written.append(data)
 
+    def hold_input(self) -> None:
+        pass
+
+    def release_input(self) -> None:
+        pass
+
 
 class Clock:
     def __init__(self) -> None:
@@ -555,3 +561,33 @@ def test_nothing_is_pasted_into_a_shell_unless_the_user_confirms(tether):
     assert injector.request("echo `tether init`", "rehydrate") == SENT
     assert session.written and b"tether init" in session.written[0]
     assert injector.request("again", "rehydrate (edited)") == REFUSED  # one yes, one paste
+
+
+async def test_keys_typed_between_the_paste_and_its_submit_key_follow_the_submit_key(
+    tmp_path, tether, profile
+):
+    """On a loaded machine the submit key can come a second after the paste: a key the user
+    types meanwhile is not glued to tether's line (and sent with it), it comes after."""
+    child = Child(tmp_path, bracketed=True)
+    await child.start()
+    scheduled: list = []
+    try:
+        injector = Injector(
+            child.session,
+            profile,
+            tether,
+            lambda: True,
+            call_later=lambda delay, fn: scheduled.append(fn),
+        )
+        assert injector.request("the brief", "initial brief") == SENT
+        await until(lambda: child.received().endswith(b"\x1b[201~"), "the paste")
+        child.session.send_input(b"/c")  # typed before the submit key is due
+        [submit] = scheduled
+        submit()
+        everything = len(expected_paste("the brief") + b"\r/c")
+        await until(lambda: len(child.received()) >= everything, "the submit key and the keys")
+        assert child.received() == expected_paste("the brief") + b"\r/c"
+        child.session.send_input(b"ompact")  # and once it went, keys go at once again
+        await until(lambda: child.received().endswith(b"/compact"), "the next keys")
+    finally:
+        child.stop()

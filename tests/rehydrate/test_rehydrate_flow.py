@@ -146,6 +146,7 @@ async def test_the_recording_marks_each_incident_and_injection(tmp_path, shell_e
 async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
     app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         await compact(pilot, app)
         await pilot.press("f7")
         await wait_until(pilot, lambda: isinstance(app.screen, PayloadPreview), what="preview")
@@ -161,6 +162,7 @@ async def test_preview_lets_the_user_edit_before_sending(tmp_path, shell_env):
 async def test_payload_is_queued_while_the_agent_is_busy(tmp_path, shell_env):
     app = login_app(tmp_path, shell_env, delay="3")
     async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         await compact(pilot, app)
         before = len(injections(tmp_path, "rehydrate"))
         await pilot.press(*"a long task", "enter")
@@ -176,6 +178,7 @@ async def test_payload_is_queued_while_the_agent_is_busy(tmp_path, shell_env):
 async def test_crash_then_restart_with_the_resume_command_and_rehydrate(tmp_path, shell_env):
     app = login_app(tmp_path, shell_env)
     async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for_screen(pilot, app, r"Understood: I will keep my state")  # initial brief
         await wait_for_screen(pilot, app, r"\? for shortcuts")
         await pilot.press(*"/crash", "enter")
         banner = app.query_one(LossBanner)
