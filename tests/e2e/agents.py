@@ -230,14 +230,33 @@ def fast_clock_wrapper(folder: Path, library: Path, binary: Path, speed: int) ->
     hooks the agent starts inherit the fast clock, but `tether hook` hands each call to the
     supervisor's socket, which records it in real time. (``FAKETIME_ONLY_CMDS`` would spare
     them, but libfaketime 0.9.10 then stops Claude Code with "Could not copy the
-    environment variable value".)"""
+    environment variable value".)
+
+    The agent counts its hooks' timeouts on its fast clock too (10 s would be 0.17 s, less
+    than a cold `tether hook` takes on a loaded machine), so the settings file tether passes
+    with ``--settings`` is given to it with each timeout ``speed`` times as long."""
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / binary.name
     lines = [
-        "#!/bin/sh",
-        f"export LD_PRELOAD={shlex.quote(str(library))}",
-        f"export FAKETIME='+0 x{speed}' FAKETIME_DISABLE_SHM=1",
-        f'exec {shlex.quote(str(binary))} "$@"',
+        f"#!{sys.executable}",
+        "import json, os, sys",
+        "args = sys.argv[1:]",
+        "for i, arg in enumerate(args[:-1]):",
+        "    if arg == '--settings' and os.path.isfile(args[i + 1]):",
+        "        with open(args[i + 1], encoding='utf-8') as f:",
+        "            settings = json.load(f)",
+        "        for groups in settings.get('hooks', {}).values():",
+        "            for group in groups:",
+        "                for handler in group.get('hooks', []):",
+        f"                    handler['timeout'] = handler.get('timeout', 60) * {speed}",
+        "        slow = args[i + 1] + '.slow-clock.json'",
+        "        with open(slow, 'w', encoding='utf-8') as f:",
+        "            json.dump(settings, f)",
+        "        args[i + 1] = slow",
+        f"os.environ['LD_PRELOAD'] = {str(library)!r}",
+        f"os.environ['FAKETIME'] = '+0 x{speed}'",
+        "os.environ['FAKETIME_DISABLE_SHM'] = '1'",
+        f"os.execv({str(binary)!r}, [{str(binary)!r}, *args])",
     ]
     script.write_text("\n".join(lines) + "\n")
     script.chmod(0o755)
