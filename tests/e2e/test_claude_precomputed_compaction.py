@@ -89,20 +89,6 @@ class Headless:
         self._stderr.close()
 
 
-def slow_hooks(path: Path, speed: int) -> Path:
-    """tether's settings with each hook's timeout ``speed`` times as long: the agent counts
-    it on its fast clock (10 s would be 0.17 s), and `tether hook` standalone, with no
-    supervisor to hand the call to, builds the payload itself."""
-    settings = json.loads(path.read_text(encoding="utf-8"))
-    for groups in settings["hooks"].values():
-        for group in groups:
-            for handler in group["hooks"]:
-                handler["timeout"] = handler.get("timeout", 60) * speed
-    slow = path.with_name("claude-settings-slow-clock.json")
-    slow.write_text(json.dumps(settings), encoding="utf-8")
-    return slow
-
-
 def agent_time(log: Path, text: str, before: float | None = None) -> float | None:
     """When the agent first wrote ``text`` to its debug log, on its own (fast) clock; with
     ``before``, the last time it did before then."""
@@ -142,7 +128,7 @@ def test_claude_precomputed_fold_is_one_incident_rehydrated_in_the_next_prompt(
         setup = make_claude_env(hooks=False)
         init(setup.project, goal="keep the auth work on track")
         TetherDir.at(setup.project).add_decisions([PIN], source="test")
-        settings = slow_hooks(write_settings(setup.project / ".tether"), SPEED)
+        settings = write_settings(setup.project / ".tether")  # the wrapper lengthens its timeouts
         folder = setup.project.parent / "fast-clock"
         agents.fast_clock_wrapper(folder, agents.ensure_libfaketime(), setup.binary, SPEED)
         env = dict(setup.env, PATH=f"{folder}:{setup.env['PATH']}", TETHER_PROFILE="claude")
