@@ -313,7 +313,8 @@ class Supervision:
 
     def _recording_failed(self, failure: RecordingFailed) -> None:
         """The recording stopped on a write error (a full disk): the banner, and an event
-        (which the same disk may refuse: then the problem says that too)."""
+        (which the same disk may refuse: then the problem says that too). The recorder
+        calls it on the thread that feeds and flushes it, the loop, never on its writer's."""
         self._problem(failure.message)
         self.attention.say(failure.message, "warning", source="recording")
         self.events.record(
@@ -624,7 +625,7 @@ class Supervision:
         agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
         injector = self.injector
         sent = injector.awaiting_acknowledgement() if self._opened else None
-        return self.reader.read(
+        reads = self.reader.read(
             self.clock(),
             agent=agent,
             sent=sent,
@@ -632,6 +633,10 @@ class Supervision:
             since=self.started_at - 1,
             timer_due=timer_due and not self.checkpointer.busy,
         )
+        dumped = self._screen_dump.write_taken()  # the text the last apply took
+        if dumped:
+            reads.problems.append(dumped)
+        return reads
 
     def apply_tick(self, reads: TickReads) -> None:
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
@@ -667,7 +672,7 @@ class Supervision:
         if self._opened:
             self._offer_injection(reads)
         if self.recorder is not None:
-            self.recorder.flush()
+            self.recorder.flush()  # hands the buffer to its writer thread; tells of a failure
         if reads.state_changed:
             self.checkpoint("timer: state changed")
         injector = self.injector if self._opened else None
@@ -704,9 +709,7 @@ class Supervision:
     def _dump_screen(self) -> None:
         if not self._screen_dump.asked():  # the whole screen's text, every tick, for nobody
             return
-        problem = self._screen_dump.write(self.session.emulator.display())
-        if problem:
-            self._problem(problem)
+        self._screen_dump.take(self.session.emulator.display())  # written by the next read
 
     def enforce_invariant(self) -> invariant.InvariantResult | None:
         """Disk wins: a cursor that disagrees with artifacts.jsonl is rolled to the disk truth."""
