@@ -114,7 +114,8 @@ def build_payload(
     """Build the payload from checkpoint ``checkpoint`` (a number or one loaded) or the live files.
 
     ``live``: the supervisor's parsed notes and task, read again only if they changed
-    (None: parsed from disk here).
+    (None: parsed from disk here); with ``checkpoint``, its parse when the checkpoint
+    holds the live files' very texts.
 
     ``incident`` is an :class:`supervisor.recognize.observations.Incident`, an incident
     event from ``events.jsonl`` (see :func:`latest_incident`), or ``None``.
@@ -125,8 +126,11 @@ def build_payload(
     if isinstance(checkpoint, int):
         checkpoint = checkpoints.load(tether, checkpoint)
     if checkpoint is not None:
-        task = notes.Document.parse(sanitize(checkpoint.task))
-        state = _state_of(checkpoint, task, notes.Document.parse(sanitize(checkpoint.notes)))
+        if live is not None:  # the checkpoint just taken of the live files: their parse
+            parsed = live.of_texts(checkpoint.task, checkpoint.notes)
+        else:
+            parsed = ParsedNotes.of_texts(checkpoint.task, checkpoint.notes)
+        state = _state_of(checkpoint, parsed.task, parsed.notes)
     else:
         parsed = live.current() if live is not None else ParsedNotes.read(tether)
         if parsed.error is not None:
