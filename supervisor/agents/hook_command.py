@@ -161,7 +161,7 @@ def handle(
         event, shaped = claude_shaped(fields["payload"])
         fields = {**fields, "payload": shaped}
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
-        return _record_action(event, fields, work_dir, stderr, profile)
+        return _record_action(event, fields, work_dir, stderr, profile, live)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
     if heard is not None:
@@ -192,7 +192,12 @@ def handle(
 
 
 def _record_action(
-    event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO, profile: str | None
+    event: str,
+    fields: dict[str, Any],
+    work_dir: str,
+    stderr: TextIO,
+    profile: str | None,
+    live: LiveNotes | None,
 ) -> int:
     """A tool hook: its action into `.tether/ledger.jsonl` (see :mod:`.action_ledger`)."""
     payload = fields.get("payload")
@@ -201,7 +206,7 @@ def _record_action(
     try:
         from supervisor.agents.action_ledger import record_tool_hook
 
-        record_tool_hook(event, payload, work_dir, agent=profile)
+        record_tool_hook(event, payload, work_dir, agent=profile, live=live)
     except Exception as problem:  # a full disk or a broken repository must not break the agent
         print(f"tether hook: action not recorded: {problem}", file=stderr)
     return 0

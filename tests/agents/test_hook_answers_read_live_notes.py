@@ -94,3 +94,29 @@ def test_a_hook_alone_parses_the_notes_once_however_often_its_payload_is_rebuilt
     assert DECISION in context and len(context) <= 9500
     assert len(builds) > 1  # cut to fit the hook's limit: built again with a smaller budget
     assert len(parses) == 2  # task.md and notes.md, once each
+
+
+def test_a_tool_hook_in_process_finds_the_rejected_approaches_in_the_supervision_s_parse(
+    work: Path, parses: list[int]
+) -> None:
+    TetherDir.at(work).add_note("rejected", "`pip install ujson`: segfaults on 3.13")
+    live = LiveNotes(TetherDir.at(work))
+    live.current()
+    parsed = len(parses)
+    server = HookServer(work, preload_after=None)
+    server.live = live
+    bash = {
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pip install ujson"},
+        "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+    }
+    for _ in range(3):  # every tool call: no parse of its own
+        served(server, "PostToolUse", bash)
+    assert len(parses) == parsed
+    alarms = [
+        json.loads(line)
+        for line in (work / ".tether" / "events.jsonl").read_text().splitlines()
+        if '"drift_alarm"' in line
+    ]
+    assert alarms and alarms[0]["term"] == "pip install ujson"
