@@ -348,6 +348,7 @@ class RecordingWriter:
             self.txt.add(data, self._stop_note_txt())
         for file in (self.cast, self.txt):
             try:
+                file.open()  # both exist from the first batch on, for `tether transcript`
                 file.flush()
             except OSError as error:
                 self._failed(file, error, batch.at)
