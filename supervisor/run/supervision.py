@@ -620,6 +620,10 @@ class Supervision:
         timer_due = monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every
         if timer_due:
             self._last_timer_checkpoint = monotonic
+        lock = self.lock  # released by close() on another thread: the lock guards its fd
+        if lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
+            self._last_heartbeat = monotonic
+            lock.heartbeat()  # the lock file's mtime: here, with the tick's other file I/O
         host = self.session.host
         agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
         injector = self.injector
@@ -636,12 +640,8 @@ class Supervision:
     def apply_tick(self, reads: TickReads) -> None:
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
-        monotonic = time.monotonic()
         if reads.notes is not None:  # before the hook events: their audit uses the pins
             self.notes.digest = reads.notes
-        if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
-            self._last_heartbeat = monotonic
-            self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
         if reads.session_loaded and self.reader.watch is not None:
