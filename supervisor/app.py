@@ -474,12 +474,15 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
             self.deadline.arm(code)  # before the queue, which may be what is stuck
         self.call_later(self.exit, code)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
         self.engine.detach()
         self._ticks.close()  # no read of the files while they close
-        supervision.finish()
+        supervision.hang_up()  # the agent's reader and timers are the loop's
+        # The last checkpoints, the recording, tether_ended and the lock: their writes off
+        # the loop. If they hang, the shutdown deadline (armed by exit) ends the process.
+        await asyncio.to_thread(supervision.close_off_loop)
         if self._heap_frozen:  # another app in this process (tests) starts from a clean heap
             gc.unfreeze()
             self._heap_frozen = False

@@ -85,6 +85,8 @@ class Checkpointer:
         Two calls race on their threads; an agent's exit would otherwise be numbered
         before the incident it caused. One not yet answered holds back those after it.
         """
+        if self._closed:  # close() writes what is still asked, in order, itself
+            return
         while self.asking:  # empty once close() wrote them all
             first = next(iter(self.asking))
             if not first.done():
@@ -136,9 +138,15 @@ class Checkpointer:
         elif isinstance(taken, TetherError):
             self._problem(str(taken))
 
+    def closing(self) -> None:
+        """On the loop, before :meth:`close` runs on another thread: nothing asked from
+        now on is handed to the writer by the loop (close() writes it all, in order)."""
+        self._closed = True
+
     def close(self) -> None:
         """Finish the checkpoints being written, then write those git has not answered for
-        yet, asking it once for all of them (at the end of the run, on the loop)."""
+        yet, asking it once for all of them (at the end of the run; any thread once
+        :meth:`closing` ran on the loop)."""
         self._closed = True
         if self._writer is not None:
             self._writer.shutdown(wait=True)

@@ -348,13 +348,36 @@ class Supervision:
         finally:
             self._finishing.release()
 
+    def hang_up(self) -> None:
+        """The loop's half of the end of the run (the app's): hang up on the agent, whose
+        reader and timers are the loop's, and hand the loop nothing more. Its writes to
+        `.tether/` follow in :meth:`close_off_loop`, on another thread."""
+        self._cancel_scan()
+        self.inbox.detach()
+        self.checkpointer.closing()  # what is still asked is written by close(), in order
+        self.stop_agent()
+
+    def close_off_loop(self) -> None:
+        """The rest of :meth:`finish` after :meth:`hang_up`, on a thread of its own while
+        the loop waits for it: the last checkpoints, the recording, ``tether_ended``, the
+        lock. Under the same guard as finish(), which the shutdown deadline may run."""
+        if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
+            return
+        try:
+            self.close()
+        finally:
+            self._finishing.release()
+
+    def _cancel_scan(self) -> None:
+        if self._scan_timer is not None:
+            self._scan_timer.cancel()
+            self._scan_timer = None
+
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit).
 
         Safe to call again, and from any thread once the loop is gone."""
-        if self._scan_timer is not None:
-            self._scan_timer.cancel()
-            self._scan_timer = None
+        self._cancel_scan()
         self.checkpointer.close()
         if self.recorder is not None:
             try:
