@@ -89,6 +89,8 @@ __all__ = [
 ]
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
+# A recording's files, made off the loop: the recorder, the problem's words, or nothing.
+OpenedRecording = SessionRecorder | str | None
 # How often the lock's mtime is touched: after a crash it says when tether died, to this.
 HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
@@ -292,24 +294,59 @@ class Supervision:
             raise TetherError("the supervisor is not open")
 
     def start_recording(self) -> None:
-        """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
-        self.restarter.note_agent_pid()
-        if not self.config.record or self.recorder is not None:
-            return
+        """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size,
+        and name the agent in the lock: at once, where no loop runs yet (`tether run`'s
+        early start, headless callers). The app does the same in steps, its files on a
+        worker: :meth:`open_recording`, :meth:`recording_opened`, :meth:`note_agent`."""
+        self.note_agent()
         emulator = self.session.emulator
+        self.recording_opened(self.open_recording(emulator.cols, emulator.rows))
+
+    def note_agent(self) -> None:
+        """The lock names the running agent (a write to the lock: any thread)."""
+        self.restarter.note_agent_pid()
+
+    def open_recording(self, cols: int, rows: int) -> OpenedRecording:
+        """Create the recording's files and name the `.cast` in the lock: file I/O, safe
+        on a worker thread (it tells nobody anything). None when this run records
+        nothing; the problem's words when the files cannot be made."""
+        if not self.config.record or self.recorder is not None:
+            return None
         try:
-            self.recorder = SessionRecorder(
+            recorder = SessionRecorder(
                 self.tether.sessions,
                 self.config.profile_name,
-                emulator.cols,
-                emulator.rows,
+                cols,
+                rows,
                 on_failure=self._recording_failed,
             )
         except (OSError, TetherError) as error:
-            self._problem(f"recording is off: {error}")
+            return f"recording is off: {error}"
+        lock = self.lock
+        if lock is not None:  # `tether transcript` reads this one while we run
+            lock.record_recording(recorder.cast_path.name)
+        return recorder
+
+    def recording_opened(
+        self, opened: OpenedRecording, size: tuple[int, int] | None = None
+    ) -> None:
+        """On the loop: what :meth:`open_recording` made records the agent's output from
+        now on (``size``: the one it was made at, if the screen may have changed since)."""
+        if isinstance(opened, str):
+            self._problem(opened)
             return
-        if self.lock is not None:  # `tether transcript` reads this one while we run
-            self.lock.record_recording(self.recorder.cast_path.name)
+        if opened is None or self.recorder is not None:
+            return
+        self.recorder = opened
+        emulator = self.session.emulator
+        if size is not None and size != (emulator.cols, emulator.rows):
+            opened.resize(emulator.cols, emulator.rows)
+
+    @staticmethod
+    def discard_recording(opened: OpenedRecording) -> None:
+        """A recording opened for a run that ended meanwhile: closed (file I/O: any thread)."""
+        if isinstance(opened, SessionRecorder):
+            opened.close()
 
     def _recording_failed(self, failure: RecordingFailed) -> None:
         """The recording stopped on a write error (a full disk): the banner, and an event
