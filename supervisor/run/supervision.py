@@ -391,7 +391,6 @@ class Supervision:
         `.tether/` follow in :meth:`close_off_loop`, on another thread."""
         self._cancel_scan()
         self.inbox.detach()
-        self.checkpointer.closing()  # what is still asked is written by close(), in order
         self.stop_agent()
 
     def close_off_loop(self) -> None:
