@@ -452,6 +452,7 @@ class Supervision:
         try:  # `tether run` may have reserved its socket for an agent spawned before this
             server = self.hook_server or HookServer(self.config.workdir)
             server.heard = self.inbox.heard
+            server.live = self.live_notes  # its answers read the one parse of the notes
             path = server.start()
         except OSError as error:  # the hooks then build their answers themselves
             self._problem(f"hook calls are answered the slow way: {error}")
