@@ -510,6 +510,8 @@ class Supervision:
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
+        # The lock names the new agent on the writer thread (at once without a loop).
+        self.checkpointer.write(self.note_agent, lambda _noted: None)
         self.rehydrate(reason="restart after crash", payload=payload)
 
     @property
