@@ -186,6 +186,17 @@ async def wait_until(pilot, predicate, timeout: float = 60.0, what: str = "condi
     await until(predicate, what, timeout, pause=pilot.pause)
 
 
+def panes_read(app) -> bool:
+    """No widget of the app has a file read under way: the side pane's tabs read on worker
+    threads, and what they show is final only once each read is applied (``reading``)."""
+    return not any(getattr(widget, "reading", False) for widget in app.query("*"))
+
+
+async def wait_for_panes_read(pilot, timeout: float = 60.0) -> None:
+    """Pump the app until every pane has applied the reads it asked for."""
+    await wait_until(pilot, lambda: panes_read(pilot.app), timeout, "the panes' reads")
+
+
 def steady_cursors(app) -> None:
     """Every text area's cursor stops blinking (a blink's phase is a matter of timing), drawn
     where the area has the focus. Textual (8.2) caches a text area's lines under a key that
@@ -217,7 +228,7 @@ async def wait_for_a_still_picture(pilot, timeout: float = 60.0) -> None:
     while time.monotonic() < deadline:
         await pilot.pause(0.1)
         await pilot.wait_for_animation()  # a tab's underline slides: two looks may catch it still
-        if not wrapped():
+        if not wrapped() or not panes_read(pilot.app):  # a pane still reading: not final
             before = None
             continue
         now = ids.sub("", pilot.app.export_screenshot())

@@ -19,6 +19,7 @@ from textual.widgets import TextArea
 
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
+from tests.conftest import wait_for_panes_read
 from widgets.side_pane import SidePane
 from widgets.side_pane.checkpoint_list import CheckpointList
 
@@ -176,12 +177,14 @@ class PaneHarness(App[None]):
 
 
 async def prepare(pilot, tab: str) -> None:
-    """Bring the harness to the state its picture shows."""
-    await pilot.pause()
+    """Bring the harness to the state its picture shows (the panes read their files on
+    worker threads: each step waits for the reads it asked for)."""
+    await wait_for_panes_read(pilot)
     if tab == "checkpoints":
         pilot.app.query_one(CheckpointList).diff(1, 2)
     if tab == "events":  # the long decision, cut in its row and whole below
         await pilot.press("up", "up", "up", "up")
+    await wait_for_panes_read(pilot)
     await pilot.pause()
 
 

@@ -9,7 +9,7 @@ from textual.widgets import TabbedContent, TextArea
 from supervisor.app import RunConfig, TetherApp
 from supervisor.store import checkpoints
 from tests.app.test_panes import Recorder
-from tests.conftest import wait_until
+from tests.conftest import wait_for_panes_read, wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane, notes_pane
 from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
@@ -65,6 +65,7 @@ async def test_tab_cycles_inside_the_pane_and_never_hands_keys_to_the_agent(
 ):
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=size) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         side = await into_the_pane(pilot, app)
         visited = set()
         for key in ["tab"] * 8 + ["shift+tab"] * 8:
@@ -82,6 +83,7 @@ async def test_tab_cycles_inside_the_pane_and_never_hands_keys_to_the_agent(
 async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tmp_path, shell_env):
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         assert "next_tab" not in footer_actions(app)  # the agent has the keys
         side = await into_the_pane(pilot, app)
         tabs = app.query_one(TabbedContent)
@@ -106,6 +108,7 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
     app = make_app(tmp_path, shell_env)
     seen = Recorder()
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await into_the_pane(pilot, app)
         await to_tab(pilot, app, "checkpoints")
         listing = app.query_one(CheckpointList)
@@ -130,6 +133,7 @@ async def test_checkpoints_are_diffed_and_restored_by_keys_alone(tmp_path, shell
 async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, shell_env):
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await into_the_pane(pilot, app)
         await to_tab(pilot, app, "events")
         log = app.query_one(EventsLog)
@@ -158,6 +162,7 @@ async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, mo
     app = make_app(tmp_path, shell_env)
     seen = Recorder()
     async with app.run_test(size=(200, 50), message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await into_the_pane(pilot, app)
         pane = app.query_one(NotesPane)
         editor = app.query_one("#notes-editor", TextArea)
@@ -182,6 +187,7 @@ async def test_a_look_at_a_hidden_pane_survives_its_own_dialogs(tmp_path, shell_
 
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await into_the_pane(pilot, app)  # F9 on a hidden pane: a look
         slot = app.query_one(SideSlot)
         assert slot.peeking
@@ -201,6 +207,7 @@ async def test_a_tab_brought_forward_stays_in_front_and_takes_the_focus(tmp_path
     focused widget brings its tab back: the switch must not be undone."""
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         side = await into_the_pane(pilot, app)
         tabs = app.query_one(TabbedContent)
         await to_tab(pilot, app, "checkpoints")
@@ -226,6 +233,7 @@ async def test_with_the_pane_focused_the_footer_still_shows_the_way_back_and_qui
 
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=size) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await into_the_pane(pilot, app)
         await to_tab(pilot, app, "checkpoints")
 
@@ -250,6 +258,7 @@ async def test_f9_twice_in_one_read_goes_to_the_pane_and_back(tmp_path, shell_en
 
     app = make_app(tmp_path, shell_env)
     async with app.run_test(size=(200, 50)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         await wait_until(
             pilot, lambda: app.query(SidePane) and app.query_one(SidePane).is_mounted, what="pane"
         )

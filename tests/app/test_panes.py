@@ -17,7 +17,7 @@ from supervisor.store import tether_dir as store
 from supervisor.store.tether_dir import TetherDir
 from supervisor.store.watcher import JsonlFollower, TetherWatcher
 from tests import pane_screens
-from tests.conftest import wait_until
+from tests.conftest import wait_for_panes_read, wait_until
 from tests.pane_screens import NOTES_AFTER, NOTES_BEFORE, PaneHarness, write_fixture
 from widgets.side_pane import SidePane, notes_pane
 from widgets.side_pane.checkpoint_list import CheckpointList, ConfirmRestore
@@ -73,6 +73,7 @@ async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, mon
     app = harness(tmp_path)
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(NotesPane)
         await type_at_end(pilot, "- typed by the user")
         assert pane.dirty, "the edit is pending until the debounce"
@@ -87,6 +88,7 @@ async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, mon
 async def test_a_write_by_another_process_appears_in_the_pane(tmp_path):
     app = harness(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         editor = app.query_one("#notes-editor", TextArea)
         editor.move_cursor((2, 3))
         run_elsewhere(
@@ -108,6 +110,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
     app = harness(tmp_path)
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(NotesPane)
         await type_at_end(pilot, "- mine, unsaved\n")
         app.tether.add_note("done", "theirs, from the agent")
@@ -142,6 +145,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
 async def test_a_save_finds_a_change_the_watcher_has_not_reported(tmp_path):
     app = harness(tmp_path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(NotesPane)
         await type_at_end(pilot, "mine")
         app.tether.add_note("done", "theirs")
@@ -154,6 +158,7 @@ async def test_a_save_finds_a_change_the_watcher_has_not_reported(tmp_path):
 async def test_task_md_is_edited_in_the_same_pane(tmp_path):
     app = harness(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(NotesPane)
         await pilot.click("#file-task")
         assert pane.editing == "task.md"
@@ -170,6 +175,7 @@ async def test_a_binary_notes_file_is_named_in_the_pane_and_never_overwritten(tm
     tether.notes.write_bytes(binary)
     app = PaneHarness(tether, "notes", watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(NotesPane)
         message = str(app.query_one("#notes-message").render())
         assert str(tether.notes) in message and "not UTF-8" in message
@@ -195,6 +201,7 @@ async def test_f_keys_pass_through_the_editor_to_the_app(tmp_path):
 
     app = WithKeys(write_fixture(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         editor = app.query_one("#notes-editor", TextArea)
         editor.focus()
         await pilot.press("f6", "f7", "f8", "f9", "f10")
@@ -208,6 +215,7 @@ async def test_f_keys_pass_through_the_editor_to_the_app(tmp_path):
 async def test_progress_pane_states_the_textbook_violation_in_words(tmp_path):
     app = harness(tmp_path, "progress")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(ProgressPane)
         assert pane.result is not None and pane.result.kind == "cursor-ahead"
         text = pane_text(pilot, "#progress")
@@ -225,6 +233,7 @@ async def test_progress_pane_follows_a_fix_and_warns_of_batching(tmp_path):
     app = harness(tmp_path, "progress")
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         pane = app.query_one(ProgressPane)
         progress = app.tether.read_progress()
         progress.cursor = 380
@@ -244,6 +253,7 @@ async def test_a_malformed_progress_file_is_named_and_the_app_keeps_running(tmp_
     tether.progress.write_text('{"cursor": 381,\n "phase": ')
     app = PaneHarness(tether, "progress", watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         text = pane_text(pilot, "#progress")
         assert "progress.json cannot be read" in text
         assert f"{tether.progress}:2" in text and "not valid JSON" in text
@@ -260,6 +270,7 @@ async def test_a_malformed_progress_file_is_named_and_the_app_keeps_running(tmp_
 async def test_checkpoints_are_listed_newest_first_and_previewed(tmp_path):
     app = harness(tmp_path, "checkpoints")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         options = app.query_one("#cp-list", OptionList)
         labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert labels[0].startswith("#2") and "incident 1" in labels[0]
@@ -275,6 +286,7 @@ async def test_checkpoints_are_listed_newest_first_and_previewed(tmp_path):
 async def test_checkpoint_diffs_against_the_live_state_and_another_checkpoint(tmp_path):
     app = harness(tmp_path, "checkpoints")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         app.tether.add_note("done", "live only")
         app.query_one("#cp-list", OptionList).focus()
         await pilot.press("l")  # worked out in a thread: wait for it
@@ -294,6 +306,7 @@ async def test_restore_asks_first_and_checkpoints_the_state_it_replaces(tmp_path
     app = harness(tmp_path, "checkpoints")
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         app.query_one("#cp-list", OptionList).focus()
         await pilot.press("down", "r")
         assert isinstance(app.screen, ConfirmRestore)
@@ -320,6 +333,7 @@ async def test_restore_asks_first_and_checkpoints_the_state_it_replaces(tmp_path
 async def test_the_events_log_shows_the_supervisors_repairs_and_the_gaps_it_found(tmp_path):
     app = harness(tmp_path, "events")
     async with app.run_test(size=(150, 40)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         log = app.query_one(EventsLog)
         await wait_until(pilot, lambda: log.shown_lines, what="the history")
         cursor = app.tether.read_progress().cursor
@@ -355,6 +369,7 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
     app = harness(tmp_path, "events")
     seen = Recorder()
     async with app.run_test(size=SIZE, message_hook=seen) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         log = app.query_one(EventsLog)
         await wait_until(pilot, lambda: log.shown_lines, what="the history")
         text = "\n".join(log.shown_lines)
@@ -379,6 +394,7 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
 async def test_a_missing_tether_folder_is_said_and_the_tabs_fill_in_when_it_appears(tmp_path):
     app = PaneHarness(TetherDir.at(tmp_path), "notes", watch=True)
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         side = app.query_one(SidePane)
         assert side.has_class("-missing")
         assert "No .tether/" in pane_text(pilot, "#side-missing")
@@ -401,6 +417,7 @@ async def test_f9_moves_focus_between_the_terminal_and_the_notes_editor(tmp_path
     )
     app = TetherApp(config)
     async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         # The side pane mounts after the app's first frame.
         await wait_until(
             pilot,
@@ -526,6 +543,7 @@ async def test_a_checkpoint_diff_is_worked_out_off_the_event_loop(tmp_path, monk
     monkeypatch.setattr(checkpoints, "diff", diff_noting_its_thread)
     app = harness(tmp_path, "checkpoints")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for_panes_read(pilot)  # the tabs read their files off the loop
         app.query_one("#cp-list", OptionList).focus()
         await pilot.press("l")
         title = "diff #2 → live"

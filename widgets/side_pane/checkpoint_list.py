@@ -29,6 +29,7 @@ from supervisor.shown import shown, shown_line
 from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
+from widgets.side_pane.serial_reads import SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.widget_message import WidgetMessage
 from widgets.yes_no import YesNo
@@ -112,6 +113,14 @@ class CheckpointList(Widget):
         self._summaries: dict[int, str] = {}
         self._seqs: list[int] = []
         self._previewed: int | None = None  # what the view shows now, if a preview
+        self._reads = SerialReads(self, "checkpoints-read")
+        self._views_asked = 0
+        self._views_shown = 0
+
+    @property
+    def reading(self) -> bool:
+        """The list or the view is being read: what the tab shows may be about to change."""
+        return self._reads.pending or self._views_shown < self._views_asked
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -134,7 +143,9 @@ class CheckpointList(Widget):
     def on_show(self) -> None:
         """The tab opens on the newest checkpoint: the list filled while it was hidden kept
         its highlight on whichever was newest then."""
-        self.reload()
+        self.reload(then=self._highlight_newest)
+
+    def _highlight_newest(self) -> None:
         if self._seqs and self.highlighted != self._seqs[0]:
             self.options.highlighted = 0
 
@@ -159,21 +170,46 @@ class CheckpointList(Widget):
 
     # -- the list ----------------------------------------------------------------------------
 
-    def _summary(self, seq: int) -> str:
-        if seq not in self._summaries:
+    def reload(self, then: Callable[[], None] | None = None) -> None:
+        """List the newest checkpoints, newest first, keeping the highlight where it was: the
+        folder is listed and the new checkpoints read on a worker thread, then ``then``."""
+        known = set(self._summaries)
+        self._reads.read(
+            functools.partial(self._read_list, known), functools.partial(self._listed, then)
+        )
+
+    def _read_list(self, known: set[int]) -> tuple[list[int], dict[int, str | None]]:
+        """On a worker thread: the newest seqs, and the summaries of those not ``known``
+        (``None``: unreadable, perhaps mid-write, so not remembered)."""
+        seqs = checkpoints.list_seqs(self.tether)[-MAX_LISTED:][::-1]
+        found: dict[int, str | None] = {}
+        for seq in seqs:
+            if seq in known:
+                continue
             try:
                 point = checkpoints.load(self.tether, seq)
             except TetherError:
-                return f"#{seq}  (unreadable)"  # not cached: it may be mid-write
+                found[seq] = None
+                continue
             when = point.at.replace("T", " ")[:19]
-            self._summaries[seq] = shown_line(f"#{seq:<4} {when}  {point.reason}")
-        return self._summaries[seq]
+            found[seq] = shown_line(f"#{seq:<4} {when}  {point.reason}")
+        return seqs, found
 
-    def reload(self) -> None:
-        """List the newest checkpoints, newest first, keeping the highlight where it was."""
-        seqs = checkpoints.list_seqs(self.tether)[-MAX_LISTED:][::-1]
-        if seqs == self._seqs:
-            return
+    def _summary(self, seq: int, found: dict[int, str | None]) -> str:
+        return self._summaries.get(seq) or found.get(seq) or f"#{seq}  (unreadable)"
+
+    def _listed(
+        self, then: Callable[[], None] | None, read: tuple[list[int], dict[int, str | None]]
+    ) -> None:
+        """On the loop: show the list a worker read."""
+        seqs, found = read
+        self._summaries.update({seq: line for seq, line in found.items() if line is not None})
+        if seqs != self._seqs:
+            self._show_list(seqs, found)
+        if then is not None:
+            then()
+
+    def _show_list(self, seqs: list[int], found: dict[int, str | None]) -> None:
         self._seqs = seqs
         options = self.options
         keep = self.highlighted
@@ -183,7 +219,7 @@ class CheckpointList(Widget):
             options.disable_option("none")
             self.highlighted = None
             return
-        options.add_options([Option(Text(self._summary(seq)), id=str(seq)) for seq in seqs])
+        options.add_options([Option(Text(self._summary(s, found)), id=str(s)) for s in seqs])
         options.highlighted = seqs.index(keep) if keep in seqs else 0
 
     @on(OptionList.OptionHighlighted, "#cp-list")
@@ -222,6 +258,7 @@ class CheckpointList(Widget):
 
     def _build_view(self, build: Callable[[], _View]) -> None:
         """The newest request wins (``exclusive``): an older view is never shown after it."""
+        self._views_asked += 1
         self.run_worker(
             functools.partial(self._build_off_loop, build),
             thread=True,
@@ -230,16 +267,18 @@ class CheckpointList(Widget):
         )
 
     def _build_off_loop(self, build: Callable[[], _View]) -> None:
+        asked = self._views_asked  # read on this thread: the loop only ever raises it
         view = build()
         if get_current_worker().is_cancelled:
             return
         try:
-            self.app.call_from_thread(self._put, view)
+            self.app.call_from_thread(self._put, view, asked)
         except RuntimeError:  # the app has stopped
             pass
 
-    def _put(self, view: _View) -> None:
-        """On the loop: the view a worker built."""
+    def _put(self, view: _View, asked: int) -> None:
+        """On the loop: the view a worker built (the ``asked``-th asked for, or a later one)."""
+        self._views_shown = max(self._views_shown, asked)
         self._show(view.title, view.body)
         self._previewed = view.previewed
         if view.shown is not None:

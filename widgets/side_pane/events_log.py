@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.store.watcher import JsonlFollower
 from widgets.side_pane.event_words import EventRow, describe, fields_text
+from widgets.side_pane.serial_reads import SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.widget_message import WidgetMessage
 
@@ -92,6 +93,14 @@ class EventsLog(Widget):
         self.events: list[dict[str, Any]] = []
         self._rows: list[EventRow] = []
         self._width = 0
+        # The follower keeps its place in the file: only the workers of ``_reads`` use it,
+        # one at a time, and each batch is applied before the next is read.
+        self._reads = SerialReads(self, "events-read")
+
+    @property
+    def reading(self) -> bool:
+        """A read of events.jsonl is under way: rows may be about to arrive."""
+        return self._reads.pending
 
     def compose(self) -> ComposeResult:
         yield EventList(id="events-list")
@@ -112,19 +121,26 @@ class EventsLog(Widget):
         return self
 
     def _start(self) -> None:
+        """Read the tail again from the start (on a worker), then show only that."""
+        self._reads.read(lambda: self._follower.start(INITIAL_EVENTS), self._restart)
+
+    def _restart(self, events: list[dict[str, Any]]) -> None:
         self.events.clear()
         self._rows.clear()
-        self._append(self._follower.start(INITIAL_EVENTS))
+        self._append(events)
 
     def on_store_changed(self, message: StoreChanged) -> None:
         if message.path == self.tether.root:
             self._start()
         elif message.path == self.tether.events:
-            new = self._follower.read_new()
-            self._append(new)
-            for event in new:
-                if event.get("kind") == INCIDENT_KIND:
-                    self.post_message(self.IncidentSeen(self, event))
+            self._reads.read(self._follower.read_new, self._appended)
+
+    def _appended(self, new: list[dict[str, Any]]) -> None:
+        """On the loop: the events appended since the last read."""
+        self._append(new)
+        for event in new:
+            if event.get("kind") == INCIDENT_KIND:
+                self.post_message(self.IncidentSeen(self, event))
 
     def _append(self, events: list[dict[str, Any]]) -> None:
         options = self.options

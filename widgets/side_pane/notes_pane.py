@@ -7,12 +7,18 @@ whenever the file changes on disk while the user has unsaved edits, the pane
 shows the disk version above the user's and lets the user keep either or merge
 both. The user's editor stays live throughout, so no keystroke is lost either.
 A save reads and rewrites a file that can be megabytes under the store's lock: it
-runs on a worker thread, one at a time, and its outcome is applied on the loop.
+runs on a worker thread, one at a time, and its outcome is applied on the loop. Loads
+and the looks at the disk after a change run on worker threads too; a read and a save
+each hand their outcome to the loop before the next one starts, so each is applied
+against the disk as it was when it looked (never a stale read after a newer save).
+While a load is under way the editor is read-only: no keystroke goes into the text
+the load replaces.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +35,7 @@ from supervisor.errors import TetherError
 from supervisor.shown import shown
 from supervisor.store.notes_merge import LineEdit, line_edits, lines_only_in, merge_additions
 from supervisor.store.tether_dir import TetherDir
+from widgets.side_pane.serial_reads import SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.text_editor import Editor
 from widgets.widget_message import WidgetMessage
@@ -141,6 +148,12 @@ class NotesPane(Widget):
         self._switch_to: str | None = None  # the file to show once the save under way is done
         self._editor: TextArea | None = None
         self._state_shown: str | None = None
+        self._reads = SerialReads(self, "notes-read")  # the saves go through it too
+
+    @property
+    def reading(self) -> bool:
+        """A read of the file is under way: the editor may be about to change."""
+        return self._reads.pending
 
     # -- composition -------------------------------------------------------------------------
 
@@ -232,27 +245,50 @@ class NotesPane(Widget):
 
     # -- loading -----------------------------------------------------------------------------
 
-    def _read(self) -> str | None:
-        """The file on disk, or ``None`` with the reason shown in the pane."""
+    def _read_then(self, then: Callable[[str | None], None]) -> None:
+        """Read the file on a worker thread, then ``then(text)`` on the loop (``None``: it
+        could not be read, and the reason is shown in the pane). A read of a file the pane
+        has left meanwhile is dropped: the switch made its own."""
+        path = self.path
+        read = functools.partial(self._read_off_loop, path)
+        self._reads.read(read, functools.partial(self._was_read, path, then))
+
+    def _read_off_loop(self, path: Path) -> str | TetherError:
+        """On a worker thread."""
         try:
-            text = self.tether.read_text(self.path)
+            return self.tether.read_text(path)
         except TetherError as error:
-            self._read_problem = str(error)
-            self._show_problem(str(error))
-            return None
+            return error
+
+    def _was_read(
+        self, path: Path, then: Callable[[str | None], None], outcome: str | TetherError
+    ) -> None:
+        if path != self.path:
+            return
+        if isinstance(outcome, TetherError):
+            self._read_problem = str(outcome)
+            self._show_problem(str(outcome))
+            then(None)
+            return
         if self._read_problem is not None:
             self._read_problem = None
             self._show_problem(None)
-        return text
+        then(outcome)
 
     def _load(self) -> None:
-        """Show the file fresh, dropping any state of the previous file."""
+        """Show the file fresh, dropping any state of the previous file; until it is read,
+        nothing is saved and the editor takes no keys."""
         self._cancel_save()
         self.conflicted = False
         self._conflict_disk = None
-        text = self._read()
+        self._base = None
+        self.editor.read_only = True
+        self._read_then(self._loaded)
+
+    def _loaded(self, text: str | None) -> None:
         self._base = text
         self.set_class(text is None, "-unloaded")
+        self.editor.read_only = False
         self.editor.load_text(text or "")
         self.dirty = False
         self._show_state()
@@ -281,9 +317,11 @@ class NotesPane(Widget):
     # -- the disk changed --------------------------------------------------------------------
 
     def on_store_changed(self, message: StoreChanged) -> None:
-        if message.path not in (self.path, self.tether.root):
-            return
-        disk = self._read()
+        if message.path in (self.path, self.tether.root):
+            self._read_then(self._disk_changed)
+
+    def _disk_changed(self, disk: str | None) -> None:
+        """On the loop: what the disk holds now, against the pane as it is now."""
         if disk is None:
             return
         if self._base is None:
@@ -369,10 +407,13 @@ class NotesPane(Widget):
             return
         self._writing = mine
         job = functools.partial(self._save_off_loop, self.editing, self._base, mine)
-        self.run_worker(job, thread=True, group="notes-save")
+        self.run_worker(
+            functools.partial(self._reads.run_serially, job), thread=True, group="notes-save"
+        )
 
     def _save_off_loop(self, editing: str, base: str, mine: str) -> None:
-        """On a worker thread: the locked read and write, then :meth:`_saved` on the loop."""
+        """On a worker thread, between reads: the locked read and write, then :meth:`_saved`
+        on the loop."""
         try:
             outcome: str | TetherError = self._write_if_unchanged(mine, base, editing)
         except TetherError as error:
@@ -445,10 +486,12 @@ class NotesPane(Widget):
 
     def resolve(self, choice: str) -> None:
         """End a conflict: keep the ``"disk"`` version, keep ``"mine"``, or ``"merge"`` both."""
-        if not self.conflicted or self._base is None:
-            return
-        disk = self._read()
-        if disk is None:
+        if self.conflicted and self._base is not None:
+            self._read_then(functools.partial(self._resolve, choice))
+
+    def _resolve(self, choice: str, disk: str | None) -> None:
+        """On the loop: the choice applied to what the disk holds now."""
+        if disk is None or not self.conflicted or self._base is None:
             return
         if choice == "mine" and disk != self._conflict_disk:
             # The file moved on since the user looked: show the new version first.

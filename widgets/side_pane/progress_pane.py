@@ -21,6 +21,7 @@ from supervisor.shown import shown, shown_line
 from supervisor.store import invariant, notes
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
+from widgets.side_pane.serial_reads import SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.widget_message import WidgetMessage
 
@@ -62,6 +63,12 @@ class ProgressPane(Static):
         self._progress: Progress | None = None
         self._missing: str | None = None
         self._shown: Text | None = None
+        self._reads = SerialReads(self, "progress-read")
+
+    @property
+    def reading(self) -> bool:
+        """A read of the files is under way: what the pane shows may be about to change."""
+        return self._reads.pending
 
     def on_mount(self) -> None:
         self.reload()
@@ -101,21 +108,30 @@ class ProgressPane(Static):
             self._show(render_progress(self._progress, self.result, claims))
 
     def reload(self) -> None:
-        """Re-read progress and the artifacts' tail; both reads are small and bounded."""
+        """Re-read progress and the artifacts' tail (small, bounded reads) on a worker thread."""
+        self._reads.read(self._read, self._apply)
+
+    def _read(self) -> _Read:
+        """On a worker thread: the files, and the invariant's verdict over them."""
         if not self.tether.exists():
-            self._missing = f"no .tether/ in {self.tether.work_dir} yet"
-            self._progress = None
-            self._show(Text(self._missing, style="italic"))
-            return
-        self._missing = None
+            return _Read(None, None, f"no .tether/ in {self.tether.work_dir} yet")
         try:
-            self._progress = self.tether.read_progress()
+            progress: Progress | None = self.tether.read_progress()
         except TetherError:
-            self._progress = None  # the verdict below names the file and the fix
+            progress = None  # the verdict below names the file and the fix
+        return _Read(progress, invariant.check(self.tether), None)
+
+    def _apply(self, read: _Read) -> None:
+        """On the loop: show what a worker read."""
+        self._progress = read.progress
+        self._missing = read.missing
+        if read.result is None:
+            self._show(Text(read.missing or "", style="italic"))
+            return
         before = self.result
-        self.result = invariant.check(self.tether)
-        if before is None or before.kind != self.result.kind:
-            self.post_message(self.InvariantChanged(self, self.result))
+        self.result = read.result
+        if before is None or before.kind != read.result.kind:
+            self.post_message(self.InvariantChanged(self, read.result))
 
     def watch_result(self, result: InvariantResult | None) -> None:
         if result is not None:
@@ -127,6 +143,15 @@ class ProgressPane(Static):
         if shown == text and shown.style == text.style:
             return  # e.g. progress.json rewritten with the same values
         self.update(text, layout=not _same_height(shown, text, self.content_region.width))
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What one read found: progress.json, the verdict, or why there is nothing to read."""
+
+    progress: Progress | None
+    result: InvariantResult | None
+    missing: str | None
 
 
 def _same_height(old: Text | None, new: Text, width: int) -> bool:
