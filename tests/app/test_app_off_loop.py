@@ -14,12 +14,16 @@ import sys
 import threading
 import traceback
 
+import pytest
+
 from supervisor.app import TetherApp
 from supervisor.recognize.observations import COMPACTION, TRANSCRIPT, Observation
 from supervisor.run.supervision import RunConfig
 from supervisor.store.tether_dir import init
-from tests.conftest import until, wait_for_screen, wait_until
+from tests.conftest import until, wait_for_panes_read, wait_for_screen, wait_until
 from tests.store_records import read_jsonl
+from widgets.side_pane.checkpoint_list import CheckpointList
+from widgets.side_pane.events_log import EventsLog
 
 _WATCHED: list[LoopTouches] = []
 # The audit events of a file's contents or name changing hands (os.fsync has none).
@@ -84,11 +88,14 @@ def test_the_hook_sees_a_touch_on_this_thread(tmp_path):
     assert seen.touches  # else the test below could not fail
 
 
-async def test_a_whole_run_touches_no_file_from_the_loop(tmp_path, shell_env):
+@pytest.mark.parametrize("side_pane", [False, True], ids=["pane-hidden", "pane-shown"])
+async def test_a_whole_run_touches_no_file_from_the_loop(tmp_path, shell_env, side_pane):
+    """With the side pane shown, its tabs read (on mount, at each change: the incident's
+    event, the tick's checkpoint) on worker threads too."""
     work = tmp_path / "work"
     work.mkdir()
     tether = init(work, goal="ship the login endpoint").tether
-    config = RunConfig(argv=AGENT, workdir=work, env=shell_env, side_pane=False)
+    config = RunConfig(argv=AGENT, workdir=work, env=shell_env, side_pane=side_pane)
     with LoopTouches(work) as seen:
         app = TetherApp(config)
         app.open_supervision()  # what `tether run` does before the app (cli/run.py)
@@ -102,6 +109,16 @@ async def test_a_whole_run_touches_no_file_from_the_loop(tmp_path, shell_env):
             await wait_until(pilot, lambda: supervision.current_incident is not None)
             # A tick (its reads, the heartbeat, then applied on the loop) saw its checkpoint.
             await wait_until(pilot, lambda: supervision.last_checkpoint is not None, what="tick")
+            if side_pane:  # the pane heard the incident and the checkpoint, and read them
+                events = app.query_one(EventsLog)
+                await wait_until(
+                    pilot,
+                    lambda: any(e.get("kind") == "incident" for e in events.events),
+                    what="the incident in the Events tab",
+                )
+                cps = app.query_one(CheckpointList)
+                await wait_until(pilot, lambda: cps.options.option_count > 0, what="a checkpoint")
+                await wait_for_panes_read(pilot)
             app.exit(0)
         await until(lambda: not app.is_running, what="the app to end")
     assert seen.touches == [], "\n".join(seen.touches)
