@@ -4,10 +4,12 @@ It owns the folder's watcher and turns each file change into a
 :class:`StoreChanged` message for the pane that shows that file, so the panes
 never poll and never know about each other. When `.tether/` does not exist yet
 (``tether run`` creates it), the pane says so and starts watching once it appears.
+Whether it exists, and the watcher's start, are looked at on a worker thread.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from widgets.side_pane.events_log import EventsLog
 from widgets.side_pane.notes_pane import NotesPane
 from widgets.side_pane.pane_keys import PaneKeys
 from widgets.side_pane.progress_pane import ProgressPane
+from widgets.side_pane.serial_reads import SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 
 MISSING_POLL_SECONDS = 1.0
@@ -60,6 +63,15 @@ class SidePane(PaneKeys, can_focus=True):
         self._initial = initial
         self._watch = watch
         self._watcher: TetherWatcher | None = None
+        self._watcher_lock = threading.Lock()  # a worker starts it, the loop stops it
+        self._unmounted = False
+        self._missing: bool | None = None  # None: not looked yet
+        self._reads = SerialReads(self, "side-pane-look")
+
+    @property
+    def reading(self) -> bool:
+        """The pane is looking whether `.tether/` exists: its banner may be about to change."""
+        return self._reads.pending
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -82,41 +94,57 @@ class SidePane(PaneKeys, can_focus=True):
                 yield EventsLog(self.tether, id="events")
 
     def on_mount(self) -> None:
-        self.set_class(not self.tether.exists(), "-missing")
         # The tab bar places its underline on Resize: one Textual did not send left the
         # front tab without it (see widgets.missed_resize).
         self.tabs_watch = ResizeWatch(self.query_one(TabbedContent).query_one(Tabs))
         self.tabs_watch.watch()
-        if self._watch:
-            self._start_watching()
+        self._look()
 
     def on_unmount(self) -> None:
         self.stop_watching()
 
     # -- the watcher -------------------------------------------------------------------------
 
-    def _start_watching(self) -> None:
+    def _look(self) -> None:
+        """Whether `.tether/` exists, and the watcher started if so: on a worker thread."""
+        self._reads.read(self._look_off_loop, self._looked)
+
+    def _look_off_loop(self) -> tuple[bool, str | None]:
+        """On a worker thread: whether the folder exists, and why it cannot be watched."""
         if not self.tether.exists():
-            self.set_timer(MISSING_POLL_SECONDS, self._check_appeared)
-            return
+            return False, None
+        if not self._watch or self._watcher is not None:
+            return True, None
         watcher = TetherWatcher(self.tether.root, self._file_changed)
         try:
             watcher.start()
         except OSError as error:
-            self.notify(f"cannot watch {self.tether.root}: {error}", severity="error")
-            return
-        self._watcher = watcher
+            return True, f"cannot watch {self.tether.root}: {error}"
+        with self._watcher_lock:
+            keep = not self._unmounted
+            if keep:
+                self._watcher = watcher
+        if not keep:
+            watcher.stop()
+        return True, None
 
-    def _check_appeared(self) -> None:
-        if not self.tether.exists():
-            self.set_timer(MISSING_POLL_SECONDS, self._check_appeared)
-            return
-        self.set_class(False, "-missing")
-        self._start_watching()
-        self.post_message(self.FileChanged(self.tether.root))
+    def _looked(self, found: tuple[bool, str | None]) -> None:
+        """On the loop: show whether the folder exists; look again later while it does not."""
+        exists, problem = found
+        appeared = self._missing is True and exists
+        self._missing = not exists
+        self.set_class(not exists, "-missing")
+        if problem is not None:
+            self.notify(problem, severity="error")
+        if not exists and self._watch:
+            self.set_timer(MISSING_POLL_SECONDS, self._look)
+        if appeared:
+            self.post_message(self.FileChanged(self.tether.root))
 
     def stop_watching(self) -> None:
-        watcher, self._watcher = self._watcher, None
+        with self._watcher_lock:
+            self._unmounted = True
+            watcher, self._watcher = self._watcher, None
         if watcher is not None:
             watcher.stop()
 
@@ -133,7 +161,7 @@ class SidePane(PaneKeys, can_focus=True):
         """Tell the pane that shows ``path`` that it changed (every pane for the folder)."""
         tether = self.tether
         if path == tether.root:
-            self.set_class(not tether.exists(), "-missing")
+            self._look()  # the folder itself: made, or removed
             targets = ["#notes", "#progress", "#checkpoints", "#events"]
         elif path == tether.notes:  # the Progress tab checks the Done claims in it
             targets = ["#notes", "#progress"]
