@@ -260,14 +260,13 @@ class CheckpointList(Widget):
         """The newest request wins (``exclusive``): an older view is never shown after it."""
         self._views_asked += 1
         self.run_worker(
-            functools.partial(self._build_off_loop, build),
+            functools.partial(self._build_off_loop, build, self._views_asked),
             thread=True,
             exclusive=True,
             group="checkpoint-view",
         )
 
-    def _build_off_loop(self, build: Callable[[], _View]) -> None:
-        asked = self._views_asked  # read on this thread: the loop only ever raises it
+    def _build_off_loop(self, build: Callable[[], _View], asked: int) -> None:
         view = build()
         if get_current_worker().is_cancelled:
             return
@@ -277,8 +276,10 @@ class CheckpointList(Widget):
             pass
 
     def _put(self, view: _View, asked: int) -> None:
-        """On the loop: the view a worker built (the ``asked``-th asked for, or a later one)."""
-        self._views_shown = max(self._views_shown, asked)
+        """On the loop: the view the ``asked``-th request built, unless a newer one is shown."""
+        if asked < self._views_shown:
+            return  # cancelled by a newer request after its last look at the flag
+        self._views_shown = asked
         self._show(view.title, view.body)
         self._previewed = view.previewed
         if view.shown is not None:

@@ -8,6 +8,7 @@ the agent claims work that is not on disk or is batching its updates.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -64,11 +65,14 @@ class ProgressPane(Static):
         self._missing: str | None = None
         self._shown: Text | None = None
         self._reads = SerialReads(self, "progress-read")
+        self._claims_asked = 0
+        self._claims_done = 0
 
     @property
     def reading(self) -> bool:
-        """A read of the files is under way: what the pane shows may be about to change."""
-        return self._reads.pending
+        """A read of the files or a check of the claims is under way: what the pane shows
+        may be about to change."""
+        return self._reads.pending or self._claims_done < self._claims_asked
 
     def on_mount(self) -> None:
         self.reload()
@@ -83,9 +87,11 @@ class ProgressPane(Static):
 
     def check_claims(self) -> None:
         """Check the Done claims on a worker thread: it reads the ledger and asks git."""
-        self.run_worker(self._claims_worker, thread=True, exclusive=True, group="claims")
+        self._claims_asked += 1
+        job = functools.partial(self._claims_worker, self._claims_asked)
+        self.run_worker(job, thread=True, exclusive=True, group="claims")
 
-    def _claims_worker(self) -> None:
+    def _claims_worker(self, asked: int) -> None:
         try:
             document = notes.Document.parse(self.tether.read_notes())
             done_section, phase = document.find("Done"), document.find("Phase")
@@ -96,9 +102,13 @@ class ProgressPane(Static):
             found = check_claims(self.tether.root, self.tether.work_dir, claims)
         except Exception:  # a missing notes.md or a broken ledger: nothing to check
             found = None
-        self.app.call_from_thread(self._set_claims, found)
+        self.app.call_from_thread(self._set_claims, found, asked)
 
-    def _set_claims(self, found: list[ClaimCheck] | None) -> None:
+    def _set_claims(self, found: list[ClaimCheck] | None, asked: int) -> None:
+        """On the loop: the ``asked``-th check's findings, unless a newer one's are shown."""
+        if asked < self._claims_done:
+            return  # a check cancelled by a newer one (a thread runs on) ended after it
+        self._claims_done = asked
         # A method, not setattr: Textual reads a callback's signature to call it, and a
         # builtin's is parsed from its text at every call (a method's is remembered).
         self.claims = found
