@@ -94,23 +94,24 @@ async def test_the_focus_key_shows_a_hidden_pane_for_a_look(tmp_path, shell_env)
         assert not slot.display
         cols = app.session.emulator.cols
         await pilot.press("f9")
-        await pilot.pause()
-        assert slot.display and side.has_focus_within
+        await wait_until(pilot, lambda: side.has_focus_within, what="the pane's keys")
+        assert slot.display
+        await wait_until(pilot, lambda: slot.region.width, what="the look laid out")
         assert slot.region.right == 80 and slot.region.width == 40  # over the agent's right
         await pilot.pause(0.3)
         assert app.terminal.size.width == 80 and app.session.emulator.cols == cols  # no resize
         await pilot.press("f9")
-        await pilot.pause()
-        assert not slot.display and app.terminal.has_focus
+        await wait_until(pilot, lambda: app.terminal.has_focus, what="the agent's keys")
+        assert not slot.display
         await pilot.press("f9")
-        await pilot.pause()
+        await wait_until(pilot, lambda: side.has_focus_within, what="the pane's keys")
         assert slot.display
         await pilot.click("#terminal", offset=(2, 2))  # focus back to the agent by the mouse
         await wait_until(pilot, lambda: not slot.display, what="the look to end")
         assert app.terminal.has_focus
         await pilot.press("f9", "f5")  # a look, then the pane key: it stays, focus goes back
-        await pilot.pause()
-        assert slot.display
+        await wait_until(pilot, lambda: slot.wanted is True, what="the pane key")
+        assert slot.display and not slot.peeking
 
 
 async def test_a_banner_too_long_for_the_agents_width_ends_in_an_ellipsis(tmp_path, shell_env):
