@@ -290,13 +290,26 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
             self.supervision.resized(message.cols, message.rows)
 
     def _start_agent(self) -> None:
+        emulator = self.session.emulator
+        start = self._start_agent_recorded(emulator.cols, emulator.rows)
+        self.run_worker(start, name="start the agent", group="start", exclusive=True)
+
+    async def _start_agent_recorded(self, cols: int, rows: int) -> None:
+        """Make the recording's files on a thread, then start the agent on the loop, so
+        that the recording has its first byte; then name the agent in the lock, off the loop."""
+        supervision = self.supervision
+        opened = await asyncio.to_thread(supervision.open_recording, cols, rows)
+        if self._exiting or not self.is_running:  # a quit came first: no agent to start
+            await asyncio.to_thread(supervision.discard_recording, opened)
+            return
+        supervision.recording_opened(opened, (cols, rows))
         try:
             self.session.start()
         except TetherError as error:
             self.exit(127, message=str(error))
             return
-        self.supervision.start_recording()
         self._agent_started()
+        await asyncio.to_thread(supervision.note_agent)
 
     def _agent_started(self) -> None:
         self.supervision.agent_started()
@@ -474,12 +487,15 @@ class TetherApp(PlainNotifyApp, inherit_bindings=False):
             self.deadline.arm(code)  # before the queue, which may be what is stuck
         self.call_later(self.exit, code)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         # The widgets are going: nobody is left to tell, only the engine's own work remains.
         supervision = self.supervision
         self.engine.detach()
         self._ticks.close()  # no read of the files while they close
-        supervision.finish()
+        supervision.hang_up()  # the agent's reader and timers are the loop's
+        # The last checkpoints, the recording, tether_ended and the lock: their writes off
+        # the loop. If they hang, the shutdown deadline (armed by exit) ends the process.
+        await asyncio.to_thread(supervision.close_off_loop)
         if self._heap_frozen:  # another app in this process (tests) starts from a clean heap
             gc.unfreeze()
             self._heap_frozen = False

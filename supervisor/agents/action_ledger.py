@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor import environment
 from supervisor.agents.codex_rollout import command_end
@@ -24,6 +24,9 @@ from supervisor.store import notes
 from supervisor.store.checkout import current_checkout, repository_root
 from supervisor.store.ledger import Ledger
 from supervisor.store.tether_dir import TetherDir
+
+if TYPE_CHECKING:
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 EARLIER_MAX = 50  # runs of the same command looked at, newest first
 PROFILE_ENV = environment.PROFILE
@@ -97,9 +100,14 @@ def _relative(path: str, work_dir: Path) -> str:
     return path
 
 
-def rejected_approaches(tether: TetherDir) -> list[str]:
+def rejected_approaches(tether: TetherDir, live: LiveNotes | None = None) -> list[str]:
+    """notes.md's rejected approaches: from the supervision's parse (``live``) when the
+    supervisor answers the hook, else read and parsed here."""
     try:
-        document = notes.Document.parse(tether.read_notes())
+        if live is not None:
+            document = live.current().notes
+        else:
+            document = notes.Document.parse(tether.read_notes())
     except Exception:  # a missing or unreadable notes.md names no rejected approach
         return []
     section = document.find("Rejected approaches")
@@ -121,6 +129,7 @@ def record_tool_hook(
     rules: VerifyRules | None = None,
     source: str = "hook",
     agent: str | None = None,
+    live: LiveNotes | None = None,
 ) -> list[drift.Alarm]:
     """Record the action a tool hook reports (if it acted) and any alarm it raises;
     ``source`` "transcript" for a report read from the session file instead."""
@@ -149,7 +158,7 @@ def record_tool_hook(
         record["source"] = source
     earlier = [run for run in runs if action.command and run.get("command") == action.command]
     written = ledger.append(record)
-    found = drift.alarms(written, earlier, drift.rejected_terms(rejected_approaches(tether)))
+    found = drift.alarms(written, earlier, drift.rejected_terms(rejected_approaches(tether, live)))
     for alarm in found:
         tether.record_event(drift.KIND, "ledger", **alarm.to_event())
     return found

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor.agents.pending_loss import SOURCES, pending_loss, run_started
 from supervisor.agents.session_start_answer import PROFILE_ENV, session_start_answer
 from supervisor.store import fsio
 from supervisor.store.tether_dir import TetherDir
+
+if TYPE_CHECKING:
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 ANSWERING_EVENTS = frozenset({"sessionStart", "userPromptSubmitted"})
 DEFAULT_PROFILE = "copilot"
@@ -36,7 +39,13 @@ _ENDS = ("agent_exit", "agent_restart")
 SCAN_LIMIT = 5000  # events looked at, newest first
 
 
-def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str) -> str | None:
+def copilot_answer(
+    event: str,
+    hook_input: dict[str, Any] | None,
+    work_dir: str,
+    *,
+    live: LiveNotes | None = None,
+) -> str | None:
     """The stdout of ``tether hook EVENT`` for Copilot, or None to print nothing."""
     if event not in ANSWERING_EVENTS or not isinstance(hook_input, dict):
         return None
@@ -47,11 +56,16 @@ def copilot_answer(event: str, hook_input: dict[str, Any] | None, work_dir: str)
     # Copilot starts the sessionStart and userPromptSubmitted hooks of one prompt together:
     # the update lock makes one of them answer and the other find the answer recorded.
     with tether.updating():
-        return _answer(tether, started, event, hook_input, work_dir)
+        return _answer(tether, started, event, hook_input, work_dir, live)
 
 
 def _answer(
-    tether: TetherDir, started: str, event: str, hook_input: dict[str, Any], work_dir: str
+    tether: TetherDir,
+    started: str,
+    event: str,
+    hook_input: dict[str, Any],
+    work_dir: str,
+    live: LiveNotes | None,
 ) -> str | None:
     kind = pending_loss(tether, started)
     if kind is None and event == "sessionStart" and _cleared(tether, started, hook_input):
@@ -60,7 +74,7 @@ def _answer(
         return None
     profile = os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
     claude_shaped = {"source": SOURCES[kind], "session_id": hook_input.get("sessionId")}
-    answer = session_start_answer(work_dir, claude_shaped, profile_name=profile)
+    answer = session_start_answer(work_dir, claude_shaped, profile_name=profile, live=live)
     if answer is None:
         return None
     try:

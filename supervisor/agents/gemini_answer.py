@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor.agents.pending_loss import SOURCES, pending_loss, run_started
 from supervisor.agents.session_start_answer import PROFILE_ENV, session_start_answer
 from supervisor.store.tether_dir import TetherDir
 
+if TYPE_CHECKING:
+    from supervisor.rehydrate.live_notes import LiveNotes
+
 DEFAULT_PROFILE = "gemini"
 
 
-def gemini_answer(hook_input: dict[str, Any] | None, work_dir: str) -> str | None:
+def gemini_answer(
+    hook_input: dict[str, Any] | None, work_dir: str, *, live: LiveNotes | None = None
+) -> str | None:
     """The stdout of ``tether hook BeforeAgent``, or None to print nothing."""
     if not isinstance(hook_input, dict):
         return None
@@ -38,7 +43,7 @@ def gemini_answer(hook_input: dict[str, Any] | None, work_dir: str) -> str | Non
         profile = os.environ.get(PROFILE_ENV) or DEFAULT_PROFILE
         claude_shaped = {"source": SOURCES[kind], "session_id": hook_input.get("session_id")}
         answer = session_start_answer(
-            work_dir, claude_shaped, profile_name=profile, from_next_prompt=True
+            work_dir, claude_shaped, profile_name=profile, from_next_prompt=True, live=live
         )
     if answer is None:
         return None

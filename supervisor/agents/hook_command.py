@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from supervisor.agents.hook_stdin import STDIN_LIMIT, StdinRead, read_stdin
+
+if TYPE_CHECKING:  # the hook's fast path imports it only where an answer reads the notes
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 _EVENT_MAX = 64
 _RAW_HEAD = 200
@@ -69,6 +72,7 @@ def answer_for(
     work_dir: str = ".",
     *,
     profile: str | None = None,
+    live: LiveNotes | None = None,
 ) -> str | None:
     """What to print on stdout for the agent, or None to print nothing.
 
@@ -83,20 +87,22 @@ def answer_for(
     "additionalContext": ...}}`` when the profile's ``auto_rehydrate`` is on,
     so Claude Code rehydrates before anyone presses a key. The payload builder
     (and tiktoken) is imported only in that branch, so every other hook stays fast.
+
+    ``live``: the supervisor's parse of notes.md and task.md, when it answers in its own
+    process; None (a hook alone): the answer parses them from disk, once.
     """
     if event in ("sessionStart", "userPromptSubmitted"):  # GitHub Copilot CLI's names
         from supervisor.agents.copilot_answer import copilot_answer
 
-        return copilot_answer(event, payload_json, work_dir)
+        return copilot_answer(event, payload_json, work_dir, live=live)
     if event == "BeforeAgent":  # Gemini CLI's: the first prompt after a compression
         from supervisor.agents.gemini_answer import gemini_answer
 
-        return gemini_answer(payload_json, work_dir)
+        return gemini_answer(payload_json, work_dir, live=live)
     if event == "PreCompact":
         from supervisor.rehydrate.summary_instructions import instructions
-        from supervisor.store.tether_dir import TetherDir
 
-        return instructions(TetherDir.at(work_dir)) or None
+        return instructions(live or _own_notes(work_dir)) or None
     if event != "SessionStart" or not payload_json:
         return None
     new_session = False
@@ -110,8 +116,17 @@ def answer_for(
     from supervisor.agents.session_start_answer import session_start_answer
 
     return session_start_answer(
-        work_dir, payload_json, new_session=new_session, profile_name=profile
+        work_dir, payload_json, new_session=new_session, profile_name=profile, live=live
     )
+
+
+def _own_notes(work_dir: str) -> LiveNotes:
+    """A hook alone: notes.md and task.md parsed for this one answer (once, however many
+    times the answer reads them)."""
+    from supervisor.rehydrate.live_notes import LiveNotes
+    from supervisor.store.tether_dir import TetherDir
+
+    return LiveNotes(TetherDir.at(work_dir))
 
 
 def handle(
@@ -123,6 +138,7 @@ def handle(
     *,
     profile: str | None = None,
     heard: Callable[[dict[str, Any]], None] | None = None,
+    live: LiveNotes | None = None,
 ) -> int:
     """Record one hook call under ``work_dir/.tether/``; always returns 0.
 
@@ -130,7 +146,8 @@ def handle(
     server passes its own, to send them back to the hook's process, and ``profile``,
     the one the hook's process names (default: ``$TETHER_PROFILE`` here). ``heard``: the
     supervisor's hook server hands the recorded event to the supervisor in memory; the
-    record says so (``served_by``: its pid), and the supervisor's tail skips it.
+    record says so (``served_by``: its pid), and the supervisor's tail skips it. ``live``:
+    the supervision's parse of the notes, which its answers read (:func:`answer_for`).
     """
     stderr = stderr if stderr is not None else sys.stderr
     event = clean_event_name(event)
@@ -144,7 +161,7 @@ def handle(
         event, shaped = claude_shaped(fields["payload"])
         fields = {**fields, "payload": shaped}
     if event in ("PostToolUse", "PostToolUseFailure"):  # an action: the ledger, not events
-        return _record_action(event, fields, work_dir, stderr, profile)
+        return _record_action(event, fields, work_dir, stderr, profile, live)
     from supervisor.store.tether_dir import TetherDir  # light: json, os, fcntl
 
     if heard is not None:
@@ -159,7 +176,11 @@ def handle(
     payload = fields.get("payload")
     try:
         answer = answer_for(
-            event, payload if isinstance(payload, dict) else None, work_dir, profile=profile
+            event,
+            payload if isinstance(payload, dict) else None,
+            work_dir,
+            profile=profile,
+            live=live,
         )
     except Exception as problem:
         print(f"tether hook: no answer: {problem}", file=stderr)
@@ -171,7 +192,12 @@ def handle(
 
 
 def _record_action(
-    event: str, fields: dict[str, Any], work_dir: str, stderr: TextIO, profile: str | None
+    event: str,
+    fields: dict[str, Any],
+    work_dir: str,
+    stderr: TextIO,
+    profile: str | None,
+    live: LiveNotes | None,
 ) -> int:
     """A tool hook: its action into `.tether/ledger.jsonl` (see :mod:`.action_ledger`)."""
     payload = fields.get("payload")
@@ -180,7 +206,7 @@ def _record_action(
     try:
         from supervisor.agents.action_ledger import record_tool_hook
 
-        record_tool_hook(event, payload, work_dir, agent=profile)
+        record_tool_hook(event, payload, work_dir, agent=profile, live=live)
     except Exception as problem:  # a full disk or a broken repository must not break the agent
         print(f"tether hook: action not recorded: {problem}", file=stderr)
     return 0

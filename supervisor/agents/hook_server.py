@@ -25,10 +25,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor.agents import hook_client, hook_folders
 from supervisor.agents.hook_command import handle
+
+if TYPE_CHECKING:
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 # Long after start-up is done, long before an agent has worked long enough to compact.
 PRELOAD_AFTER_S = 3.0
@@ -60,6 +63,8 @@ class HookServer:
         self._connections: set[threading.Thread] = set()  # serving one connection each
         # The supervisor's: hears each recorded hook event, on the connection's thread.
         self.heard: Callable[[dict[str, Any]], None] | None = None
+        # The supervision's parse of notes.md and task.md, which the answers read.
+        self.live: LiveNotes | None = None
 
     def reserve(self, path: str | None = None) -> str:
         """The socket's path, before listening (``path``: one from
@@ -171,6 +176,7 @@ class HookServer:
                 err,
                 profile=_hook_profile(profile),
                 heard=self.heard,
+                live=self.live,
             )
         except Exception as problem:  # as in the hook's own process: never a traceback
             print(f"tether hook: {problem}", file=err)

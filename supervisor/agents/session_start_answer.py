@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supervisor import environment
 from supervisor.agents.turn_recovery import ANSWERED_KINDS, pointer, recovery_starting_this_turn
@@ -20,6 +20,9 @@ from supervisor.rehydrate.payload import build_payload, incident_record
 from supervisor.store import checkpoints, fsio, notes, safe_git, trust
 from supervisor.store.tether_dir import INCIDENT_KIND, TetherDir
 from supervisor.times import iso, parse_time
+
+if TYPE_CHECKING:
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 # SessionStart sources answered with the payload, and the incident type each follows.
 AUTO_SOURCES = {"compact": "compaction", "clear": "wipe"}
@@ -34,6 +37,7 @@ def session_start_answer(
     profile_name: str | None = None,
     new_session: bool = False,
     from_next_prompt: bool = False,
+    live: LiveNotes | None = None,
 ) -> str | None:
     """The stdout of ``tether hook SessionStart`` after a compaction or a clear, or ``None``.
 
@@ -47,6 +51,7 @@ def session_start_answer(
     When this turn's prompt is tether's own paste of the payload (F6 on Codex, whose
     hook fires as that turn starts), the answer is a one-line pointer to it instead,
     recorded as ``auto_rehydrate_skipped`` (:mod:`.turn_recovery`): one copy per loss.
+    ``live``: the supervisor's parse of notes.md and task.md (None: parsed here, once).
     """
     from supervisor.config.profiles import load_profile
 
@@ -89,17 +94,21 @@ def session_start_answer(
             "additionalContext": pointer(kind, number, pasted),
         }
         return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)
+    if live is None:
+        from supervisor.rehydrate.live_notes import LiveNotes
+
+        live = LiveNotes(tether)  # parsed once, for every build below
     # git's driver names and the checkout, read once for the checkpoint and every build.
     with safe_git.one_reading():
         snapshot = checkpoints.take(tether, "before auto rehydration", incident=number)
-        payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident)
+        payload = build_payload(tether, profile, checkpoint=snapshot, incident=incident, live=live)
         limit = profile.hook_context_limit
         for _ in range(4):  # a smaller budget drops older Done, Unproven, Rejected items first
             if not limit or len(payload.text) <= limit or payload.tokens <= 1:
                 break
             budget = max(1, payload.tokens * limit * 95 // (len(payload.text) * 100))
             payload = build_payload(
-                tether, profile, checkpoint=snapshot, incident=incident, budget=budget
+                tether, profile, checkpoint=snapshot, incident=incident, budget=budget, live=live
             )
     tether.record_event(
         "auto_rehydrate",
@@ -115,7 +124,7 @@ def session_start_answer(
         encoding=payload.encoding,
         dropped=len(payload.dropped),
         over_budget=payload.over_budget,
-        phase_before=notes.phase(snapshot.notes),
+        phase_before=notes.phase_of(live.of_texts(snapshot.task, snapshot.notes).notes),
     )
     answer = {"hookEventName": "SessionStart", "additionalContext": payload.text}
     return json.dumps({"hookSpecificOutput": answer}, ensure_ascii=False)

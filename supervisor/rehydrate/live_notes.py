@@ -6,11 +6,16 @@ all read the one :class:`ParsedNotes` that :class:`LiveNotes` keeps: a reader
 asks :meth:`LiveNotes.current` (file I/O, off the event loop), which parses again
 only when a file's time or size changed. The text is sanitized before it is
 parsed, as the payload sends it. A shell command with no supervisor running
-parses from disk once (:meth:`ParsedNotes.read`).
+parses from disk once (:meth:`ParsedNotes.read`). A hook the supervisor answers in its
+own process reads the supervision's one :class:`LiveNotes`, a ``tether hook`` alone a
+:class:`LiveNotes` of its own for that call; a payload built from the checkpoint just
+taken reuses the parse when the checkpoint holds the same texts
+(:meth:`LiveNotes.of_texts`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -38,6 +43,7 @@ class ParsedNotes:
     notes: Document
     task: Document
     error: TetherError | None = None
+    digest: bytes = b""  # of the texts as read (:func:`texts_digest`)
 
     @classmethod
     def read(cls, tether: TetherDir, stamp: Stamp | None = None) -> ParsedNotes:
@@ -50,8 +56,21 @@ class ParsedNotes:
             except TetherError as failed:
                 error = error or failed
                 texts.append("")
-        task, notes_ = (Document.parse(sanitize(text)) for text in texts)
-        return cls(stamp if stamp is not None else _stamp(tether), notes_, task, error)
+        stamp = stamp if stamp is not None else _stamp(tether)
+        return cls.of_texts(texts[0], texts[1], stamp, error)
+
+    @classmethod
+    def of_texts(
+        cls,
+        task: str,
+        notes_text: str,
+        stamp: Stamp = (None, None),
+        error: TetherError | None = None,
+    ) -> ParsedNotes:
+        """``task`` and ``notes_text`` (a checkpoint's, or the live files'), parsed."""
+        digest = texts_digest(task, notes_text)
+        task_, notes_ = (Document.parse(sanitize(text)) for text in (task, notes_text))
+        return cls(stamp, notes_, task_, error, digest)
 
     def decisions(self) -> list[str]:
         """The pinned decisions of notes.md, or none when it could not be read."""
@@ -77,6 +96,24 @@ class LiveNotes:
             if parsed is None or parsed.stamp != stamp:
                 parsed = self._parsed = ParsedNotes.read(self.tether, stamp)
             return parsed
+
+    def of_texts(self, task: str, notes_text: str) -> ParsedNotes:
+        """``task`` and ``notes_text`` parsed: the current parse when the live files hold
+        these very texts (a checkpoint just taken of them), else parsed here (file I/O)."""
+        parsed = self.current()
+        if parsed.error is None and parsed.digest == texts_digest(task, notes_text):
+            return parsed
+        return ParsedNotes.of_texts(task, notes_text)
+
+
+def texts_digest(task: str, notes_text: str) -> bytes:
+    """What tells two (task, notes) pairs apart, far quicker than parsing them."""
+    digest = hashlib.blake2b(digest_size=16)
+    for text in (task, notes_text):
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.digest()
 
 
 def _stamp(tether: TetherDir) -> Stamp:

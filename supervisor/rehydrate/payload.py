@@ -7,7 +7,11 @@ next step, progress with the invariant in words, the incident and its loss
 audit); pointers to the files for whatever the token budget left out.
 
 The budget is counted with :mod:`supervisor.rehydrate.tokens` on the final, sanitized
-text. Under the budget we drop, one item at a time: older Done items first,
+text. Each text tether did not write is sanitized once, where it enters (the notes and
+task as they are parsed, the preamble, the incident, progress, repairs and evidence); a
+render of those clean pieces and tether's own words then only has its long lines cut
+(:func:`~supervisor.rehydrate.sanitize.cut_long_lines`), however often the budget
+renders it. Under the budget we drop, one item at a time: older Done items first,
 then Unproven (older first), then older Rejected approaches. The goal, the
 pinned decisions and the next step are never dropped; nor are the preamble,
 criteria, constraints, progress and incident, which are short and which a
@@ -18,7 +22,7 @@ the budget, it is all kept and the payload says the budget was exceeded.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from supervisor.config.profiles import Profile
@@ -34,7 +38,7 @@ from supervisor.rehydrate.incident_section import (
 )
 from supervisor.rehydrate.live_notes import LiveNotes, ParsedNotes
 from supervisor.rehydrate.repairs import repairs_since_last_payload
-from supervisor.rehydrate.sanitize import sanitize
+from supervisor.rehydrate.sanitize import cut_long_lines, sanitize
 from supervisor.rehydrate.tokens import TokenCount
 from supervisor.store import checkpoints, fsio, notes
 from supervisor.store.checkpoints import Checkpoint
@@ -114,7 +118,8 @@ def build_payload(
     """Build the payload from checkpoint ``checkpoint`` (a number or one loaded) or the live files.
 
     ``live``: the supervisor's parsed notes and task, read again only if they changed
-    (None: parsed from disk here).
+    (None: parsed from disk here); with ``checkpoint``, its parse when the checkpoint
+    holds the live files' very texts.
 
     ``incident`` is an :class:`supervisor.recognize.observations.Incident`, an incident
     event from ``events.jsonl`` (see :func:`latest_incident`), or ``None``.
@@ -125,20 +130,23 @@ def build_payload(
     if isinstance(checkpoint, int):
         checkpoint = checkpoints.load(tether, checkpoint)
     if checkpoint is not None:
-        task = notes.Document.parse(sanitize(checkpoint.task))
-        state = _state_of(checkpoint, task, notes.Document.parse(sanitize(checkpoint.notes)))
+        if live is not None:  # the checkpoint just taken of the live files: their parse
+            parsed = live.of_texts(checkpoint.task, checkpoint.notes)
+        else:
+            parsed = ParsedNotes.of_texts(checkpoint.task, checkpoint.notes)
+        state = _state_of(checkpoint, parsed.task, parsed.notes)
     else:
         parsed = live.current() if live is not None else ParsedNotes.read(tether)
         if parsed.error is not None:
             raise parsed.error
         state = _state_of(checkpoints.live(tether, texts=False), parsed.task, parsed.notes)
-    state.repairs = repairs_since_last_payload(tether)
+    state.repairs = _clean(repairs_since_last_payload(tether))
     proof = evidence(tether.root, tether.work_dir)
-    state.evidence = proof.items
+    state.evidence = _clean(proof.items)
     done = state.sections["Done"]  # the budget drops older Done items first: mark the newest
     marked = [proof.mark(item) for item in done[-MARKED_DONE:]]
     state.sections["Done"] = done[:-MARKED_DONE] + marked
-    view = incident_view(incident, state.decisions)
+    view = _clean_view(incident_view(incident, state.decisions))
     summaries = [("The phase (your summary)", state.phase)]
     if view is not None and view.summary:
         summaries.append(("The compaction summary", view.summary))
@@ -151,7 +159,7 @@ def build_payload(
         fitted, text, tokens, over = _fit(preamble, state, view, limit, count)
     else:
         fitted = _Fitted.whole(state)
-        text = sanitize(_render(preamble, state, fitted, view))
+        text = cut_long_lines(_render(preamble, state, fitted, view))
         tokens, over = count(text), False
     dropped = [
         f"{title}: {item}"
@@ -159,7 +167,7 @@ def build_payload(
         for item in state.sections.get(title, [])[: fitted.left_out.get(title, 0)]
     ]
     if over:  # say so in the payload itself, then count again
-        text = sanitize(text + "\n\n" + _over_budget_note(limit))
+        text = cut_long_lines(text + "\n\n" + _over_budget_note(limit))
         tokens = count(text)
     return Payload(
         text=text,
@@ -208,15 +216,16 @@ def incident_record(tether: TetherDir, number: int | None = None) -> dict[str, A
 
 
 def _state_of(snapshot: Checkpoint, task: notes.Document, document: notes.Document) -> _State:
-    """``snapshot``'s state, its task and notes parsed (sanitized first)."""
+    """``snapshot``'s state, its task and notes parsed (sanitized first); what else it
+    holds that tether did not write (its reason, progress, verdict) sanitized here."""
     if snapshot.seq is None:
         source, where, task_where = "live files", ".tether/notes.md", ".tether/task.md"
     else:
-        source = f"checkpoint #{snapshot.seq} ({snapshot.at}, {snapshot.reason})"
+        source = _clean(f"checkpoint #{snapshot.seq} ({snapshot.at}, {snapshot.reason})")
         where = f".tether/checkpoints/{snapshot.seq:06d}.json (its notes)"
         task_where = f".tether/checkpoints/{snapshot.seq:06d}.json (its task)"
     sections = {title: _items(document, title) for title in DROP_ORDER}
-    progress = dict(snapshot.progress or {})
+    progress = _clean(dict(snapshot.progress or {}))
     phase = _body(document, "Phase") or str(progress.get("phase") or "")
     return _State(
         source=source,
@@ -230,8 +239,27 @@ def _state_of(snapshot: Checkpoint, task: notes.Document, document: notes.Docume
         sections=sections,
         next_step=_body(document, "Next step"),
         progress=progress,
-        invariant=dict(snapshot.invariant or {}),
+        invariant=_clean(dict(snapshot.invariant or {})),
     )
+
+
+def _clean(value: Any) -> Any:
+    """``value`` (JSON-shaped: text, numbers, lists, dicts) with each text in it sanitized,
+    its lines left whole: the render they join cuts its long lines."""
+    if isinstance(value, str):
+        return sanitize(value, max_line=0)
+    if isinstance(value, list | tuple):
+        return type(value)(_clean(item) for item in value)
+    if isinstance(value, dict):
+        return {_clean(key): _clean(item) for key, item in value.items()}
+    return value
+
+
+def _clean_view(view: IncidentView | None) -> IncidentView | None:
+    """The incident as told by its sources (a summary, an audit, a message): sanitized."""
+    if view is None:
+        return None
+    return replace(view, **{f.name: _clean(getattr(view, f.name)) for f in fields(view)})
 
 
 def _body(document: notes.Document, title: str) -> str:
@@ -302,13 +330,13 @@ def _fit(
     file), and the droppable sections get the rest, newest items first. The
     render is counted exactly and the allowance narrowed until it fits.
     """
-    fixed = count(sanitize(_render(preamble, state, _Fitted.bare(state), view))).n
+    fixed = count(cut_long_lines(_render(preamble, state, _Fitted.bare(state), view))).n
     reserve = 0
     fitted, text, tokens = _Fitted.whole(state), "", TokenCount(0, True, "")
     for _attempt in range(8):
         available = max(limit - fixed - reserve, 0)
         fitted = _allocate(state, available, count)
-        text = sanitize(_render(preamble, state, fitted, view))
+        text = cut_long_lines(_render(preamble, state, fitted, view))
         tokens = count(text)
         if tokens.n <= limit:
             return fitted, text, tokens, False

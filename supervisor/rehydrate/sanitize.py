@@ -67,9 +67,18 @@ def sanitize(text: str, *, max_line: int = MAX_LINE) -> str:
     if any(ch in text for ch in _SEQUENCE_STARTS):
         text = _SEQUENCES.sub("", text)
     text = _CONTROLS.sub("", text)
-    if max_line > 0:
-        text = "\n".join(_cut(line, max_line) for line in text.split("\n"))
-    return text
+    return cut_long_lines(text, max_line)
+
+
+def cut_long_lines(text: str, max_line: int = MAX_LINE) -> str:
+    """``text`` with each line longer than ``max_line`` cut with the marker (0: none cut).
+
+    The last step of :func:`sanitize`, and all that text joined from sanitized pieces and
+    tether's own words still needs: nothing in such text can act as a keystroke (joining
+    adds no control character), but an indent or a bullet can lengthen a line."""
+    if max_line <= 0 or len(text) <= max_line:
+        return text
+    return "\n".join(_cut(line, max_line) for line in text.split("\n"))
 
 
 def _cut(line: str, max_line: int) -> str:

@@ -22,12 +22,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from supervisor.errors import TetherError
 from supervisor.store import notes
-from supervisor.store.tether_dir import TetherDir
 
 if TYPE_CHECKING:
     from supervisor.config.profiles import Profile
+    from supervisor.rehydrate.live_notes import LiveNotes
 
 REJECTED_KEPT = 5  # the newest rejected approaches named
 ITEM_CHARS = 300  # a rejected approach or the next step, cut to this
@@ -70,12 +69,11 @@ def instructions_from_document(document: notes.Document) -> str:
     return "\n".join(lines)
 
 
-def instructions(tether: TetherDir) -> str:
-    """The instructions for the live notes; "" when there are none or notes.md is unreadable."""
-    try:
-        return instructions_from_notes(tether.read_notes())
-    except TetherError:
-        return ""
+def instructions(live: LiveNotes) -> str:
+    """The instructions for the live notes (as every reader parses them: sanitized first);
+    "" when there are none or notes.md is unreadable."""
+    parsed = live.current()
+    return instructions_from_document(parsed.notes) if parsed.error is None else ""
 
 
 def reaches_summarizer(profile: Profile) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -50,6 +51,10 @@ class Checkpointer:
         self._writer: concurrent.futures.ThreadPoolExecutor | None = None
         self.writing = 0  # written on the writer thread, not yet heard on the loop
         self._closed = False
+        # Held by whoever hands asked checkpoints on: the loop's _answered, or close() on
+        # the thread that ends the run; the loop never waits for it (see _answered).
+        self._handing = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def busy(self) -> bool:
@@ -71,6 +76,7 @@ class Checkpointer:
         except RuntimeError:
             self._heard(then, self._take(reason, incident, checkpoints.git_state(self._work)))
             return
+        self._loop = loop
         asked = loop.run_in_executor(None, checkpoints.git_state, self._work)
         self.asking[asked] = (reason, incident, then)
         asked.add_done_callback(functools.partial(self._answered, loop))
@@ -79,12 +85,22 @@ class Checkpointer:
     def _work(self) -> Path:
         return self.tether.work_dir
 
-    def _answered(self, loop: asyncio.AbstractEventLoop, _asked: asyncio.Future[Any]) -> None:
+    def _answered(
+        self, loop: asyncio.AbstractEventLoop, _asked: asyncio.Future[Any] | None
+    ) -> None:
         """Hand the checkpoints git has answered for to the writer, in the order asked.
 
         Two calls race on their threads; an agent's exit would otherwise be numbered
         before the incident it caused. One not yet answered holds back those after it.
         """
+        if not self._handing.acquire(blocking=False):
+            return  # close() writes them on its thread, and hands back what came meanwhile
+        try:
+            self._hand_over(loop)
+        finally:
+            self._handing.release()
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
         while self.asking:  # empty once close() wrote them all
             first = next(iter(self.asking))
             if not first.done():
@@ -138,13 +154,21 @@ class Checkpointer:
 
     def close(self) -> None:
         """Finish the checkpoints being written, then write those git has not answered for
-        yet, asking it once for all of them (at the end of the run, on the loop)."""
-        self._closed = True
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
-        waiting, self.asking = self.asking, {}
-        if waiting:
-            git = checkpoints.git_state(self._work)
-            for reason, incident, _then in waiting.values():
-                self._heard(None, self._take(reason, incident, git))
+        yet, asking it once for all of them (at the end of the run: on the loop, or on a
+        thread while the loop waits for it). What is asked meanwhile is answered as ever."""
+        with self._handing:
+            self._closed = True
+            if self._writer is not None:
+                self._writer.shutdown(wait=True)
+                self._writer = None
+            waiting, self.asking = self.asking, {}
+            if waiting:
+                git = checkpoints.git_state(self._work)
+                for reason, incident, _then in waiting.values():
+                    self._heard(None, self._take(reason, incident, git))
+        loop = self._loop
+        if self.asking and loop is not None:  # asked while it wrote: their answers came
+            try:
+                loop.call_soon_threadsafe(self._answered, loop, None)
+            except RuntimeError:  # the loop has closed
+                pass

@@ -29,7 +29,8 @@ async def end_left_over_agent(lock: SupervisorLock | None, tether: TetherDir) ->
         return "no left-over agent to end"
     pid = orphan.agent_pid
     ended = await asyncio.to_thread(supervisor_lock.end_process, pid, orphan.agent_start)
-    tether.record_event("orphan_ended" if ended else "orphan_not_ended", "user", pid=pid)
+    kind = "orphan_ended" if ended else "orphan_not_ended"
+    await asyncio.to_thread(tether.record_event, kind, "user", pid=pid)  # its fsync: off the loop
     if ended:
         lock.previous = replace(orphan, agent_alive=False)
         return f"the previous tether's agent (pid {pid}) was ended"

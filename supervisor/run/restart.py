@@ -82,8 +82,7 @@ class Restarter:
         else:  # a plain command (`tether run -- CMD`): run it again
             argv = list(self.config.argv)
         self.restarts += 1
-        self.session.start(argv=argv)
-        self.note_agent_pid()
+        self.session.start(argv=argv)  # the lock names it: the caller's, off the loop
         event = self.events.record("agent_restart", "supervisor", argv=argv)
         self.restarted_at = epoch(event["at"])
         return argv

@@ -89,6 +89,8 @@ __all__ = [
 ]
 
 Scheduler = Callable[[float, Callable[[], None]], Any]
+# A recording's files, made off the loop: the recorder, the problem's words, or nothing.
+OpenedRecording = SessionRecorder | str | None
 # How often the lock's mtime is touched: after a crash it says when tether died, to this.
 HEARTBEAT_SECONDS = 5.0
 # The screen detector looks at most this often: a flood's reads come back to back,
@@ -292,28 +294,64 @@ class Supervision:
             raise TetherError("the supervisor is not open")
 
     def start_recording(self) -> None:
-        """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size."""
-        self.restarter.note_agent_pid()
-        if not self.config.record or self.recorder is not None:
-            return
+        """Begin `sessions/<stamp>-<profile>.cast` and `.txt` at the agent's screen size,
+        and name the agent in the lock: at once, where no loop runs yet (`tether run`'s
+        early start, headless callers). The app does the same in steps, its files on a
+        worker: :meth:`open_recording`, :meth:`recording_opened`, :meth:`note_agent`."""
+        self.note_agent()
         emulator = self.session.emulator
+        self.recording_opened(self.open_recording(emulator.cols, emulator.rows))
+
+    def note_agent(self) -> None:
+        """The lock names the running agent (a write to the lock: any thread)."""
+        self.restarter.note_agent_pid()
+
+    def open_recording(self, cols: int, rows: int) -> OpenedRecording:
+        """Create the recording's files and name the `.cast` in the lock: file I/O, safe
+        on a worker thread (it tells nobody anything). None when this run records
+        nothing; the problem's words when the files cannot be made."""
+        if not self.config.record or self.recorder is not None:
+            return None
         try:
-            self.recorder = SessionRecorder(
+            recorder = SessionRecorder(
                 self.tether.sessions,
                 self.config.profile_name,
-                emulator.cols,
-                emulator.rows,
+                cols,
+                rows,
                 on_failure=self._recording_failed,
             )
         except (OSError, TetherError) as error:
-            self._problem(f"recording is off: {error}")
+            return f"recording is off: {error}"
+        lock = self.lock
+        if lock is not None:  # `tether transcript` reads this one while we run
+            lock.record_recording(recorder.cast_path.name)
+        return recorder
+
+    def recording_opened(
+        self, opened: OpenedRecording, size: tuple[int, int] | None = None
+    ) -> None:
+        """On the loop: what :meth:`open_recording` made records the agent's output from
+        now on (``size``: the one it was made at, if the screen may have changed since)."""
+        if isinstance(opened, str):
+            self._problem(opened)
             return
-        if self.lock is not None:  # `tether transcript` reads this one while we run
-            self.lock.record_recording(self.recorder.cast_path.name)
+        if opened is None or self.recorder is not None:
+            return
+        self.recorder = opened
+        emulator = self.session.emulator
+        if size is not None and size != (emulator.cols, emulator.rows):
+            opened.resize(emulator.cols, emulator.rows)
+
+    @staticmethod
+    def discard_recording(opened: OpenedRecording) -> None:
+        """A recording opened for a run that ended meanwhile: closed (file I/O: any thread)."""
+        if isinstance(opened, SessionRecorder):
+            opened.close()
 
     def _recording_failed(self, failure: RecordingFailed) -> None:
         """The recording stopped on a write error (a full disk): the banner, and an event
-        (which the same disk may refuse: then the problem says that too)."""
+        (which the same disk may refuse: then the problem says that too). The recorder
+        calls it on the thread that feeds and flushes it, the loop, never on its writer's."""
         self._problem(failure.message)
         self.attention.say(failure.message, "warning", source="recording")
         self.events.record(
@@ -348,13 +386,35 @@ class Supervision:
         finally:
             self._finishing.release()
 
+    def hang_up(self) -> None:
+        """The loop's half of the end of the run (the app's): hang up on the agent, whose
+        reader and timers are the loop's, and hand the loop nothing more. Its writes to
+        `.tether/` follow in :meth:`close_off_loop`, on another thread."""
+        self._cancel_scan()
+        self.inbox.detach()
+        self.stop_agent()
+
+    def close_off_loop(self) -> None:
+        """The rest of :meth:`finish` after :meth:`hang_up`, on a thread of its own while
+        the loop waits for it: the last checkpoints, the recording, ``tether_ended``, the
+        lock. Under the same guard as finish(), which the shutdown deadline may run."""
+        if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
+            return
+        try:
+            self.close()
+        finally:
+            self._finishing.release()
+
+    def _cancel_scan(self) -> None:
+        if self._scan_timer is not None:
+            self._scan_timer.cancel()
+            self._scan_timer = None
+
     def close(self) -> None:
         """Flush the recording with the final screen and release the lock (a clean exit).
 
         Safe to call again, and from any thread once the loop is gone."""
-        if self._scan_timer is not None:
-            self._scan_timer.cancel()
-            self._scan_timer = None
+        self._cancel_scan()
         self.checkpointer.close()
         if self.recorder is not None:
             try:
@@ -393,6 +453,7 @@ class Supervision:
         try:  # `tether run` may have reserved its socket for an agent spawned before this
             server = self.hook_server or HookServer(self.config.workdir)
             server.heard = self.inbox.heard
+            server.live = self.live_notes  # its answers read the one parse of the notes
             path = server.start()
         except OSError as error:  # the hooks then build their answers themselves
             self._problem(f"hook calls are answered the slow way: {error}")
@@ -450,6 +511,8 @@ class Supervision:
         self.transcript.forget()
         self.fusion.agent_started(self.clock())  # what its session file replays is history
         self.restarter.start_again()
+        # The lock names the new agent on the writer thread (at once without a loop).
+        self.checkpointer.write(self.note_agent, lambda _noted: None)
         self.rehydrate(reason="restart after crash", payload=payload)
 
     @property
@@ -620,11 +683,15 @@ class Supervision:
         timer_due = monotonic - self._last_timer_checkpoint >= self.config.checkpoint_every
         if timer_due:
             self._last_timer_checkpoint = monotonic
+        lock = self.lock  # released by close() on another thread: the lock guards its fd
+        if lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
+            self._last_heartbeat = monotonic
+            lock.heartbeat()  # the lock file's mtime: here, with the tick's other file I/O
         host = self.session.host
         agent = None if host is None else Agent(host.pid, self._agent_env(), self.config.workdir)
         injector = self.injector
         sent = injector.awaiting_acknowledgement() if self._opened else None
-        return self.reader.read(
+        reads = self.reader.read(
             self.clock(),
             agent=agent,
             sent=sent,
@@ -632,16 +699,16 @@ class Supervision:
             since=self.started_at - 1,
             timer_due=timer_due and not self.checkpointer.busy,
         )
+        dumped = self._screen_dump.write_taken()  # the text the last apply took
+        if dumped:
+            reads.problems.append(dumped)
+        return reads
 
     def apply_tick(self, reads: TickReads) -> None:
         """What the reads found, on the loop: observations, injection, the timer checkpoint."""
         wall = self.clock()
-        monotonic = time.monotonic()
         if reads.notes is not None:  # before the hook events: their audit uses the pins
             self.notes.digest = reads.notes
-        if self.lock is not None and monotonic - self._last_heartbeat >= HEARTBEAT_SECONDS:
-            self._last_heartbeat = monotonic
-            self.lock.heartbeat()
         self.inbox.drain()  # a headless tick, or a hand-over still on its way
         self._hook_events(reads.events, wall)
         if reads.session_loaded and self.reader.watch is not None:
@@ -667,7 +734,7 @@ class Supervision:
         if self._opened:
             self._offer_injection(reads)
         if self.recorder is not None:
-            self.recorder.flush()
+            self.recorder.flush()  # hands the buffer to its writer thread; tells of a failure
         if reads.state_changed:
             self.checkpoint("timer: state changed")
         injector = self.injector if self._opened else None
@@ -704,9 +771,7 @@ class Supervision:
     def _dump_screen(self) -> None:
         if not self._screen_dump.asked():  # the whole screen's text, every tick, for nobody
             return
-        problem = self._screen_dump.write(self.session.emulator.display())
-        if problem:
-            self._problem(problem)
+        self._screen_dump.take(self.session.emulator.display())  # written by the next read
 
     def enforce_invariant(self) -> invariant.InvariantResult | None:
         """Disk wins: a cursor that disagrees with artifacts.jsonl is rolled to the disk truth."""

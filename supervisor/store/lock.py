@@ -29,6 +29,7 @@ import fcntl
 import json
 import os
 import signal
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -241,42 +242,53 @@ def _read_fd(fd: int) -> bytes:
 
 
 class SupervisorLock:
-    """The held lock; ``previous`` is the supervisor that died without cleaning up, if any."""
+    """The held lock; ``previous`` is the supervisor that died without cleaning up, if any.
+
+    Used from several threads (the heartbeat from the tick's reader, the release from
+    the loop's end or the shutdown deadline's): every use of the descriptor holds
+    ``_using``, so none of them reaches a descriptor that was closed, or whose number
+    the process has given to another file since.
+    """
 
     def __init__(self, tether: TetherDir, fd: int, previous: LockInfo | None) -> None:
         self.tether = tether
         self.previous = previous
         self._fd: int | None = fd
         self._record: dict[str, object] = {}
+        self._using = threading.Lock()
 
     def record_agent(self, pid: int) -> None:
         """Name the agent this supervisor runs, so a next start can find it orphaned."""
-        if self._fd is None:
-            return
-        self._record.update(agent_pid=pid, agent_start=process_start(pid))
-        try:
-            _write(self._fd, self._record)
-        except OSError:
-            pass  # the lock still holds; only the orphan check loses its pid
+        start = process_start(pid)
+        with self._using:
+            if self._fd is None:
+                return
+            self._record.update(agent_pid=pid, agent_start=start)
+            try:
+                _write(self._fd, self._record)
+            except OSError:
+                pass  # the lock still holds; only the orphan check loses its pid
 
     def record_recording(self, name: str) -> None:
         """Name the `.cast` this supervisor writes: `tether transcript` reads that one
         while the lock is held, never a newer-named file a clone shipped."""
-        if self._fd is None:
-            return
-        self._record["recording"] = name
-        try:
-            _write(self._fd, self._record)
-        except OSError:
-            pass  # then `tether transcript` picks the recording written last
+        with self._using:
+            if self._fd is None:
+                return
+            self._record["recording"] = name
+            try:
+                _write(self._fd, self._record)
+            except OSError:
+                pass  # then `tether transcript` picks the recording written last
 
     def heartbeat(self) -> None:
         """Touch the lock file: its mtime says the supervisor was alive until now."""
-        if self._fd is not None:
-            try:
-                os.utime(self._fd)
-            except OSError:
-                pass
+        with self._using:
+            if self._fd is not None:
+                try:
+                    os.utime(self._fd)
+                except OSError:
+                    pass
 
     @property
     def held(self) -> bool:
@@ -284,16 +296,17 @@ class SupervisorLock:
 
     def release(self) -> None:
         """Empty the file (a clean exit) and drop the lock. Safe to call twice."""
-        if self._fd is None:
-            return
-        fd, self._fd = self._fd, None
-        try:
-            os.ftruncate(fd, 0)
-            os.fsync(fd)
-        except OSError:
-            pass  # then the next start reports a stale lock: the truth, if a noisy one
-        finally:
-            os.close(fd)
+        with self._using:
+            if self._fd is None:
+                return
+            fd, self._fd = self._fd, None
+            try:
+                os.ftruncate(fd, 0)
+                os.fsync(fd)
+            except OSError:
+                pass  # then the next start reports a stale lock: the truth, if a noisy one
+            finally:
+                os.close(fd)
 
     def __enter__(self) -> SupervisorLock:
         return self

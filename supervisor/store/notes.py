@@ -290,7 +290,12 @@ def phase(notes_text: str) -> str:
     The agent's rehydration summary goes there (``tether note phase``), so a change
     of it acknowledges a payload.
     """
-    section = Document.parse(notes_text).find(PHASE)
+    return phase_of(Document.parse(notes_text))
+
+
+def phase_of(document: Document) -> str:
+    """:func:`phase` of notes already parsed (megabytes parse slowly)."""
+    section = document.find(PHASE)
     return section.body.strip() if section is not None else ""
 
 

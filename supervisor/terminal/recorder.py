@@ -7,11 +7,14 @@ the screen, then the final screen on close. Both are created with mode 0600
 because agent output can carry secrets.
 
 The recorder sits on the hot path of the PTY read loop, so :meth:`record` only
-decodes (UTF-8 stays bytes, escaped as bytes) and appends to a list; lines are
-serialised and written at most every :data:`FLUSH_INTERVAL` seconds (checked on the
-next call, or by :meth:`flush` from a timer), as soon as :data:`FLUSH_CHARS` of
-output are buffered (so that under a flood one flush's JSON work and write stay
-under a millisecond, not half a second's worth of output at once), and on close.
+decodes (UTF-8 stays bytes, escaped as bytes) and appends to a list, and no file is
+opened or written on the loop: what is buffered is handed to the recording's one
+writer thread (:class:`RecordingWriter`), which serialises the lines and writes them
+in order, at most every :data:`FLUSH_INTERVAL` seconds (checked on the next call, or
+by :meth:`flush` from the tick), as soon as :data:`FLUSH_CHARS` of output are
+buffered (so that under a flood one batch's JSON work and write stay under a
+millisecond, not half a second's worth of output at once), and on close, which
+waits until the thread has written everything and closed both files.
 
 Bounded growth: each file stops growing at its cap (:data:`DEFAULT_CAP_BYTES`,
 64 MiB for the cast). When the next event would cross it, one marker event
@@ -20,8 +23,9 @@ output is dropped; the session goes on unrecorded. The ``.txt`` has its own cap
 and a closing line saying so. A write error (disk full, a file size limit) stops
 recording the same way, said aloud: :attr:`SessionRecorder.error` says why, the
 recorder's ``on_failure`` hears one :class:`RecordingFailed` (for an event and the
-banner), and a marker saying so goes into each file that can still take it (a line
-torn by the failed write is ended first), tried again at each flush and on close.
+banner; on the feeding thread, at the next flush), and a marker saying so goes into
+each file that can still take it (a line torn by the failed write is ended first),
+tried again at each batch and on close.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import queue
+import threading
 import time
 from codecs import utf_8_decode
 from collections.abc import Callable, Iterable
@@ -50,17 +56,29 @@ def _open_private(path: Path) -> int:
     return fd
 
 
+# Session paths handed out whose files the writer thread has not created yet.
+_HANDED_OUT: set[Path] = set()
+_HANDED_OUT_LOCK = threading.Lock()
+
+
 def session_paths(
     sessions_dir: Path, profile: str, now: datetime | None = None
 ) -> tuple[Path, Path]:
-    """Fresh ``.cast`` and ``.txt`` paths; a suffix keeps two sessions in one second apart."""
+    """Fresh ``.cast`` and ``.txt`` paths; a suffix keeps two sessions in one second apart.
+
+    The writer thread creates the files later, so the paths handed out are also kept
+    (for this process) until then: two recorders started together get two names."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in profile) or "agent"
     for attempt in range(1, 1000):
         suffix = "" if attempt == 1 else f"-{attempt}"
         cast = sessions_dir / f"{stamp}-{safe}{suffix}.cast"
-        if not cast.exists() and not cast.with_suffix(".txt").exists():
-            return cast, cast.with_suffix(".txt")
+        with _HANDED_OUT_LOCK:
+            if cast in _HANDED_OUT:
+                continue
+            if not cast.exists() and not cast.with_suffix(".txt").exists():
+                _HANDED_OUT.add(cast)
+                return cast, cast.with_suffix(".txt")
     raise FileExistsError(f"too many sessions named {stamp}-{safe} in {sessions_dir}")
 
 
@@ -176,7 +194,9 @@ Writer = Callable[[int, memoryview], int]
 
 
 class _CappedFile:
-    """An append-only file that buffers writes and stops, with one last word, at its cap."""
+    """An append-only file that buffers writes and stops, with one last word, at its cap.
+
+    Used by the writer thread alone; it opens the file at its first write."""
 
     def __init__(self, path: Path, cap: int, write: Writer = os.write) -> None:
         self.path = path
@@ -185,7 +205,7 @@ class _CappedFile:
         self.full = False
         self.ends_line = True  # the last byte written was a newline (or none was)
         self._write = write
-        self._fd = _open_private(path)
+        self._fd: int | None = None
         self._pending: list[bytes] = []
         self._pending_size = 0
 
@@ -202,6 +222,14 @@ class _CappedFile:
         self._pending.append(data)
         self._pending_size += len(data)
 
+    def open(self) -> None:
+        if self._fd is None:
+            try:
+                self._fd = _open_private(self.path)
+            finally:
+                with _HANDED_OUT_LOCK:  # it exists now (or never will): exists() tells
+                    _HANDED_OUT.discard(self.path)
+
     def flush(self) -> None:
         if not self._pending:
             return
@@ -211,6 +239,8 @@ class _CappedFile:
         self._write_all(data)
 
     def _write_all(self, data: bytes) -> None:
+        self.open()
+        assert self._fd is not None
         view = memoryview(data)
         while view:
             written = self._write(self._fd, view)
@@ -232,12 +262,140 @@ class _CappedFile:
     def close(self) -> None:
         try:
             self.flush()
+            self.open()  # an empty .txt is still there for `tether transcript`
         finally:
-            os.close(self._fd)
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
+Event = tuple[float, str, str | bytes]  # seconds into the recording, code, data
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """What the loop hands the writer at a flush: events for the .cast, text for the .txt."""
+
+    events: list[Event]
+    text: list[bytes]
+    at: float  # seconds into the recording when handed over
+
+
+class RecordingWriter:
+    """The recording's two files and the one thread that writes them, in order.
+
+    The loop hands over :class:`_Batch` es (:meth:`submit`) and never waits, except in
+    :meth:`wait` and :meth:`close`. The thread serialises the events (the cap's last
+    word included), writes, and on a write error stops: :attr:`failure` says why, and a
+    marker goes into each file that can still take it. The thread tells nobody itself:
+    the recorder reads :attr:`failure` on the loop (see :meth:`SessionRecorder.flush`).
+    """
+
+    def __init__(self, cast: _CappedFile, txt: _CappedFile, header: bytes) -> None:
+        """``header`` is the .cast's first line, written with the files' creation now."""
+        self.cast = cast
+        self.txt = txt
+        self.failure: RecordingFailed | None = None  # set by the thread, read by the loop
+        self.incomplete: str | None = None  # a file that did not close cleanly
+        self._words_due: list[_CappedFile] = []  # files still owed the stop marker
+        self._queue: queue.Queue[_Batch | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="tether-recording", daemon=True)
+        self.cast.add(header, b"")
+        self._thread.start()
+        self.submit(_Batch([], [], 0.0))  # the files exist from the start
+
+    @property
+    def stopped(self) -> bool:
+        """The .cast takes nothing more (its cap, or a write error): output can be dropped."""
+        return self.cast.full
+
+    def submit(self, batch: _Batch) -> None:
+        self._queue.put(batch)
+
+    def wait(self) -> None:
+        """Until every batch handed over is written (or dropped on a failure)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        """Write what was handed over, close both files, end the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            batch = self._queue.get()
+            try:
+                if batch is None:
+                    self._close_files()
+                    return
+                self._write(batch)
+            except Exception as error:  # a bug must not hang close: stop
+                self._failed(self.cast, OSError(None, f"recording writer failed: {error!r}"), 0.0)
+            finally:
+                self._queue.task_done()
+
+    def _write(self, batch: _Batch) -> None:
+        if self.failure is not None:
+            self._say_stopped()
+            return
+        cast = self.cast
+        for offset, code, text in batch.events:
+            line = _event_line(offset, code, text)
+            cast.add(line, self._stop_note_cast(offset) if cast.near_cap(len(line)) else b"")
+            if cast.full:
+                break
+        for data in batch.text:
+            self.txt.add(data, self._stop_note_txt())
+        for file in (self.cast, self.txt):
+            try:
+                file.open()  # both exist from the first batch on, for `tether transcript`
+                file.flush()
+            except OSError as error:
+                self._failed(file, error, batch.at)
+                return
+
+    def _failed(self, file: _CappedFile, error: OSError, at: float) -> None:
+        """A write failed: stop recording, with a marker wherever it can be said."""
+        self.failure = RecordingFailed(file.path, error.strerror or str(error), error.errno, at)
+        self.cast.full = self.txt.full = True
+        self._words_due = [self.cast, self.txt]
+        self._say_stopped()
+
+    def _say_stopped(self) -> None:
+        """The stop marker into each file that has not taken it yet, if it can now."""
+        if self.failure is None or not self._words_due:
+            return
+        offset = round(self.failure.at, 6)
+        label = f"tether: {self.failure.message}; output not recorded from here"
+        words = {
+            self.cast: json.dumps([offset, "m", label]).encode() + b"\n",
+            self.txt: f"[{label}]\n".encode("utf-8", "replace"),
+        }
+        self._words_due = [f for f in self._words_due if not f.last_word(words[f])]
+
+    def _stop_note_cast(self, offset: float) -> bytes:
+        label = f"tether: recording stopped at the {self.cast.cap} byte cap; output not recorded"
+        return json.dumps([round(offset, 6), "m", label]).encode() + b"\n"
+
+    def _stop_note_txt(self) -> bytes:
+        return f"[tether: text stopped at the {self.txt.cap} byte cap]\n".encode()
+
+    def _close_files(self) -> None:
+        for file in (self.cast, self.txt):
+            try:
+                file.close()
+            except OSError as error:
+                self.incomplete = self.incomplete or f"recording incomplete: {error.strerror}"
 
 
 class SessionRecorder:
-    """Record one agent run; feed it every chunk read from the PTY."""
+    """Record one agent run; feed it every chunk read from the PTY, on one thread (the loop).
+
+    That thread only decodes and appends; the files are written by the recording's
+    :class:`RecordingWriter` thread. ``on_failure`` is called on the feeding thread, at
+    the first :meth:`flush` (the tick's, or the output's) or :meth:`close` after the
+    writer met the error: never on the writer's thread.
+    """
 
     def __init__(
         self,
@@ -249,7 +407,7 @@ class SessionRecorder:
         term: str = "xterm-256color",
         cap_bytes: int = DEFAULT_CAP_BYTES,
         text_cap_bytes: int = DEFAULT_TEXT_CAP_BYTES,
-        clock: object = time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
         on_failure: Callable[[RecordingFailed], None] | None = None,
         write: Writer = os.write,
     ) -> None:
@@ -260,13 +418,9 @@ class SessionRecorder:
         self._start = clock()
         self._last_flush = self._start
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self.error: str | None = None
-        self.failure: RecordingFailed | None = None
         self.closed = False
         self._on_failure = on_failure
-        self._words_due: list[_CappedFile] = []  # files still owed the stop marker
-        self._cast = _CappedFile(self.cast_path, cap_bytes, write)
-        self._txt = _CappedFile(self.txt_path, text_cap_bytes, write)
+        self._told = False  # on_failure has heard of the writer's failure
         header = {
             "version": 2,
             "width": int(width),
@@ -275,15 +429,36 @@ class SessionRecorder:
             "env": {"TERM": term},
             "title": f"tether: {profile}",
         }
-        self._cast.add(json.dumps(header).encode() + b"\n", b"")
-        self._events: list[tuple[float, str, str | bytes]] = []
+        self._writer = RecordingWriter(
+            _CappedFile(self.cast_path, cap_bytes, write),
+            _CappedFile(self.txt_path, text_cap_bytes, write),
+            json.dumps(header).encode() + b"\n",
+        )
+        self._events: list[Event] = []
+        self._text: list[bytes] = []  # for the .txt
         self._buffered = 0  # characters of output in self._events
+
+    @property
+    def failure(self) -> RecordingFailed | None:
+        """Why the recording stopped on a write error (once the writer met it)."""
+        return self._writer.failure
+
+    @property
+    def error(self) -> str | None:
+        """What to say about the recording: its failure, or a file not closed cleanly."""
+        failure = self._writer.failure
+        return failure.message if failure is not None else self._writer.incomplete
+
+    @property
+    def stopped(self) -> bool:
+        """Output is no longer recorded: the cap, or a write error."""
+        return self._writer.stopped
 
     # -- hot path ----------------------------------------------------------------------------
 
     def record(self, data: bytes) -> None:
-        """One chunk of the agent's output. Cheap: decode, append, maybe flush."""
-        if self.closed or self._cast.full:
+        """One chunk of the agent's output. Cheap: decode, append, maybe hand over."""
+        if self.closed or self._writer.stopped:
             return
         text, size = self._output(data)
         now = self._clock()
@@ -323,7 +498,7 @@ class SessionRecorder:
     def mark(self, label: str) -> None:
         """An asciicast v2 marker (``"m"``) a player can jump to, e.g. ``compaction #3``;
         control characters are dropped from the label."""
-        if self.closed or self._cast.full:
+        if self.closed or self._writer.stopped:
             return
         clean = "".join(c for c in label if c.isprintable()) or "marker"
         self._events.append((self._clock() - self._start, "m", clean))
@@ -332,65 +507,39 @@ class SessionRecorder:
         """Lines that left the top of the screen (``FeedResult.scrolled_off``) for the .txt."""
         if self.closed or not lines:
             return
-        data = ("\n".join(lines) + "\n").encode("utf-8", "replace")
-        self._txt.add(data, self._stop_note_txt())
+        self._text.append(("\n".join(lines) + "\n").encode("utf-8", "replace"))
 
-    # -- writing -----------------------------------------------------------------------------
+    # -- handing over ------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Write what is buffered: from :meth:`record` every half second, a timer, or close."""
-        self._last_flush = self._clock()
+        """Hand what is buffered to the writer thread: from :meth:`record` every half
+        second or :data:`FLUSH_CHARS`, the tick, or close. Tells ``on_failure`` of a
+        failure the writer met since."""
+        now = self._clock()
+        self._last_flush = now
         self._buffered = 0
-        if self.error is not None:
-            self._events.clear()
-            self._say_stopped()
-            return
-        events, self._events = self._events, []
-        cast = self._cast
-        for offset, code, text in events:
-            line = _event_line(offset, code, text)
-            cast.add(line, self._stop_note_cast(offset) if cast.near_cap(len(line)) else b"")
-            if cast.full:
-                break
-        for file in (self._cast, self._txt):
-            try:
-                file.flush()
-            except OSError as error:
-                self._failed(file, error)
-                return
+        if self._events or self._text:
+            events, self._events = self._events, []
+            text, self._text = self._text, []
+            self._writer.submit(_Batch(events, text, now - self._start))
+        self._tell_failure()
 
-    def _failed(self, file: _CappedFile, error: OSError) -> None:
-        """A write failed: stop recording, and say so (once) wherever it can be said."""
-        at = self._clock() - self._start
-        self.failure = RecordingFailed(file.path, error.strerror or str(error), error.errno, at)
-        self.error = self.failure.message
-        self._cast.full = self._txt.full = True
-        self._words_due = [self._cast, self._txt]
-        self._say_stopped()
+    def wait_written(self) -> None:
+        """Until what was handed over is on disk (tests; :meth:`close` does it itself)."""
+        self._writer.wait()
+        self._tell_failure()
+
+    def _tell_failure(self) -> None:
+        failure = self._writer.failure
+        if failure is None or self._told:
+            return
+        self._told = True
         if self._on_failure is not None:
-            self._on_failure(self.failure)
-
-    def _say_stopped(self) -> None:
-        """The stop marker into each file that has not taken it yet, if it can now."""
-        if self.failure is None or not self._words_due:
-            return
-        offset = round(self.failure.at, 6)
-        label = f"tether: {self.failure.message}; output not recorded from here"
-        words = {
-            self._cast: json.dumps([offset, "m", label]).encode() + b"\n",
-            self._txt: f"[{label}]\n".encode("utf-8", "replace"),
-        }
-        self._words_due = [f for f in self._words_due if not f.last_word(words[f])]
-
-    def _stop_note_cast(self, offset: float) -> bytes:
-        label = f"tether: recording stopped at the {self._cast.cap} byte cap; output not recorded"
-        return json.dumps([round(offset, 6), "m", label]).encode() + b"\n"
-
-    def _stop_note_txt(self) -> bytes:
-        return f"[tether: text stopped at the {self._txt.cap} byte cap]\n".encode()
+            self._on_failure(failure)
 
     def close(self, final_screen: list[str] | None = None) -> None:
-        """Flush everything, append the final screen to the .txt, close both files."""
+        """Hand over everything, the final screen for the .txt, and wait until the writer
+        has written it and closed both files."""
         if self.closed:
             return
         tail = self._decoder.decode(b"", final=True)
@@ -401,17 +550,11 @@ class SessionRecorder:
             while screen and not screen[-1].strip():
                 screen.pop()
             text = "".join(line.rstrip() + "\n" for line in screen)
-            self._txt.add(
-                ("--- final screen ---\n" + text).encode("utf-8", "replace"),
-                self._stop_note_txt(),
-            )
+            self._text.append(("--- final screen ---\n" + text).encode("utf-8", "replace"))
         self.flush()
         self.closed = True
-        for file in (self._cast, self._txt):
-            try:
-                file.close()
-            except OSError as error:
-                self.error = self.error or f"recording incomplete: {error.strerror}"
+        self._writer.close()
+        self._tell_failure()
 
     def __enter__(self) -> SessionRecorder:
         return self

@@ -16,6 +16,7 @@ from supervisor.recognize.observations import (
     TRANSCRIPT,
     Observation,
 )
+from supervisor.rehydrate.live_notes import LiveNotes
 from supervisor.rehydrate.summary_instructions import instructions
 from supervisor.store import notes
 from supervisor.store.tether_dir import TetherDir
@@ -44,7 +45,7 @@ async def test_the_compact_key_types_the_compact_command_with_the_pins(tmp_path,
         await wait_until(pilot, lambda: "Context compacted (#1" in banner.text, what="incident")
     (sent,) = injections(tmp_path, "compact")
     assert sent["bracketed"] is False and sent["by"] == "key" and "restate" not in sent
-    expected = "/compact " + " ".join(instructions(TetherDir.at(tmp_path)).split())
+    expected = "/compact " + " ".join(instructions(LiveNotes(TetherDir.at(tmp_path))).split())
     assert "1. refresh tokens in Redis, 15 minute TTL" in expected
     assert sent["chars"] == len(expected)  # one line: a newline would submit half of it
     assert not [e for e in events(tmp_path) if e["kind"] == "recall_check"]

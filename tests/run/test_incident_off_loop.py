@@ -1,13 +1,19 @@
-"""A loss's incident is numbered off the event loop, and nothing is lost or reordered.
+"""A loss's incident is numbered off the event loop, and nothing is lost or reordered;
+the session recording and the screen dump are written off the loop too.
 
 The number is claimed under the store's lock (a locked, fsynced append to
 events.jsonl) on the event recorder's thread; the incident opens on the loop when
 the claim is done, and what was observed meanwhile follows it in order. An audit
 hook counts the files the loop's thread opens under `.tether/` meanwhile: none.
+``os.write`` has no audit event: the recording's writes are watched through the
+write function it is given.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
+import json
 import os
 import sys
 import threading
@@ -16,6 +22,7 @@ import time
 from supervisor.recognize.observations import COMPACTION, SCREEN, TRANSCRIPT, Observation
 from supervisor.run.supervision import RunConfig, Supervision
 from supervisor.store.tether_dir import init
+from supervisor.terminal.recorder import RecordingFailed, SessionRecorder
 from supervisor.terminal.session import AgentSession
 from tests.conftest import until
 from tests.store_records import read_jsonl
@@ -103,3 +110,88 @@ async def test_a_loss_the_hook_recorded_first_keeps_the_hooks_number(tmp_path):
     records = read_jsonl(tether.events)[0]
     assert [r["number"] for r in records if r["kind"] == "incident"] == [1]  # one, the hook's
     assert any(r["kind"] == "incident_update" and r["number"] == 1 for r in records)
+
+
+class Writes:
+    """A recording's ``write``: the real ``os.write``, noting the thread of each call;
+    ``fail_after`` calls it raises ENOSPC (a full disk)."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.threads: list[int] = []
+        self.fail_after = fail_after
+
+    def __call__(self, fd: int, data: memoryview) -> int:
+        self.threads.append(threading.get_ident())
+        if self.fail_after is not None and len(self.threads) > self.fail_after:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return os.write(fd, data)
+
+
+async def test_the_recording_is_fed_on_the_loop_and_written_on_its_own_thread(tmp_path):
+    tether = init(tmp_path, goal="ship the login endpoint").tether
+    writes = Writes()
+    loop_thread = threading.get_ident()
+    with LoopOpens(tether.root) as opens:
+        recorder = SessionRecorder(tether.sessions, "claude", 80, 24, write=writes)
+        for n in range(200):  # more than one batch: FLUSH_CHARS, then the tick's flush
+            recorder.record(f"line {n} \u2713 ".encode() * 60 + b"\r\n")
+            await asyncio.sleep(0)
+        recorder.scrolled_off(["scrolled off"])
+        recorder.flush()  # what the tick does
+        recorder.close(["the final screen"])  # waits for the writer thread: nothing lost
+    assert opens.paths == []
+    assert writes.threads and loop_thread not in writes.threads
+    assert len(set(writes.threads)) == 1  # one writer thread, so the order holds
+    header, *events = [json.loads(line) for line in recorder.cast_path.read_text().splitlines()]
+    assert header["version"] == 2
+    text = "".join(e[2] for e in events if e[1] == "o")
+    assert text == "".join(f"line {n} \u2713 " * 60 + "\r\n" for n in range(200))
+    assert recorder.txt_path.read_text() == (
+        "scrolled off\n--- final screen ---\nthe final screen\n"
+    )
+
+
+async def test_a_full_disk_is_met_on_the_writer_thread_and_told_on_the_loop(tmp_path):
+    tether = init(tmp_path, goal="ship the login endpoint").tether
+    writes = Writes(fail_after=1)  # the header goes in, the first output does not
+    told: list[tuple[RecordingFailed, int]] = []
+    recorder = SessionRecorder(
+        tether.sessions,
+        "claude",
+        80,
+        24,
+        write=writes,
+        on_failure=lambda failure: told.append((failure, threading.get_ident())),
+    )
+    recorder.record(b"x" * 70_000)  # past FLUSH_CHARS: handed over at once
+    await until(lambda: recorder.failure is not None, "the writer to meet the full disk")
+    assert told == []  # not on the writer's thread: at the loop's next flush
+    recorder.flush()
+    recorder.record(b"lost")
+    recorder.close()
+    ((failure, thread),) = told
+    assert thread == threading.get_ident() and writes.threads[1] != thread
+    assert failure.reason == "No space left on device" and failure.path == recorder.cast_path
+    assert recorder.error == failure.message
+
+
+async def test_the_screen_dump_is_taken_on_the_loop_and_written_by_the_tick_s_read(
+    tmp_path, monkeypatch
+):
+    dump = tmp_path / "dump" / "screen.txt"
+    dump.parent.mkdir()
+    monkeypatch.setenv("TETHER_SCREEN_DUMP", str(dump))
+    init(tmp_path, goal="ship the login endpoint")
+    config = RunConfig(argv=[sys.executable], workdir=tmp_path, record=False)
+    session = AgentSession([sys.executable], cols=40, rows=5, cwd=str(tmp_path))
+    supervision = Supervision(config, session)
+    supervision.open()
+    try:
+        with LoopOpens(dump.parent) as opens:
+            session.process_output(b"hello dump\r\n")
+            for _ in range(2):  # the first apply takes the text, the next read writes it
+                supervision.apply_tick(await asyncio.to_thread(supervision.read_tick))
+        assert opens.paths == []
+        assert dump.read_text().split("\n")[0].rstrip() == "hello dump"
+    finally:
+        supervision.close()

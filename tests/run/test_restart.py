@@ -154,6 +154,13 @@ async def crash_and_restart(
     os.kill(session.host.pid, signal.SIGKILL)
     await until(lambda: session.exit_status is not None, "the crash")
     supervision.restart()
+    lock_file = supervision.tether.lock  # names the new agent, written off the loop
+
+    def lock_names_it() -> bool:  # rewritten in place: a look mid-write finds it empty
+        text = lock_file.read_text()
+        return bool(text) and json.loads(text).get("agent_pid") == session.host.pid
+
+    await until(lock_names_it, "the lock to name the restarted agent")
     if late_hook:  # the dead agent's Stop hook, recorded before the restart, read after it
         before = iso(time.time() - 1)
         line = {"at": before, "kind": "hook", "source": "hook", "event": "Stop", "payload": {}}

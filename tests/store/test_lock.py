@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -119,3 +120,50 @@ def test_an_agent_whose_environment_names_another_tethers_socket_is_not_ours(tmp
     finally:
         agent.kill()
         agent.wait()
+
+
+class _WatchedGuard:
+    """A lock that says when someone arrives at it (before they wait for it)."""
+
+    def __init__(self, arrived: threading.Event) -> None:
+        self._real = threading.Lock()
+        self._arrived = arrived
+        self._holder: int | None = None
+
+    def __enter__(self) -> None:
+        if self._holder is not None and self._holder != threading.get_ident():
+            self._arrived.set()  # another thread comes while it is held: it waits
+        self._real.acquire()
+        self._holder = threading.get_ident()
+
+    def __exit__(self, *_exc: object) -> None:
+        self._holder = None
+        self._real.release()
+
+
+def test_a_release_during_a_heartbeat_waits_so_the_touch_never_hits_a_closed_descriptor(
+    tmp_path, monkeypatch
+):
+    """The heartbeat runs on the tick's reader thread, the release on the loop's end: the
+    release comes mid-touch here, and the touch still reaches the lock's own file."""
+    held = lock.acquire(init(tmp_path).tether)
+    release_came = threading.Event()
+    held._using = _WatchedGuard(release_came)
+    real_utime = os.utime
+    touched: list[str] = []
+    releaser = threading.Thread(target=lambda: (held.release(), release_came.set()))
+
+    def utime_while_released(fd: int, *args: object, **kwargs: object) -> None:
+        releaser.start()
+        release_came.wait()  # it waits at the guard (or, unguarded, it has closed the fd)
+        try:
+            real_utime(fd, *args, **kwargs)
+            touched.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError as error:
+            touched.append(error.strerror or "error")
+
+    monkeypatch.setattr(os, "utime", utime_while_released)
+    held.heartbeat()
+    releaser.join()
+    assert touched == [str(tmp_path / ".tether" / "lock")]
+    assert not held.held and (tmp_path / ".tether" / "lock").read_text() == ""

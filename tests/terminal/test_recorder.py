@@ -80,9 +80,11 @@ def test_nothing_is_written_until_half_a_second_passes(tmp_path):
     clock = FakeClock()
     recorder = SessionRecorder(tmp_path, "demo", 80, 24, clock=clock)
     recorder.record(b"one")
+    recorder.wait_written()
     assert len(_cast_lines(recorder.cast_path)) <= 1  # header only
     clock.now += 0.5
     recorder.record(b"two")
+    recorder.wait_written()
     assert [e[2] for e in _cast_lines(recorder.cast_path)[1:]] == ["one", "two"]
     recorder.close()
 
@@ -100,12 +102,15 @@ def test_a_flood_is_written_in_bounded_batches_not_half_a_second_at_once(tmp_pat
 
     clock = FakeClock()  # time stands still: only the amount buffered can trigger a write
     recorder = SessionRecorder(tmp_path, "claude", 120, 40, clock=clock)
+    recorder.wait_written()
     header_size = recorder.cast_path.stat().st_size
     chunk = b"x" * 8192
     for _ in range(FLUSH_CHARS // len(chunk) - 1):
         recorder.record(chunk)
+    recorder.wait_written()
     assert recorder.cast_path.stat().st_size == header_size
     recorder.record(chunk)
+    recorder.wait_written()
     assert recorder.cast_path.stat().st_size > FLUSH_CHARS
     recorder.close()
     events = _cast_lines(recorder.cast_path)[1:]
@@ -170,7 +175,7 @@ class _DecodingRecorder(SessionRecorder):
     and escaped as text. The oracle the byte path must match, byte for byte."""
 
     def record(self, data: bytes) -> None:
-        if self.closed or self._cast.full:
+        if self.closed or self.stopped:
             return
         text = self._decoder.decode(data)
         now = self._clock()
