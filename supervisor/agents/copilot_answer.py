@@ -86,7 +86,9 @@ def _answer(
 
 def _cleared(tether: TetherDir, started: str, hook_input: dict[str, Any]) -> bool:
     """A ``sessionStart`` "new" after a ``sessionEnd`` of another session in the agent that
-    still runs: Copilot's /clear."""
+    still runs: Copilot's /clear, unless a wipe was recorded since that ``sessionEnd`` (the
+    screen saw the clear, and :func:`pending_loss` says whether it is answered: the prompt's
+    hook, started together with this one, may have answered it first)."""
     if hook_input.get("source") != "new":
         return False
     session = hook_input.get("sessionId")
@@ -94,6 +96,8 @@ def _cleared(tether: TetherDir, started: str, hook_input: dict[str, Any]) -> boo
         if seen >= SCAN_LIMIT or str(record.get("at", "")) < started:
             return False
         if record.get("kind") in _ENDS:
+            return False
+        if record.get("kind") == "incident" and record.get("type") == "wipe":
             return False
         if record.get("kind") != "hook":
             continue

@@ -84,6 +84,26 @@ def test_a_clear_the_screen_missed_is_known_from_session_end_then_start(held):
     assert auto["hook_source"] == "clear"
 
 
+def test_a_clear_the_screen_saw_is_answered_once_when_the_prompt_s_hook_answers_first(held):
+    """Seen in a loaded e2e run: the screen's wipe, then the prompt's hook took the update
+    lock before sessionStart's, answered, and sessionStart took the clear for one the
+    screen had missed: a second incident and a second payload."""
+    hook(held, "sessionStart", {"sessionId": "one", "source": "new", "initialPrompt": "x"})
+    hook(held, "sessionEnd", {"sessionId": "one", "reason": "user_exit"})
+    held.record_incident("wipe", "screen")
+    assert (
+        DECISION
+        in json.loads(hook(held, "userPromptSubmitted", prompt("y", "two")))["additionalContext"]
+    )
+    assert (
+        hook(held, "sessionStart", {"sessionId": "two", "source": "new", "initialPrompt": "y"})
+        == ""
+    )
+    (auto,) = answers(held)
+    assert auto["incident"] == 1
+    assert [e["number"] for e in read_jsonl(held.events)[0] if e["kind"] == "incident"] == [1]
+
+
 def test_a_whole_recovery_paste_after_the_loss_is_not_doubled(held):
     held.record_incident("compaction", "screen")
     held.record_event("injection", "supervisor", reason="F6", incident=1, restate="all")

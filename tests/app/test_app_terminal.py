@@ -248,7 +248,8 @@ async def test_the_early_size_is_the_size_the_view_gets_and_keeps(tmp_path, shel
         async with app.run_test(size=(columns, lines), message_hook=seen) as pilot:
             if side_pane:
                 await wait_until(pilot, lambda app=app: side_pane_mounted(app), what="the pane")
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda sized=sized: sized, what="the view's size")
+            await pilot.pause(0.1)  # a while for a second size, which must not come
         assert list(sized.values()) == [view_size(columns, lines, side_pane=side_pane)]
 
 

@@ -20,6 +20,7 @@ from supervisor.run.banner_text import checkpoint_age
 from tests.conftest import wait_for_a_still_picture, wait_for_screen, wait_until
 from tests.pane_screens import write_fixture
 from widgets.side_pane import SidePane
+from widgets.side_slot import SideSlot
 
 COLOURS = (
     r"printf '\033[34mblue (ESC[34m)\033[0m \033[31mred\033[0m \033[35mmagenta\033[0m "
@@ -51,9 +52,14 @@ async def settle(pilot, keys: tuple[str, ...] = ()) -> None:
     )
     for area in app.query(TextArea):
         area.cursor_blink = False
+    slot, side = app.query_one(SideSlot), app.query_one(SidePane)
+    handled = {  # what each key brings: a pause does not say a loaded machine handled it
+        "f5": lambda: slot.wanted is not None,
+        "f9": lambda: side.has_focus_within,
+    }
     for key in keys:
         await pilot.press(key)
-        await pilot.pause()
+        await wait_until(pilot, handled[key], 60, f"{key} handled")
     view = app.terminal
     await wait_until(
         pilot,

@@ -50,6 +50,16 @@ async def into_the_pane(pilot, app: TetherApp) -> SidePane:
     return side
 
 
+async def through_the_queue(pilot, app: TetherApp, rounds: int = 3) -> None:
+    """Wait until the app has handled what was posted to it so far, and what that posted
+    in turn (``rounds`` deep): a callback queued behind it has run. Pauses do not show it
+    on a loaded machine (Textual's idle test reads a starved process as idle)."""
+    for _ in range(rounds):
+        ran: list[bool] = []
+        app.call_later(ran.append, True)
+        await wait_until(pilot, lambda r=ran: bool(r), what="the app's queue")
+
+
 def footer_actions(app: TetherApp) -> set[str]:
     """The actions the footer shows now (the focused widget's chain and the app's own)."""
     return {
@@ -69,15 +79,15 @@ async def test_tab_cycles_inside_the_pane_and_never_hands_keys_to_the_agent(
         side = await into_the_pane(pilot, app)
         visited = set()
         for key in ["tab"] * 8 + ["shift+tab"] * 8:
-            await pilot.press(key)
-            await pilot.pause()
+            before = app.focused
+            await pilot.press(key)  # each press moves the focus: wait for it to have moved
+            await wait_until(pilot, lambda b=before: app.focused is not b, what=f"{key}'s move")
             assert side.has_focus_within, f"{key} took focus out of the pane"
             assert not app.terminal.has_focus
             visited.add(app.focused.id)
         assert {"notes-editor", "file-notes", "file-task"} <= visited
         await pilot.press("f9")
-        await pilot.pause()
-        assert app.terminal.has_focus
+        await wait_until(pilot, lambda: app.terminal.has_focus, what="the agent's keys")
 
 
 async def test_tabs_switch_by_key_and_the_footer_shows_the_focused_panes_keys(tmp_path, shell_env):
@@ -142,19 +152,19 @@ async def test_the_events_tab_by_keys_shows_every_field_of_the_row(tmp_path, she
         for _ in range(len(log.events)):  # at most one press a row: a lost key fails here
             if log.options.highlighted == decision:
                 break
+            row = log.options.highlighted
             await pilot.press("up")
-            await pilot.pause()
+            await wait_until(pilot, lambda r=row: log.options.highlighted != r, what="a row up")
         assert log.options.highlighted == decision, (log.options.highlighted, app.focused)
         fields = str(app.query_one("#events-fields").render())
         assert "text: use port 7443 for the admin API because 8443 is taken by the proxy" in (
             " ".join(fields.split())
         )
+        detail = app.query_one("#events-detail")
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.focused is app.query_one("#events-detail")
+        await wait_until(pilot, lambda: app.focused is detail, what="the row's detail")
         await pilot.press("escape")  # back to the rows, still in the pane
-        await pilot.pause()
-        assert app.focused is log.options
+        await wait_until(pilot, lambda: app.focused is log.options, what="the rows")
 
 
 async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, monkeypatch):
@@ -173,11 +183,12 @@ async def test_a_conflict_is_resolved_with_tab_and_enter(tmp_path, shell_env, mo
         for _ in range(12):
             if app.focused is app.query_one("#notes-merge"):
                 break
+            before = app.focused
             await pilot.press("shift+tab")
-            await pilot.pause()
+            await wait_until(pilot, lambda b=before: app.focused is not b, what="the focus move")
         assert app.focused is app.query_one("#notes-merge")
         await pilot.press("enter")
-        await pilot.pause()
+        await wait_until(pilot, lambda: seen.of(NotesPane.Resolved), what="the resolution")
         assert [m.choice for m in seen.of(NotesPane.Resolved)] == ["merge"]
         assert not pane.conflicted
 
@@ -246,8 +257,8 @@ async def test_with_the_pane_focused_the_footer_still_shows_the_way_back_and_qui
             }
 
         await wait_until(pilot, lambda: "diff_live" in footer_actions(app), what="the pane's keys")
-        await pilot.pause()
-        assert {"switch_focus", "request_quit", "rehydrate"} <= shown(), shown()
+        wanted = {"switch_focus", "request_quit", "rehydrate"}
+        await wait_until(pilot, lambda: wanted <= shown(), what=f"{wanted} in the footer")
 
 
 async def test_f9_twice_in_one_read_goes_to_the_pane_and_back(tmp_path, shell_env):
@@ -265,12 +276,11 @@ async def test_f9_twice_in_one_read_goes_to_the_pane_and_back(tmp_path, shell_en
         assert app.terminal.has_focus
         app.post_message(events.Key("f9", None))  # as the driver's input thread posts them
         app.post_message(events.Key("f9", None))
-        for _ in range(10):
-            await pilot.pause()
-        assert app.terminal.has_focus, app.focused
+        await through_the_queue(pilot, app)
+        assert app.focused is app.terminal, app.focused
+        await wait_until(pilot, lambda: app.terminal.has_focus, what="the agent's Focus")
         side = await into_the_pane(pilot, app)
         app.post_message(events.Key("f9", None))
         app.post_message(events.Key("f9", None))
-        for _ in range(10):
-            await pilot.pause()
+        await through_the_queue(pilot, app)
         assert side.has_focus_within, app.focused

@@ -427,13 +427,12 @@ async def test_f9_moves_focus_between_the_terminal_and_the_notes_editor(tmp_path
         assert app.terminal.has_focus
         side = app.query_one(SidePane)
         assert side.size.width >= 40
+        editor = app.query_one("#notes-editor", TextArea)
         await pilot.press("f9")
-        await pilot.pause()
-        assert app.focused is app.query_one("#notes-editor", TextArea)
+        await wait_until(pilot, lambda: app.focused is editor, what="the editor's focus")
         await pilot.press(*"x")
         await pilot.press("f9")
-        await pilot.pause()
-        assert app.terminal.has_focus
+        await wait_until(pilot, lambda: app.terminal.has_focus, what="the agent's keys")
 
 
 # -- The engine parts the panes rely on -------------------------------------------------------

@@ -29,6 +29,11 @@ class Host(App[None]):
         self.push_screen(PayloadPreview(self.text, budget=self.budget), self.results.append)
 
 
+def preview_shown(app: App[None]) -> bool:
+    """The preview is up with its buttons (a pushed screen composes a turn later)."""
+    return isinstance(app.screen, PayloadPreview) and bool(app.screen.query("#cancel"))
+
+
 def tokens_label(app: Host) -> str:
     return str(app.screen.query_one("#preview-tokens", Static).render())
 
@@ -37,7 +42,7 @@ async def test_edit_then_send_dismisses_with_the_edited_text():
     app = Host()
     async with app.run_test() as pilot:
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         preview = app.screen
         assert isinstance(preview, PayloadPreview)
         await wait_until(pilot, lambda: preview.tokens is not None, what="the token count")
@@ -46,7 +51,7 @@ async def test_edit_then_send_dismisses_with_the_edited_text():
         preview.text_area.move_cursor(preview.text_area.document.end)
         await pilot.press("enter", *"DECISION: keep 250 ms")
         await pilot.click("#send")
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.results, what="the preview's answer")
     assert app.results == [PAYLOAD + "\nDECISION: keep 250 ms"]
 
 
@@ -54,7 +59,7 @@ async def test_ctrl_s_sends_and_the_count_follows_the_edit():
     app = Host(budget=5)
     async with app.run_test() as pilot:
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         preview = app.screen
         await wait_until(pilot, lambda: preview.tokens is not None, what="the token count")
         first = preview.tokens
@@ -66,7 +71,7 @@ async def test_ctrl_s_sends_and_the_count_follows_the_edit():
             what="a new count",
         )
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.results, what="the preview's answer")
     assert len(app.results) == 1 and app.results[0].startswith("Context check from tether. and")
 
 
@@ -74,14 +79,14 @@ async def test_escape_and_the_cancel_button_dismiss_with_none():
     app = Host()
     async with app.run_test() as pilot:
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         await pilot.press("x", "escape")
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.results == [None], what="the first answer")
         assert not isinstance(app.screen, PayloadPreview)
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         await pilot.click("#cancel")
-        await pilot.pause()
+        await wait_until(pilot, lambda: len(app.results) == 2, what="the second answer")
     assert app.results == [None, None]
 
 
@@ -98,9 +103,9 @@ async def test_keys_it_does_not_use_reach_the_app():
     app = Listening()
     async with app.run_test() as pilot:
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         await pilot.press("f6")
-        await pilot.pause()
+        await wait_until(pilot, lambda: seen, what="the app's key")
         assert isinstance(app.screen, PayloadPreview)
     assert seen == ["f6"]
 
@@ -109,7 +114,7 @@ async def test_the_editor_starts_at_the_end_and_ctrl_home_and_ctrl_end_move_thro
     app = Host()
     async with app.run_test() as pilot:
         app.open_preview()
-        await pilot.pause()
+        await wait_until(pilot, lambda: preview_shown(app), what="the preview")
         area = app.screen.text_area
         end = area.document.end
         assert area.cursor_location == end  # a typed line goes after the payload
@@ -119,5 +124,5 @@ async def test_the_editor_starts_at_the_end_and_ctrl_home_and_ctrl_end_move_thro
         assert area.selected_text == PAYLOAD
         await pilot.press("ctrl+home", "ctrl+end", "enter", *"appended")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await wait_until(pilot, lambda: app.results, what="the preview's answer")
     assert app.results == [PAYLOAD + "\nappended"]

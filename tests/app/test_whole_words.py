@@ -42,7 +42,9 @@ async def test_the_checkpoint_buttons_are_whole_at_every_pane_width(tmp_path, wi
         listed = app.query_one(CheckpointList)
         await wait_until(pilot, lambda: listed.highlighted is not None, what="the list")
         listed.marked = 1  # "Diff #1": the longest label
-        await pilot.pause()
+        await wait_until(
+            pilot, lambda: any("Diff #1" in row for row in screen_rows(app)), what="the label"
+        )
         rows = screen_rows(app)
         for label in ("Diff live", "Mark", "Diff #1", "Restore…"):
             assert any(label in row for row in rows), (label, rows)

@@ -67,13 +67,13 @@ def start_tether(
         record = json.loads(text) if text.strip() else {}
         return record if record.get("agent_pid") else None
 
-    record = wait_until(named, timeout=30, what="the lock names the agent")
+    record = wait_until(named, timeout=60, what="the lock names the agent")
     return record["pid"], record["agent_pid"]
 
 
 def assert_ended_cleanly(tmp_path: Path, project: Path, tether: int, agent: int, reason: str):
-    wait_until(lambda: gone(tether), timeout=30, what="tether ends")
-    wait_until(lambda: gone(agent), timeout=30, what="the agent is hung up on")
+    wait_until(lambda: gone(tether), timeout=60, what="tether ends")
+    wait_until(lambda: gone(agent), timeout=60, what="the agent is hung up on")
     assert (project / ".tether" / "lock").read_text() == ""  # a clean exit empties it
     assert [p.name for p in (tmp_path / "tmp").iterdir()] == []  # the hook folder is gone
     last = events(project)[-1]
@@ -92,7 +92,7 @@ def assert_next_start_is_clean(tmp_path: Path, project: Path) -> None:
     before = len(events(project))
     with TmuxSession(width=120, height=40) as tm:
         start_tether(tm, tmp_path, project)
-        tm.wait_for("no loss seen yet", timeout=30)
+        tm.wait_for("no loss seen yet", timeout=60)
         assert "without a clean exit" not in tm.capture()
     new = events(project)[before:]
     assert not [e for e in new if e.get("type") == "unclean-exit"], new
@@ -137,7 +137,7 @@ def test_a_sigterm_ends_tether_as_a_quit_does(tmp_path, project):
         tm.wait_for("MARK-42", timeout=20)
         os.kill(tether, signal.SIGTERM)  # `kill PID`, a shutdown
         assert_ended_cleanly(tmp_path, project, tether, agent, "terminated (SIGTERM)")
-        assert tm.wait_exit(timeout=30) == 128 + signal.SIGTERM
+        assert tm.wait_exit(timeout=60) == 128 + signal.SIGTERM
     assert_next_start_is_clean(tmp_path, project)
 
 
@@ -148,14 +148,14 @@ def test_a_sigkill_still_leaves_an_unclean_exit_and_the_next_start_sweeps_its_fo
     with TmuxSession(width=120, height=40) as tm:
         tether, agent = start_tether(tm, tmp_path, project)
         os.kill(tether, signal.SIGKILL)  # nothing can be cleaned up: that report is true
-        wait_until(lambda: gone(tether), timeout=30, what="tether dies")
-        wait_until(lambda: gone(agent), timeout=30, what="its PTY's hangup ends the agent")
+        wait_until(lambda: gone(tether), timeout=60, what="tether dies")
+        wait_until(lambda: gone(agent), timeout=60, what="its PTY's hangup ends the agent")
     assert (project / ".tether" / "lock").read_text().strip()  # its content stays
     left = [p.name for p in temp.iterdir()]
     assert [hook_folders.owner_pid(name) for name in left] == [tether]
     with TmuxSession(width=120, height=40) as tm:
         again, _ = start_tether(tm, tmp_path, project)
-        tm.wait_for("uncleanly", timeout=30)
-        wait_until(lambda: not (temp / left[0]).exists(), timeout=30, what="the sweep")
+        tm.wait_for("uncleanly", timeout=60)
+        wait_until(lambda: not (temp / left[0]).exists(), timeout=60, what="the sweep")
         assert [hook_folders.owner_pid(p.name) for p in temp.iterdir()] == [again]
     assert [e for e in events(project) if e.get("type") == "unclean-exit"]

@@ -310,17 +310,17 @@ class TetherRun:
         return self.poll(found, timeout, "the agent process under tether")
 
     # ------------------------------------------------------------ shutdown
-    def quit(self, timeout: float = 15.0) -> int:
-        """F10, then y if tether asks (the agent runs); the exit status of `tether run`."""
+    def quit(self, timeout: float = 60.0) -> int:
+        """F10, then y if tether asks (the agent runs); the exit status of `tether run`.
+        One bound for both: on a busy machine the question can take longer than any
+        fixed wait for it, and an unanswered question never ends."""
         self.press("F10")
-        deadline = time.monotonic() + 5
-        while self.tm.exit_status() is None and time.monotonic() < deadline:
-            if "Quit tether and hang up" in self.tm.capture():
-                self.press("y")
-                break
-            time.sleep(0.2)
+        answered = False
         deadline = time.monotonic() + timeout
         while (status := self.tm.exit_status()) is None:
+            if not answered and "Quit tether and hang up" in self.tm.capture():
+                self.press("y")
+                answered = True
             if time.monotonic() >= deadline:
                 self.fail(f"tether still running {timeout}s after F10")
             time.sleep(0.2)
