@@ -82,6 +82,7 @@ async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, mon
         await type_at_end(pilot, "\n")  # the last key starts the (now short) debounce
         await wait_until(pilot, lambda: not pane.dirty, what="the debounced save")
         assert app.tether.read_notes() == NOTES_AFTER + "- typed by the user\n"
+        await wait_until(pilot, lambda: seen.of(NotesPane.Saved), what="the message")
         assert [m.path for m in seen.of(NotesPane.Saved)] == [app.tether.notes]
 
 
@@ -121,6 +122,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
         assert "- mine, unsaved" in pane.editor.text
         assert "theirs, from the agent" not in pane.editor.text
         assert app.query_one("#notes-conflict").display
+        await wait_until(pilot, lambda: seen.of(NotesPane.Conflict), what="the message")
         [conflict] = seen.of(NotesPane.Conflict)
         assert conflict.disk == disk and "- mine, unsaved" in conflict.mine
 
@@ -130,6 +132,7 @@ async def test_a_conflict_shows_both_versions_and_writes_only_the_users_choice(
         await wait_until(pilot, lambda: not pane.conflicted and not pane.dirty, what="the save")
         written = app.tether.read_notes()
         assert written == pane.editor.text
+        await wait_until(pilot, lambda: seen.of(NotesPane.Resolved), what="the message")
         assert [m.choice for m in seen.of(NotesPane.Resolved)] == [choice]
         if choice == "disk":
             assert written == disk
@@ -244,6 +247,10 @@ async def test_progress_pane_follows_a_fix_and_warns_of_batching(tmp_path):
         app.tether.set_progress(cursor=380)
         await wait_until(pilot, lambda: pane.result.ok, what="the invariant to hold")
         assert "Invariant holds" in pane_text(pilot, "#progress")
+        # A message posted as a read is applied is handled a moment after the state it names.
+        await wait_until(
+            pilot, lambda: len(seen.of(ProgressPane.InvariantChanged)) >= 3, what="the messages"
+        )
         kinds = [m.result.kind for m in seen.of(ProgressPane.InvariantChanged)]
         assert kinds == ["cursor-ahead", "batching", "ok"]
 
@@ -384,6 +391,7 @@ async def test_the_events_log_shows_an_event_another_process_appends(tmp_path):
             pilot, lambda: "#2 ⚠ context wiped" in "\n".join(log.shown_lines), what="the new event"
         )
         assert log.shown_lines[-1].endswith("#2 ⚠ context wiped (manual), seen by screen")
+        await wait_until(pilot, lambda: seen.of(EventsLog.IncidentSeen), what="the message")
         [incident] = seen.of(EventsLog.IncidentSeen)
         assert incident.event["number"] == 2
 
