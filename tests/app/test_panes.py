@@ -86,6 +86,21 @@ async def test_typing_in_notes_is_saved_to_disk_after_the_debounce(tmp_path, mon
         assert [m.path for m in seen.of(NotesPane.Saved)] == [app.tether.notes]
 
 
+async def test_quitting_inside_the_debounce_saves_the_last_keys_off_the_loop(tmp_path, monkeypatch):
+    from tests.app.test_app_off_loop import LoopTouches
+
+    monkeypatch.setattr(notes_pane, "SAVE_DEBOUNCE_SECONDS", 60.0)  # the app ends first
+    app = harness(tmp_path)
+    with LoopTouches(tmp_path) as touches:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for_panes_read(pilot)
+            await type_at_end(pilot, "- typed just before the quit")
+            assert app.query_one(NotesPane).dirty
+            touches.touches.clear()  # from here: the quit
+    assert app.tether.read_notes() == NOTES_AFTER + "- typed just before the quit"
+    assert not [t for t in touches.touches if "notes.md" in t], touches.touches
+
+
 async def test_a_write_by_another_process_appears_in_the_pane(tmp_path):
     app = harness(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -17,6 +17,7 @@ the load replaces.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -190,15 +191,18 @@ class NotesPane(Widget):
         self._mark_current_file()
         self._load()
 
-    def on_unmount(self) -> None:
-        """Quitting inside the debounce must not drop the last keystrokes (nor overwrite)."""
+    async def on_unmount(self) -> None:
+        """Quitting inside the debounce must not drop the last keystrokes (nor overwrite).
+
+        The last save is awaited on a thread: Textual waits for this handler before the
+        pane goes, and the loop stays free meanwhile."""
         self._cancel_save()
         if self._base is None or self.conflicted or self._read_problem is not None:
             return
         mine = self.editor.text
         if mine != self._base:
             try:  # the last one, as the app ends: nothing is left to hear a worker's outcome
-                self._write_if_unchanged(mine)
+                await asyncio.to_thread(self._write_if_unchanged, mine, self._base, self.editing)
             except TetherError:
                 pass  # nowhere left to show it; the file on disk is untouched
 
