@@ -279,6 +279,8 @@ class Supervision:
         self.session.listeners.append(self._on_output)
         self.session.exit_listeners.append(self._on_exit)
         self.session.input_listeners.append(self.note_input)
+        self.session.before_resize.append(self._look_before_resize)
+        self.session.after_resize.append(self._look_after_resize)
 
     def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Hook calls the server heard go to ``loop`` as they come (else at the next tick)."""
@@ -590,6 +592,22 @@ class Supervision:
         if not rows:
             return []
         return self.screen.scan(self.session.emulator, now, rows, scrolled=scrolled)
+
+    def _look_before_resize(self) -> None:
+        """Rows drawn at the old size and not yet looked at: new, whatever the reflow does."""
+        for observation in self._scan_screen(self.clock()):
+            self.observe(observation)
+
+    def _look_after_resize(self) -> None:
+        """The reflow, looked at as it happens: the screen detector takes it for a redraw.
+
+        Left to the next output's look, the reflow and what the agent draws next (the
+        echo of a typed /compact and its compaction-started cue) came in one look, and
+        the cue went as part of the redraw: the compaction was never reported.
+        """
+        self._scrolled = 0
+        for observation in self.screen.scan(self.session.emulator, self.clock(), None):
+            self.observe(observation)
 
     def _defer_scan(self, wait: float) -> bool:
         """Look at the screen ``wait`` seconds from now (once); False without an event loop."""

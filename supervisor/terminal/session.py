@@ -80,6 +80,9 @@ class AgentSession:
         self.exit_listeners: list[Callable[[ExitStatus], None]] = []
         self.screen_listeners: list[Callable[[], None]] = []
         self.input_listeners: list[Callable[[bytes], None]] = []
+        # Around a resize: before the emulator reflows, and after it has.
+        self.before_resize: list[Callable[[], None]] = []
+        self.after_resize: list[Callable[[], None]] = []
         self._held_input: bytearray | None = None  # the user's keys while an injection ends
         self.host: PtyHost | None = None
         self.exit_status: ExitStatus | None = None
@@ -466,7 +469,11 @@ class AgentSession:
         cols, rows = max(cols, 2), max(rows, 2)
         if (cols, rows) == (self.emulator.cols, self.emulator.rows):
             return
+        for notify in self.before_resize:
+            notify()
         self.emulator.resize(cols, rows)
+        for notify in self.after_resize:
+            notify()
         self._unpainted.update(range(rows))
         if self.host is not None and self.exit_status is None:
             self.host.resize(cols, rows)

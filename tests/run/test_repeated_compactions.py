@@ -69,6 +69,40 @@ async def test_ten_compactions_of_the_demo_typed_and_automatic_are_ten_incidents
         supervision.close()
 
 
+@pytest.mark.parametrize("size", [(40, 21), (160, 45)])
+async def test_a_compact_typed_after_a_resize_the_agent_did_not_redraw_is_one_incident(
+    tmp_path, monkeypatch, size
+):
+    """Found by hand in tmux (80x24, F5, /compact): the demo agent draws nothing when the
+    window changes, so the reflow and the typed /compact's echo with its compaction-started
+    cue came in one look; the cue went with the redraw and the compaction was never
+    reported. The reflow is now looked at when it happens."""
+    monkeypatch.setenv("TETHER_DEMO_DELAY", "0.05")
+    argv = load_profile("demo").argv()
+    session = AgentSession(argv, cols=80, rows=21, cwd=str(tmp_path), env=dict(os.environ))
+    supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name="demo"), session)
+    supervision.open()
+    session.start()
+
+    def screen() -> str:
+        return "\n".join(session.emulator.display())
+
+    def compactions() -> list:
+        return [i for i in supervision.fusion.incidents if i.kind == "compaction"]
+
+    try:
+        await _until(lambda: "? for shortcuts" in screen(), "the prompt")
+        session.resize(*size)  # the side pane shown or hidden: the agent redraws nothing
+        session.send_input(b"/compact\r")
+        await _until(lambda: "Conversation compacted" in screen(), "the compaction's notice")
+        await _until(lambda: screen().rstrip().endswith("context used"), "the prompt")
+        await _until(lambda: len(compactions()) == 1, "the compaction's incident")
+        assert compactions()[0].trigger == "manual"
+    finally:
+        supervision.stop_agent()
+        supervision.close()
+
+
 def _marker_line(profile: str) -> bytes:
     """The agent's own compaction line, bytes as it drew them in the capture."""
     if profile == "claude":
