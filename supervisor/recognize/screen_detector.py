@@ -194,6 +194,8 @@ class ScreenDetector:
             observation = self._new_match(match, now, again=key in kept)
             if key[0] in LOSS_KINDS and not self._new_by_identity(match, present):
                 observation = None
+            if resized and key[0] in _ACTIVITY_KINDS:
+                observation = None  # the reflow moved an old cue: nothing started
             if observation is not None and key[0] == COMPACTION_FAILED:
                 # the start it answers announced nothing: no redrawn notice may take it
                 self._credited = dict.fromkeys(self._accounted, self._starts)

@@ -82,6 +82,9 @@ async def test_a_compact_typed_after_a_resize_the_agent_did_not_redraw_is_one_in
     session = AgentSession(argv, cols=80, rows=21, cwd=str(tmp_path), env=dict(os.environ))
     supervision = Supervision(RunConfig(argv=argv, workdir=tmp_path, profile_name="demo"), session)
     supervision.open()
+    seen: list = []  # every observation, in order
+    observe = supervision.observe
+    monkeypatch.setattr(supervision, "observe", lambda o: (seen.append(o), observe(o))[1])
     session.start()
 
     def screen() -> str:
@@ -98,6 +101,12 @@ async def test_a_compact_typed_after_a_resize_the_agent_did_not_redraw_is_one_in
         await _until(lambda: screen().rstrip().endswith("context used"), "the prompt")
         await _until(lambda: len(compactions()) == 1, "the compaction's incident")
         assert compactions()[0].trigger == "manual"
+        session.resize(80, 21)  # back: the reflow shows the old cue, which starts nothing
+        session.send_input(b"hello\r")
+        await _until(lambda: "Working on it: hello" in screen(), "the reply")
+        await _until(lambda: screen().rstrip().endswith("context used"), "the prompt")
+        assert [o.kind for o in seen].count("compaction_started") == 1, seen
+        assert len(compactions()) == 1
     finally:
         supervision.stop_agent()
         supervision.close()
