@@ -380,13 +380,7 @@ class Supervision:
     def finish(self) -> None:
         """The end of the run: hang up on the agent and close (below). Safe to call twice and
         from another thread (the shutdown deadline's, when the loop's own end is stuck)."""
-        if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
-            return  # the other one is under way and stuck: the process ends all the same
-        try:
-            self.stop_agent()
-            self.close()
-        finally:
-            self._finishing.release()
+        self._finish_once(self.stop_agent, self.close)
 
     def hang_up(self) -> None:
         """The loop's half of the end of the run (the app's): hang up on the agent, whose
@@ -400,10 +394,15 @@ class Supervision:
         """The rest of :meth:`finish` after :meth:`hang_up`, on a thread of its own while
         the loop waits for it: the last checkpoints, the recording, ``tether_ended``, the
         lock. Under the same guard as finish(), which the shutdown deadline may run."""
+        self._finish_once(self.close)
+
+    def _finish_once(self, *steps: Callable[[], None]) -> None:
+        """``steps`` under the end's guard: one end of the run at a time."""
         if not self._finishing.acquire(timeout=FINISH_WAIT_SECONDS):
-            return
+            return  # the other one is under way and stuck: the process ends all the same
         try:
-            self.close()
+            for step in steps:
+                step()
         finally:
             self._finishing.release()
 

@@ -258,28 +258,26 @@ class SupervisorLock:
         self._using = threading.Lock()
 
     def record_agent(self, pid: int) -> None:
-        """Name the agent this supervisor runs, so a next start can find it orphaned."""
-        start = process_start(pid)
-        with self._using:
-            if self._fd is None:
-                return
-            self._record.update(agent_pid=pid, agent_start=start)
-            try:
-                _write(self._fd, self._record)
-            except OSError:
-                pass  # the lock still holds; only the orphan check loses its pid
+        """Name the agent this supervisor runs, so a next start can find it orphaned (if
+        the write fails, the lock still holds; only the orphan check loses its pid)."""
+        self._remember(agent_pid=pid, agent_start=process_start(pid))
 
     def record_recording(self, name: str) -> None:
         """Name the `.cast` this supervisor writes: `tether transcript` reads that one
-        while the lock is held, never a newer-named file a clone shipped."""
+        while the lock is held, never a newer-named file a clone shipped (if the write
+        fails, it picks the recording written last)."""
+        self._remember(recording=name)
+
+    def _remember(self, **fields: object) -> None:
+        """Add ``fields`` to the lock's record and write it, while the lock is held."""
         with self._using:
             if self._fd is None:
                 return
-            self._record["recording"] = name
+            self._record.update(fields)
             try:
                 _write(self._fd, self._record)
             except OSError:
-                pass  # then `tether transcript` picks the recording written last
+                pass  # the lock still holds: only what the record names is older
 
     def heartbeat(self) -> None:
         """Touch the lock file: its mtime says the supervisor was alive until now."""
