@@ -29,7 +29,7 @@ from supervisor.shown import shown, shown_line
 from supervisor.store import checkpoints
 from supervisor.store.checkpoints import Checkpoint
 from supervisor.store.tether_dir import TetherDir
-from widgets.side_pane.serial_reads import SerialReads
+from widgets.side_pane.serial_reads import NewestWins, SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.widget_message import WidgetMessage
 from widgets.yes_no import YesNo
@@ -114,13 +114,12 @@ class CheckpointList(Widget):
         self._seqs: list[int] = []
         self._previewed: int | None = None  # what the view shows now, if a preview
         self._reads = SerialReads(self, "checkpoints-read")
-        self._views_asked = 0
-        self._views_shown = 0
+        self._views = NewestWins()
 
     @property
     def reading(self) -> bool:
         """The list or the view is being read: what the tab shows may be about to change."""
-        return self._reads.pending or self._views_shown < self._views_asked
+        return self._reads.pending or self._views.pending
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="cp-list")
@@ -258,9 +257,8 @@ class CheckpointList(Widget):
 
     def _build_view(self, build: Callable[[], _View]) -> None:
         """The newest request wins (``exclusive``): an older view is never shown after it."""
-        self._views_asked += 1
         self.run_worker(
-            functools.partial(self._build_off_loop, build, self._views_asked),
+            functools.partial(self._build_off_loop, build, self._views.ask()),
             thread=True,
             exclusive=True,
             group="checkpoint-view",
@@ -277,9 +275,8 @@ class CheckpointList(Widget):
 
     def _put(self, view: _View, asked: int) -> None:
         """On the loop: the view the ``asked``-th request built, unless a newer one is shown."""
-        if asked < self._views_shown:
+        if not self._views.lands(asked):
             return  # cancelled by a newer request after its last look at the flag
-        self._views_shown = asked
         self._show(view.title, view.body)
         self._previewed = view.previewed
         if view.shown is not None:

@@ -22,7 +22,7 @@ from supervisor.shown import shown, shown_line
 from supervisor.store import invariant, notes
 from supervisor.store.invariant import InvariantResult
 from supervisor.store.tether_dir import Progress, TetherDir
-from widgets.side_pane.serial_reads import SerialReads
+from widgets.side_pane.serial_reads import NewestWins, SerialReads
 from widgets.side_pane.store_changed import StoreChanged
 from widgets.widget_message import WidgetMessage
 
@@ -65,14 +65,13 @@ class ProgressPane(Static):
         self._missing: str | None = None
         self._shown: Text | None = None
         self._reads = SerialReads(self, "progress-read")
-        self._claims_asked = 0
-        self._claims_done = 0
+        self._claims = NewestWins()
 
     @property
     def reading(self) -> bool:
         """A read of the files or a check of the claims is under way: what the pane shows
         may be about to change."""
-        return self._reads.pending or self._claims_done < self._claims_asked
+        return self._reads.pending or self._claims.pending
 
     def on_mount(self) -> None:
         self.reload()
@@ -87,8 +86,7 @@ class ProgressPane(Static):
 
     def check_claims(self) -> None:
         """Check the Done claims on a worker thread: it reads the ledger and asks git."""
-        self._claims_asked += 1
-        job = functools.partial(self._claims_worker, self._claims_asked)
+        job = functools.partial(self._claims_worker, self._claims.ask())
         self.run_worker(job, thread=True, exclusive=True, group="claims")
 
     def _claims_worker(self, asked: int) -> None:
@@ -106,9 +104,8 @@ class ProgressPane(Static):
 
     def _set_claims(self, found: list[ClaimCheck] | None, asked: int) -> None:
         """On the loop: the ``asked``-th check's findings, unless a newer one's are shown."""
-        if asked < self._claims_done:
+        if not self._claims.lands(asked):
             return  # a check cancelled by a newer one (a thread runs on) ended after it
-        self._claims_done = asked
         # A method, not setattr: Textual reads a callback's signature to call it, and a
         # builtin's is parsed from its text at every call (a method's is remembered).
         self.claims = found

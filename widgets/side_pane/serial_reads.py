@@ -67,3 +67,30 @@ class SerialReads:
         self._done += 1
         if apply is not None and self._widget.is_attached:
             apply()
+
+
+class NewestWins:
+    """Requests that a newer one cancels (an ``exclusive`` worker): each is numbered when
+    asked, and a result lands only if no newer one has landed (a cancelled worker's
+    thread runs on, and may call back after the newer one)."""
+
+    def __init__(self) -> None:
+        self._asked = 0
+        self._landed = 0
+
+    @property
+    def pending(self) -> bool:
+        """A request was made whose result (or a newer one's) has not landed yet."""
+        return self._landed < self._asked
+
+    def ask(self) -> int:
+        """On the loop: the new request's number."""
+        self._asked += 1
+        return self._asked
+
+    def lands(self, asked: int) -> bool:
+        """On the loop: whether the ``asked``-th result is to be shown (then it is the newest)."""
+        if asked < self._landed:
+            return False
+        self._landed = asked
+        return True
